@@ -1,0 +1,39 @@
+namespace IntegrationTasks.Common;
+
+/// <summary>Every error code the suite logs, in one place so that codes stay unique.</summary>
+public static class ErrorCodes
+{
+    // Configuration and parameters
+    public const string InvalidParameter = "IT1001";
+    public const string UnknownProvider = "IT1002";
+    public const string DatabaseFailure = "IT1003";
+    public const string MissingServerRows = "IT1004";
+
+    // Wire format
+    public const string MalformedXml = "IT2001";
+    public const string InvalidFieldValue = "IT2002";
+    public const string UnencodableValue = "IT2003";
+    public const string FrameTooLarge = "IT2101";
+    public const string TruncatedFrame = "IT2102";
+    public const string InvalidFrameLength = "IT2103";
+
+    // Transfers
+    public const string VerificationFailed = "IT3001";
+    public const string TransferFailed = "IT3002";
+    public const string ConnectionFailed = "IT3003";
+    public const string Timeout = "IT3004";
+    public const string ClientRejected = "IT3005";
+
+    // Hosting
+    public const string PortInUse = "IT4001";
+    public const string ServerNotReady = "IT4002";
+    public const string ServerExited = "IT4003";
+    public const string ServerNotRunning = "IT4004";
+    public const string ServerStopTimeout = "IT4005";
+
+    // Results
+    public const string ResultsUnreadable = "IT5001";
+    public const string MissingBaseline = "IT5002";
+
+    public const string Unexpected = "IT9999";
+}

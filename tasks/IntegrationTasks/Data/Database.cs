@@ -1,0 +1,103 @@
+using System.Data.Common;
+using IntegrationTasks.Common;
+using Microsoft.Data.Sqlite;
+using Npgsql;
+using SqlClient = Microsoft.Data.SqlClient;
+
+namespace IntegrationTasks.Data;
+
+/// <summary>One side's database: a provider and a connection string, and the dialect that goes with them.</summary>
+public sealed class Database
+{
+    private Database(DatabaseProvider provider, string connectionString, SqlDialect dialect)
+    {
+        Provider = provider;
+        ConnectionString = connectionString;
+        Dialect = dialect;
+    }
+
+    public DatabaseProvider Provider { get; }
+    public string ConnectionString { get; }
+    internal SqlDialect Dialect { get; }
+
+    public static Database Create(string? provider, string connectionString) =>
+        Create(DatabaseProviders.Parse(provider), connectionString);
+
+    public static Database Create(DatabaseProvider provider, string connectionString)
+    {
+        if (string.IsNullOrWhiteSpace(connectionString))
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"The {provider} connection string is empty.");
+        SqlDialect dialect = provider switch
+        {
+            DatabaseProvider.Sqlite => new SqliteDialect(),
+            DatabaseProvider.PostgreSql => new PostgresDialect(),
+            _ => new SqlServerDialect(),
+        };
+        try
+        {
+            // Parse now so that a malformed string fails here with a clear code, not mid-transfer.
+            _ = dialect.CreateConnection(connectionString);
+        }
+        catch (ArgumentException e)
+        {
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"The {provider} connection string is not valid: {e.Message}", e);
+        }
+        return new Database(provider, connectionString, dialect);
+    }
+
+    /// <summary>Opens a connection, creating a SQLite file's folder first and applying per-connection settings.</summary>
+    public async Task<DbConnection> OpenAsync(CancellationToken cancellationToken)
+    {
+        var connection = Dialect.CreateConnection(ConnectionString);
+        try
+        {
+            await Dialect.PrepareTargetAsync(connection, cancellationToken).ConfigureAwait(false);
+            await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await Dialect.ConfigureAsync(connection, cancellationToken).ConfigureAwait(false);
+            return connection;
+        }
+        catch (Exception e) when (e is DbException or InvalidOperationException or IOException)
+        {
+            await connection.DisposeAsync().ConfigureAwait(false);
+            throw new IntegrationException(ErrorCodes.DatabaseFailure,
+                $"Cannot open the {Provider} database ({Describe()}): {e.Message}", e);
+        }
+    }
+
+    /// <summary>Creates both tables of the series if they do not exist yet.</summary>
+    public async Task EnsureSchemaAsync(CancellationToken cancellationToken)
+    {
+        await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        foreach (var table in new[] { RecordTable.Service, RecordTable.Client })
+            await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Removes every row of a table (the series' EmptyClientTable).</summary>
+    public async Task EmptyAsync(RecordTable table, CancellationToken cancellationToken)
+    {
+        await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(connection, Dialect.EmptyTableSql(table), cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<long> CountAsync(RecordTable table, CancellationToken cancellationToken)
+    {
+        await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = connection.CreateCommand();
+        command.CommandText = $"SELECT COUNT(*) FROM {table.Name}";
+        return Convert.ToInt64(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false));
+    }
+
+    /// <summary>The connection string without secrets, for messages.</summary>
+    public string Describe() => Dialect.Describe(ConnectionString);
+
+    internal static async Task ExecuteAsync(DbConnection connection, string sql, CancellationToken cancellationToken)
+    {
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        command.CommandTimeout = 0;
+        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+}

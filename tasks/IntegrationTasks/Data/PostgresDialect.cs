@@ -1,0 +1,48 @@
+using System.Data;
+using System.Data.Common;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace IntegrationTasks.Data;
+
+internal sealed class PostgresDialect : SqlDialect
+{
+    public override DbConnection CreateConnection(string connectionString) => new NpgsqlConnection(connectionString);
+
+    protected override string IdType => "integer";
+    protected override string StringType => "varchar(200)";
+    protected override string DoubleType => "double precision";
+    // Microsecond precision; generated timestamps carry milliseconds, so they round-trip exactly.
+    protected override string DateTimeType => "timestamp(6) without time zone";
+    public override DbType DateTimeDbType => DbType.DateTime2;
+
+    /// <summary>Binary COPY inside a transaction: the fastest insert PostgreSQL has, still all-or-nothing.</summary>
+    public override async Task InsertBatchAsync(DbConnection connection, RecordTable table,
+        IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+    {
+        var npgsql = (NpgsqlConnection)connection;
+        await using var transaction = await npgsql.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        await using (var importer = await npgsql.BeginBinaryImportAsync(
+                         $"COPY {table.Name} ({table.ColumnList}) FROM STDIN (FORMAT BINARY)", cancellationToken)
+                         .ConfigureAwait(false))
+        {
+            foreach (var record in records)
+            {
+                await importer.StartRowAsync(cancellationToken).ConfigureAwait(false);
+                await importer.WriteAsync(record.Id, NpgsqlDbType.Integer, cancellationToken).ConfigureAwait(false);
+                await importer.WriteAsync(record.Desc, NpgsqlDbType.Varchar, cancellationToken).ConfigureAwait(false);
+                await importer.WriteAsync(record.Value, NpgsqlDbType.Double, cancellationToken).ConfigureAwait(false);
+                await importer.WriteAsync(record.CreationDate, NpgsqlDbType.Timestamp, cancellationToken).ConfigureAwait(false);
+                await WriteNullableAsync(importer, record.StringField1, cancellationToken).ConfigureAwait(false);
+                await WriteNullableAsync(importer, record.StringField2, cancellationToken).ConfigureAwait(false);
+            }
+            await importer.CompleteAsync(cancellationToken).ConfigureAwait(false);
+        }
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static Task WriteNullableAsync(NpgsqlBinaryImporter importer, string? value, CancellationToken cancellationToken) =>
+        value is null
+            ? importer.WriteNullAsync(cancellationToken)
+            : importer.WriteAsync(value, NpgsqlDbType.Varchar, cancellationToken);
+}

@@ -1,0 +1,46 @@
+using System.Data.Common;
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Data;
+
+/// <summary>
+/// The client's per-batch work, the same for every transport: one transaction per batch, so a batch
+/// commits whole or not at all. Also used by data generation for ServiceTable.
+/// </summary>
+public sealed class RecordWriter : IAsyncDisposable
+{
+    private readonly Database _database;
+    private readonly DbConnection _connection;
+    private readonly RecordTable _table;
+
+    private RecordWriter(Database database, DbConnection connection, RecordTable table)
+    {
+        _database = database;
+        _connection = connection;
+        _table = table;
+    }
+
+    public static async Task<RecordWriter> OpenAsync(Database database, RecordTable table, CancellationToken cancellationToken)
+    {
+        var connection = await database.OpenAsync(cancellationToken).ConfigureAwait(false);
+        return new RecordWriter(database, connection, table);
+    }
+
+    public async Task InsertBatchAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+    {
+        if (records.Count == 0)
+            return;
+        try
+        {
+            await _database.Dialect.InsertBatchAsync(_connection, _table, records, cancellationToken).ConfigureAwait(false);
+        }
+        catch (DbException e)
+        {
+            throw new IntegrationException(ErrorCodes.DatabaseFailure,
+                $"Inserting a batch of {records.Count} records (IDs {records[0].Id}..{records[^1].Id}) into {_table.Name} failed " +
+                $"and was rolled back: {e.Message}", e);
+        }
+    }
+
+    public ValueTask DisposeAsync() => _connection.DisposeAsync();
+}

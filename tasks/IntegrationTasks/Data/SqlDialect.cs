@@ -1,0 +1,88 @@
+using System.Data;
+using System.Data.Common;
+
+namespace IntegrationTasks.Data;
+
+/// <summary>What differs between the providers: connection type, DDL, bulk insert, per-connection settings.</summary>
+internal abstract class SqlDialect
+{
+    public abstract DbConnection CreateConnection(string connectionString);
+
+    /// <summary>Microsoft.Data.Sqlite runs its async methods synchronously; calling the sync ones saves the Task overhead.</summary>
+    public virtual bool PrefersSynchronousCalls => false;
+
+    protected abstract string IdType { get; }
+    protected abstract string StringType { get; }
+    protected abstract string DoubleType { get; }
+    protected abstract string DateTimeType { get; }
+    public abstract DbType DateTimeDbType { get; }
+
+    public virtual Task PrepareTargetAsync(DbConnection connection, CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public virtual Task ConfigureAsync(DbConnection connection, CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public virtual string CreateTableSql(RecordTable table) =>
+        $"CREATE TABLE IF NOT EXISTS {table.Name} ({ColumnDefinitions(table)})";
+
+    protected string ColumnDefinitions(RecordTable table) =>
+        $"{table.IdColumn} {IdType} NOT NULL PRIMARY KEY, " +
+        $"{table.DescColumn} {StringType} NOT NULL, " +
+        $"Value {DoubleType} NOT NULL, " +
+        $"CreationDate {DateTimeType} NOT NULL, " +
+        $"StringField1 {StringType} NULL, " +
+        $"StringField2 {StringType} NULL";
+
+    public virtual string EmptyTableSql(RecordTable table) => $"TRUNCATE TABLE {table.Name}";
+
+    /// <summary>Inserts the records in one transaction: all of them or none.</summary>
+    public virtual async Task InsertBatchAsync(DbConnection connection, RecordTable table,
+        IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+    {
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText =
+            $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES (@id, @desc, @value, @date, @s1, @s2)";
+        var id = AddParameter(command, "@id", DbType.Int32);
+        var desc = AddParameter(command, "@desc", DbType.String, RecordTable.StringLength);
+        var value = AddParameter(command, "@value", DbType.Double);
+        var date = AddParameter(command, "@date", DateTimeDbType);
+        var s1 = AddParameter(command, "@s1", DbType.String, RecordTable.StringLength);
+        var s2 = AddParameter(command, "@s2", DbType.String, RecordTable.StringLength);
+        command.Prepare();
+        foreach (var record in records)
+        {
+            id.Value = record.Id;
+            desc.Value = record.Desc;
+            value.Value = record.Value;
+            date.Value = record.CreationDate;
+            s1.Value = (object?)record.StringField1 ?? DBNull.Value;
+            s2.Value = (object?)record.StringField2 ?? DBNull.Value;
+            if (PrefersSynchronousCalls)
+                command.ExecuteNonQuery();
+            else
+                await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    internal static DbParameter AddParameter(DbCommand command, string name, DbType type, int size = 0)
+    {
+        var parameter = command.CreateParameter();
+        parameter.ParameterName = name;
+        parameter.DbType = type;
+        if (size > 0)
+            parameter.Size = size;
+        command.Parameters.Add(parameter);
+        return parameter;
+    }
+
+    /// <summary>The connection string with passwords removed, for log messages.</summary>
+    public string Describe(string connectionString)
+    {
+        var builder = new DbConnectionStringBuilder { ConnectionString = connectionString };
+        foreach (var key in new[] { "password", "pwd" })
+            builder.Remove(key);
+        return builder.ConnectionString;
+    }
+}

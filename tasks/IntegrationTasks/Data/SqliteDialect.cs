@@ -1,0 +1,37 @@
+using System.Data;
+using System.Data.Common;
+using Microsoft.Data.Sqlite;
+
+namespace IntegrationTasks.Data;
+
+internal sealed class SqliteDialect : SqlDialect
+{
+    public override DbConnection CreateConnection(string connectionString) => new SqliteConnection(connectionString);
+
+    public override bool PrefersSynchronousCalls => true;
+
+    protected override string IdType => "INTEGER";
+    protected override string StringType => "VARCHAR(200)";
+    protected override string DoubleType => "REAL";
+    // TEXT affinity on purpose: DATETIME would get NUMERIC affinity. Values are ISO-8601 with 7 fractional digits.
+    protected override string DateTimeType => "TEXT";
+    public override DbType DateTimeDbType => DbType.DateTime;
+
+    public override string EmptyTableSql(RecordTable table) => $"DELETE FROM {table.Name}";
+
+    public override Task PrepareTargetAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        var file = new SqliteConnectionStringBuilder(connection.ConnectionString).DataSource;
+        var folder = Path.GetDirectoryName(Path.GetFullPath(file));
+        if (!string.IsNullOrEmpty(file) && file != ":memory:" && folder is not null)
+            Directory.CreateDirectory(folder);
+        return Task.CompletedTask;
+    }
+
+    public override async Task ConfigureAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        // WAL lets the verifier read while a writer works; NORMAL is WAL's usual durability level.
+        await Database.ExecuteAsync(connection, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", cancellationToken)
+            .ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,120 @@
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Data;
+
+/// <summary>
+/// Checks that ClientTable equals ServiceTable for IDs 1..N, row for row and column for column,
+/// by merging both tables in ID order (memory: one row per side, whatever N is).
+/// </summary>
+public sealed class TransferVerifier(Database server, Database client)
+{
+    public const int ExamplesKept = 10;
+
+    public sealed class Report
+    {
+        public int Records { get; init; }
+        public int Matched { get; set; }
+        public int Missing { get; set; }
+        public int Duplicated { get; set; }
+        public int Extra { get; set; }
+        public int Altered { get; set; }
+        public List<int> FirstMissing { get; } = [];
+        public List<int> FirstDuplicated { get; } = [];
+        public List<int> FirstExtra { get; } = [];
+        public List<string> FirstAltered { get; } = [];
+
+        public bool Success => Missing == 0 && Duplicated == 0 && Extra == 0 && Altered == 0 && Matched == Records;
+
+        public string Describe() =>
+            $"ClientTable does not match ServiceTable for IDs 1..{Records}: " +
+            $"{Missing} missing{Examples(FirstMissing)}, {Duplicated} duplicated{Examples(FirstDuplicated)}, " +
+            $"{Extra} extra{Examples(FirstExtra)}, {Altered} altered{Examples(FirstAltered)}; {Matched} equal.";
+
+        private static string Examples<T>(List<T> first) => first.Count == 0 ? "" : $" (first: {string.Join(", ", first)})";
+    }
+
+    public async Task<Report> CompareAsync(int records, CancellationToken cancellationToken)
+    {
+        var report = new Report { Records = records };
+        await using var expected = RecordReader.ReadOrderedAsync(server, RecordTable.Service, 1, records, cancellationToken)
+            .GetAsyncEnumerator(cancellationToken);
+        await using var actual = RecordReader.ReadOrderedAsync(client, RecordTable.Client, null, null, cancellationToken)
+            .GetAsyncEnumerator(cancellationToken);
+
+        var serverRows = 0;
+        var hasExpected = await expected.MoveNextAsync().ConfigureAwait(false);
+        var hasActual = await actual.MoveNextAsync().ConfigureAwait(false);
+        int? lastClientId = null;
+        while (hasActual)
+        {
+            var row = actual.Current;
+            if (row.Id == lastClientId)
+            {
+                Count(report.FirstDuplicated, row.Id, () => report.Duplicated++);
+            }
+            else
+            {
+                // Every server row before this client row is missing on the client.
+                while (hasExpected && expected.Current.Id < row.Id)
+                {
+                    Count(report.FirstMissing, expected.Current.Id, () => report.Missing++);
+                    serverRows++;
+                    hasExpected = await expected.MoveNextAsync().ConfigureAwait(false);
+                }
+                if (hasExpected && expected.Current.Id == row.Id)
+                {
+                    if (row.SameValuesAs(expected.Current))
+                        report.Matched++;
+                    else
+                        Count(report.FirstAltered, $"{row.Id} [{Differences(expected.Current, row)}]", () => report.Altered++);
+                    serverRows++;
+                    hasExpected = await expected.MoveNextAsync().ConfigureAwait(false);
+                }
+                else
+                {
+                    Count(report.FirstExtra, row.Id, () => report.Extra++);
+                }
+            }
+            lastClientId = row.Id;
+            hasActual = await actual.MoveNextAsync().ConfigureAwait(false);
+        }
+        while (hasExpected)
+        {
+            Count(report.FirstMissing, expected.Current.Id, () => report.Missing++);
+            serverRows++;
+            hasExpected = await expected.MoveNextAsync().ConfigureAwait(false);
+        }
+
+        if (serverRows < records)
+            throw new IntegrationException(ErrorCodes.MissingServerRows,
+                $"ServiceTable holds only {serverRows} of IDs 1..{records} ({server.Describe()}); run the GenerateData target first.");
+        return report;
+    }
+
+    /// <summary>Compares and throws a coded error naming the count of each kind of loss.</summary>
+    public async Task<Report> VerifyAsync(int records, CancellationToken cancellationToken)
+    {
+        var report = await CompareAsync(records, cancellationToken).ConfigureAwait(false);
+        if (!report.Success)
+            throw new IntegrationException(ErrorCodes.VerificationFailed, report.Describe());
+        return report;
+    }
+
+    private static void Count<T>(List<T> examples, T example, Action increment)
+    {
+        increment();
+        if (examples.Count < ExamplesKept)
+            examples.Add(example);
+    }
+
+    private static string Differences(ServiceRecord expected, ServiceRecord actual)
+    {
+        var names = new List<string>();
+        if (!string.Equals(expected.Desc, actual.Desc, StringComparison.Ordinal)) names.Add("Desc");
+        if (BitConverter.DoubleToInt64Bits(expected.Value) != BitConverter.DoubleToInt64Bits(actual.Value)) names.Add("Value");
+        if (expected.CreationDate.Ticks != actual.CreationDate.Ticks) names.Add("CreationDate");
+        if (!string.Equals(expected.StringField1, actual.StringField1, StringComparison.Ordinal)) names.Add("StringField1");
+        if (!string.Equals(expected.StringField2, actual.StringField2, StringComparison.Ordinal)) names.Add("StringField2");
+        return string.Join("+", names);
+    }
+}

@@ -1,0 +1,219 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Hosting;
+
+/// <summary>
+/// A server running as its own process: started with redirected output (forwarded line by line,
+/// and kept in a log file), ready when it prints the ready marker, stopped by closing its standard
+/// input, then SIGINT, then a kill of its whole tree. Disposing it kills whatever is still running,
+/// so a failed or cancelled build leaves nothing behind.
+/// </summary>
+public sealed class ServerProcess : IDisposable
+{
+    private const int RecentLines = 40;
+    private const int PendingLinesKept = 2000;
+
+    private readonly Process _process;
+    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Queue<string> _recent = new();
+    private readonly Queue<string> _pending = new();
+    private readonly StreamWriter? _logFile;
+    private readonly object _gate = new();
+    private Action<string>? _sink;
+    private int _droppedLines;
+
+    private ServerProcess(string name, Process process, string? logFile)
+    {
+        Name = name;
+        _process = process;
+        if (logFile is not null)
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(logFile))!);
+            _logFile = new StreamWriter(logFile, append: false) { AutoFlush = true };
+        }
+    }
+
+    public string Name { get; }
+    public int ProcessId => _process.Id;
+    public bool HasExited => _process.HasExited;
+    public string? Endpoint => _ready.Task.IsCompletedSuccessfully ? _ready.Task.Result : null;
+
+    public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink)
+    {
+        var info = new ProcessStartInfo(ServerLaunch.DotnetHost)
+        {
+            WorkingDirectory = launch.WorkingDirectory,
+            RedirectStandardInput = true,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in launch.Arguments())
+            info.ArgumentList.Add(argument);
+        // The child is a build of its own: it must not join this build's node or terminal logger.
+        info.Environment.Remove("MSBUILDNOINPROCNODE");
+        info.Environment["MSBUILDDISABLENODEREUSE"] = "1";
+
+        var process = new Process { StartInfo = info, EnableRaisingEvents = true };
+        var server = new ServerProcess(name, process, logFile) { _sink = sink };
+        process.OutputDataReceived += (_, e) => server.OnLine(e.Data);
+        process.ErrorDataReceived += (_, e) => server.OnLine(e.Data);
+        try
+        {
+            process.Start();
+        }
+        catch (Exception e) when (e is System.ComponentModel.Win32Exception or InvalidOperationException)
+        {
+            server.Dispose();
+            throw new IntegrationException(ErrorCodes.ServerExited, $"Cannot start the {name} process ({info.FileName}): {e.Message}", e);
+        }
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return server;
+    }
+
+    /// <summary>Where output lines go while a task is there to log them; otherwise they are queued.</summary>
+    public void AttachLog(Action<string>? sink)
+    {
+        List<string> backlog;
+        lock (_gate)
+        {
+            _sink = sink;
+            if (sink is null)
+                return;
+            backlog = [.. _pending];
+            _pending.Clear();
+        }
+        if (_droppedLines > 0)
+            sink($"({_droppedLines} earlier lines are only in the server's log file)");
+        foreach (var line in backlog)
+            sink(line);
+    }
+
+    private void OnLine(string? line)
+    {
+        if (line is null)
+            return;
+        _logFile?.WriteLine(line);
+        Action<string>? sink;
+        lock (_gate)
+        {
+            _recent.Enqueue(line);
+            if (_recent.Count > RecentLines)
+                _recent.Dequeue();
+            sink = _sink;
+            if (sink is null)
+            {
+                _pending.Enqueue(line);
+                if (_pending.Count > PendingLinesKept)
+                {
+                    _pending.Dequeue();
+                    _droppedLines++;
+                }
+            }
+        }
+        sink?.Invoke(line);
+        var marker = line.IndexOf(TransferServerTask.ReadyMarker, StringComparison.Ordinal);
+        if (marker >= 0)
+        {
+            var rest = line[(marker + TransferServerTask.ReadyMarker.Length)..].Trim();
+            _ready.TrySetResult(rest.Split(' ')[0]);
+        }
+    }
+
+    public string RecentOutput()
+    {
+        lock (_gate)
+            return string.Join(Environment.NewLine, _recent);
+    }
+
+    /// <summary>Waits for the ready marker; fails clearly if the process exits first or time runs out.</summary>
+    public async Task<string> WaitReadyAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timer.CancelAfter(timeout);
+        var exited = _process.WaitForExitAsync(timer.Token);
+        var first = await Task.WhenAny(_ready.Task, exited).ConfigureAwait(false);
+        if (first == _ready.Task)
+            return await _ready.Task.ConfigureAwait(false);
+        cancellationToken.ThrowIfCancellationRequested();
+        if (_process.HasExited)
+        {
+            await _process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false); // drain output
+            var output = RecentOutput();
+            var portLine = output.Split('\n').FirstOrDefault(l => l.Contains(ErrorCodes.PortInUse, StringComparison.Ordinal));
+            if (portLine is not null)
+                throw new IntegrationException(ErrorCodes.PortInUse, $"{Name} could not start: {portLine.Trim()}");
+            throw new IntegrationException(ErrorCodes.ServerExited,
+                $"{Name} exited with code {_process.ExitCode} before it was ready. Its last output:{Environment.NewLine}{output}");
+        }
+        throw new IntegrationException(ErrorCodes.ServerNotReady,
+            $"{Name} was not ready within {timeout.TotalSeconds:F0} s. Its last output:{Environment.NewLine}{RecentOutput()}");
+    }
+
+    /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>
+    public async Task<int?> StopAsync(TimeSpan grace, CancellationToken cancellationToken)
+    {
+        if (_process.HasExited)
+            return _process.ExitCode;
+        try
+        {
+            _process.StandardInput.Close();
+        }
+        catch (IOException)
+        {
+        }
+        if (await ExitsWithinAsync(grace, cancellationToken).ConfigureAwait(false))
+            return _process.ExitCode;
+        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+        {
+            _ = SendSignal(_process.Id, SigInt);
+            if (await ExitsWithinAsync(TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false))
+                return _process.ExitCode;
+        }
+        Kill();
+        return null;
+    }
+
+    private async Task<bool> ExitsWithinAsync(TimeSpan wait, CancellationToken cancellationToken)
+    {
+        using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timer.CancelAfter(wait);
+        try
+        {
+            await _process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
+            return true;
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            return false;
+        }
+    }
+
+    public void Kill()
+    {
+        try
+        {
+            if (!_process.HasExited)
+                _process.Kill(entireProcessTree: true);
+        }
+        catch (InvalidOperationException)
+        {
+        }
+    }
+
+    public void Dispose()
+    {
+        Kill();
+        _process.Dispose();
+        _logFile?.Dispose();
+    }
+
+    private const int SigInt = 2;
+
+    [DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int SendSignal(int pid, int signal);
+}

@@ -1,0 +1,61 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Tcp;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Hosting;
+
+/// <summary>
+/// Starts a server target (`dotnet msbuild Project -t:Target`) as its own process and returns when
+/// it is ready. The process is registered for the rest of the build: <see cref="StopServer"/> stops
+/// it gracefully, and if the build fails or is cancelled first, MSBuild disposes it at build end.
+/// </summary>
+public sealed class StartServer : IntegrationTask
+{
+    [Required] public string Name { get; set; } = "";
+    [Required] public string Project { get; set; } = "";
+    [Required] public string Target { get; set; } = "";
+
+    /// <summary>Global properties for the server's build: item spec = name, metadata Value = value.</summary>
+    public ITaskItem[] Properties { get; set; } = [];
+
+    /// <summary>When set, checked free before starting, so a taken port fails at once and clearly.</summary>
+    public int Port { get; set; }
+
+    public string BindAddress { get; set; } = "127.0.0.1";
+
+    public int ReadyTimeoutSeconds { get; set; } = 120;
+
+    public string? LogFile { get; set; }
+
+    [Output] public int ProcessId { get; private set; }
+    [Output] public string Endpoint { get; private set; } = "";
+
+    internal static string RegistrationKey(string name) => $"IntegrationTasks.Server/{name}";
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is ServerProcess running
+            && !running.HasExited)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");
+        if (Port > 0)
+            TcpEndpoints.Listen(BindAddress, Port).Stop();
+
+        var launch = new ServerLaunch(Project, Target, Properties.ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
+        var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
+        try
+        {
+            Log.LogMessage(MessageImportance.High, "Starting {0} (process {1}): dotnet {2}", Name, server.ProcessId,
+                string.Join(' ', launch.Arguments()));
+            Endpoint = await server.WaitReadyAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            server.Dispose();
+            throw;
+        }
+        server.AttachLog(null); // from here on, lines wait for StopServer (and are in LogFile)
+        ProcessId = server.ProcessId;
+        BuildEngine4.RegisterTaskObject(RegistrationKey(Name), server, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        Log.LogMessage(MessageImportance.High, "{0} is ready at {1}.", Name, Endpoint);
+    }
+}

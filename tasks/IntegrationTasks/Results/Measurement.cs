@@ -1,0 +1,66 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>One verified repetition of one transport at one record count.</summary>
+public sealed record Measurement
+{
+    public required string Transport { get; init; }
+    public string Provider { get; init; } = "";
+    public required int Records { get; init; }
+    public int BatchSize { get; init; }
+    public int Repetition { get; init; }
+    public required double ElapsedSeconds { get; init; }
+    public double FirstCommitSeconds { get; init; }
+    public long BytesSent { get; init; }
+    public long BytesReceived { get; init; }
+    public long ClientPeakBytes { get; init; }
+    public long? ServerPeakBytes { get; init; }
+    public bool Verified { get; init; }
+    public DateTimeOffset Timestamp { get; init; } = DateTimeOffset.UtcNow;
+
+    public double RecordsPerSecond => ElapsedSeconds > 0 ? Records / ElapsedSeconds : 0;
+}
+
+/// <summary>Measurements as JSON lines: appended one per repetition, read back for the report.</summary>
+public static class MeasurementLog
+{
+    internal static readonly JsonSerializerOptions Json = new()
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+        WriteIndented = false,
+    };
+
+    public static void Append(string path, Measurement measurement)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        File.AppendAllText(path, JsonSerializer.Serialize(measurement, Json) + "\n");
+    }
+
+    public static List<Measurement> Read(string path)
+    {
+        if (!File.Exists(path))
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"No measurements at {path}: nothing ran.");
+        var list = new List<Measurement>();
+        var number = 0;
+        foreach (var line in File.ReadLines(path))
+        {
+            number++;
+            if (string.IsNullOrWhiteSpace(line))
+                continue;
+            try
+            {
+                list.Add(JsonSerializer.Deserialize<Measurement>(line, Json)
+                         ?? throw new JsonException("null"));
+            }
+            catch (JsonException e)
+            {
+                throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{path}, line {number}, is not a measurement: {e.Message}", e);
+            }
+        }
+        return list;
+    }
+}

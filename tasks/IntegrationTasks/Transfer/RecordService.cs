@@ -1,0 +1,26 @@
+using IntegrationTasks.Data;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>The server side of every XML transport: a request's IDs in, their records out, one lookup per ID.</summary>
+public static class RecordService
+{
+    /// <summary>Reads a request message and writes the response message; returns the records written.</summary>
+    public static async Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken)
+    {
+        var ids = RecordXml.ReadRequest(request);
+        var written = 0;
+        using var writer = new RecordXml.ResponseWriter(response);
+        foreach (var id in ids)
+        {
+            // An unknown ID is left out; verification on the client reports it as missing.
+            var record = await lookup.FindAsync(id, cancellationToken).ConfigureAwait(false);
+            if (record is null)
+                continue;
+            writer.Write(record);
+            written++;
+        }
+        return written;
+    }
+}

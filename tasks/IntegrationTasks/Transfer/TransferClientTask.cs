@@ -1,0 +1,80 @@
+using System.Diagnostics;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Results;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>
+/// What every client task shares: the series' parameters, the client database, honest timing (from
+/// before connecting until the last batch is committed), a timeout, and the [Output] figures.
+/// A transport only supplies <see cref="TransferAsync"/>.
+/// </summary>
+public abstract class TransferClientTask : IntegrationTask
+{
+    public string ClientProvider { get; set; } = "Sqlite";
+
+    [Required]
+    public string ClientConnString { get; set; } = "";
+
+    [Required]
+    public int TotalBatches { get; set; }
+
+    [Required]
+    public int BatchSize { get; set; }
+
+    /// <summary>The whole transfer must finish within this many seconds.</summary>
+    public int TimeoutSeconds { get; set; } = 1800;
+
+    [Output] public double ElapsedSeconds { get; private set; }
+    [Output] public double FirstCommitSeconds { get; private set; }
+    [Output] public long Records { get; private set; }
+    [Output] public long BytesSent { get; private set; }
+    [Output] public long BytesReceived { get; private set; }
+    [Output] public long PeakWorkingSetBytes { get; private set; }
+
+    protected abstract string TransportName { get; }
+
+    protected abstract Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var plan = BatchPlan.Create(TotalBatches, BatchSize);
+        if (TimeoutSeconds < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
+        var database = Database.Create(ClientProvider, ClientConnString);
+        await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
+
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
+        Log.LogMessage(MessageImportance.High, "{0}: {1} batches of {2} records ({3:N0} records).",
+            TransportName, plan.TotalBatches, plan.BatchSize, plan.Records);
+
+        ProcessMemory.ResetPeak();
+        await using var importer = await BatchImporter.OpenAsync(database, timeout.Token).ConfigureAwait(false);
+        var watch = Stopwatch.StartNew();
+        importer.Clock = watch;
+        TransferResult result;
+        try
+        {
+            result = await TransferAsync(plan, importer, timeout.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (timeout.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.Timeout,
+                $"{TransportName} did not finish within {TimeoutSeconds} s ({importer.RecordsImported:N0} records imported); see TimeoutSeconds.");
+        }
+        watch.Stop();
+
+        ElapsedSeconds = watch.Elapsed.TotalSeconds;
+        FirstCommitSeconds = importer.FirstCommitAfter?.TotalSeconds ?? 0;
+        Records = importer.RecordsImported;
+        BytesSent = result.BytesSent;
+        BytesReceived = result.BytesReceived;
+        PeakWorkingSetBytes = ProcessMemory.PeakBytes() ?? 0;
+        Log.LogMessage(MessageImportance.High,
+            "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4:N0} bytes sent, {5:N0} received.",
+            TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9), BytesSent, BytesReceived);
+    }
+}

@@ -1,0 +1,57 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>
+/// What every server task shares: the server database, the readiness line the hosting layer waits
+/// for, and the ways to stop — Ctrl+C (MSBuild cancels the task) or, when started by the suite,
+/// the parent closing our standard input (which also happens if the parent dies).
+/// </summary>
+public abstract class TransferServerTask : IntegrationTask
+{
+    /// <summary>The line the hosting layer waits for; followed by the endpoint.</summary>
+    public const string ReadyMarker = "IT-SERVER-READY";
+
+    public string ServerProvider { get; set; } = "Sqlite";
+
+    [Required]
+    public string ServerConnString { get; set; } = "";
+
+    /// <summary>Stop when standard input reaches end of file (set by the suite's StartServer).</summary>
+    public bool StopOnStdinClose { get; set; }
+
+    protected override bool CancellationIsSuccess => true;
+
+    protected Database OpenDatabase() => Database.Create(ServerProvider, ServerConnString);
+
+    /// <summary>Binds (so that a taken port fails here), then returns the endpoint and the serving loop.</summary>
+    protected abstract Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken);
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var database = OpenDatabase();
+        await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
+        var (endpoint, serve) = await StartAsync(database, cancellationToken).ConfigureAwait(false);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        if (StopOnStdinClose)
+            _ = WatchStandardInputAsync(stop);
+        Log.LogMessage(MessageImportance.High, "{0} {1} ({2}, {3})", ReadyMarker, endpoint, GetType().Name, database.Describe());
+        await serve(stop.Token).ConfigureAwait(false);
+        Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);
+    }
+
+    private static Task WatchStandardInputAsync(CancellationTokenSource stop) =>
+        Task.Factory.StartNew(() =>
+        {
+            // A blocking read on a thread of its own: console input cannot be cancelled, and the
+            // process ends soon after the server stops anyway.
+            using var input = Console.OpenStandardInput();
+            var buffer = new byte[256];
+            while (input.Read(buffer, 0, buffer.Length) > 0)
+            {
+            }
+            stop.Cancel();
+        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+}

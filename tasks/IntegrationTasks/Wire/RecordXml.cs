@@ -1,0 +1,261 @@
+using System.Globalization;
+using System.Text;
+using System.Xml;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+
+namespace IntegrationTasks.Wire;
+
+/// <summary>
+/// The series' XML messages, made lossless. A request is <c>&lt;request&gt;&lt;id&gt;1&lt;/id&gt;…&lt;/request&gt;</c>;
+/// a response is <c>&lt;table&gt;&lt;record&gt;</c> with the six fields in the series' order. Unlike the series:
+/// invariant culture, shortest round-trip doubles ("R"), timestamps with all seven fractional digits,
+/// NULL written as <c>nil="true"</c> (distinct from an empty string), and line breaks entitised so
+/// that "\r\n" survives parsing.
+/// </summary>
+public static class RecordXml
+{
+    public const string RequestElement = "request";
+    public const string IdElement = "id";
+    public const string TableElement = "table";
+    public const string RecordElement = "record";
+    private const string NilAttribute = "nil";
+    private const string DateFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
+
+    private static readonly string[] FieldNames =
+        ["ServiceTableID", "DescServiceTable", "Value", "CreationDate", "StringField1", "StringField2"];
+
+    private static readonly XmlWriterSettings WriterSettings = new()
+    {
+        Encoding = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false),
+        NewLineHandling = NewLineHandling.Entitize,
+        CheckCharacters = true,
+        CloseOutput = false,
+    };
+
+    private static readonly XmlReaderSettings ReaderSettings = new()
+    {
+        DtdProcessing = DtdProcessing.Prohibit,
+        XmlResolver = null,
+        IgnoreComments = true,
+        IgnoreProcessingInstructions = true,
+        // Whitespace is data here (a field may be "  "); no indentation is ever written.
+        IgnoreWhitespace = false,
+        CloseInput = false,
+    };
+
+    // ---- requests ----
+
+    public static void WriteRequest(Stream output, IEnumerable<int> ids)
+    {
+        using var writer = XmlWriter.Create(output, WriterSettings);
+        writer.WriteStartDocument();
+        writer.WriteStartElement(RequestElement);
+        foreach (var id in ids)
+            writer.WriteElementString(IdElement, id.ToString(CultureInfo.InvariantCulture));
+        writer.WriteEndElement();
+        writer.WriteEndDocument();
+    }
+
+    public static List<int> ReadRequest(Stream input)
+    {
+        var ids = new List<int>();
+        Parse(input, RequestElement, reader =>
+        {
+            while (reader.MoveToContent() == XmlNodeType.Element)
+            {
+                ExpectElement(reader, IdElement);
+                var text = reader.ReadElementContentAsString();
+                ids.Add(ParseInt(text, IdElement));
+            }
+        });
+        return ids;
+    }
+
+    // ---- responses ----
+
+    /// <summary>Writes records as they are produced; the caller disposes it to close the document.</summary>
+    public sealed class ResponseWriter : IDisposable
+    {
+        private readonly XmlWriter _writer;
+
+        public ResponseWriter(Stream output)
+        {
+            _writer = XmlWriter.Create(output, WriterSettings);
+            _writer.WriteStartDocument();
+            _writer.WriteStartElement(TableElement);
+        }
+
+        public void Write(ServiceRecord record)
+        {
+            try
+            {
+                _writer.WriteStartElement(RecordElement);
+                _writer.WriteElementString(FieldNames[0], record.Id.ToString(CultureInfo.InvariantCulture));
+                _writer.WriteElementString(FieldNames[1], record.Desc);
+                _writer.WriteElementString(FieldNames[2], record.Value.ToString("R", CultureInfo.InvariantCulture));
+                _writer.WriteElementString(FieldNames[3], record.CreationDate.ToString(DateFormat, CultureInfo.InvariantCulture));
+                WriteNullable(FieldNames[4], record.StringField1);
+                WriteNullable(FieldNames[5], record.StringField2);
+                _writer.WriteEndElement();
+            }
+            catch (ArgumentException e)
+            {
+                // A character XML 1.0 cannot carry (a control character, a lone surrogate).
+                throw new IntegrationException(ErrorCodes.UnencodableValue,
+                    $"Record {record.Id} holds a value XML cannot carry: {e.Message}", e);
+            }
+        }
+
+        public void Flush() => _writer.Flush();
+
+        private void WriteNullable(string name, string? value)
+        {
+            _writer.WriteStartElement(name);
+            if (value is null)
+                _writer.WriteAttributeString(NilAttribute, "true");
+            else
+                _writer.WriteString(value);
+            _writer.WriteEndElement();
+        }
+
+        public void Dispose()
+        {
+            _writer.WriteEndElement();
+            _writer.WriteEndDocument();
+            _writer.Dispose();
+        }
+    }
+
+    public static void WriteResponse(Stream output, IEnumerable<ServiceRecord> records)
+    {
+        using var writer = new ResponseWriter(output);
+        foreach (var record in records)
+            writer.Write(record);
+    }
+
+    public static List<ServiceRecord> ReadResponse(Stream input)
+    {
+        var records = new List<ServiceRecord>();
+        Parse(input, TableElement, reader =>
+        {
+            while (reader.MoveToContent() == XmlNodeType.Element)
+            {
+                ExpectElement(reader, RecordElement);
+                reader.ReadStartElement();
+                var id = ParseInt(ReadRequired(reader, FieldNames[0]), FieldNames[0]);
+                var desc = ReadRequired(reader, FieldNames[1]);
+                var value = ParseDouble(ReadRequired(reader, FieldNames[2]), id);
+                var date = ParseDate(ReadRequired(reader, FieldNames[3]), id);
+                var s1 = ReadNullable(reader, FieldNames[4]);
+                var s2 = ReadNullable(reader, FieldNames[5]);
+                reader.MoveToContent();
+                if (reader.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(reader, $"record {id} has an unexpected <{reader.Name}> after StringField2");
+                reader.ReadEndElement();
+                records.Add(new ServiceRecord(id, desc, value, date, s1, s2));
+            }
+        });
+        return records;
+    }
+
+    // ---- parsing helpers ----
+
+    private static void Parse(Stream input, string root, Action<XmlReader> body)
+    {
+        try
+        {
+            using var reader = XmlReader.Create(input, ReaderSettings);
+            reader.MoveToContent();
+            ExpectElement(reader, root);
+            if (reader.IsEmptyElement)
+            {
+                reader.Read();
+            }
+            else
+            {
+                reader.ReadStartElement();
+                body(reader);
+                reader.MoveToContent();
+                if (reader.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(reader, $"unexpected {reader.NodeType} '{reader.Name}' inside <{root}>");
+                reader.ReadEndElement();
+            }
+            // Anything but whitespace after the root (or a missing end) is an error.
+            while (reader.Read())
+            {
+                if (reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                    throw Malformed(reader, $"unexpected content after </{root}>");
+            }
+        }
+        catch (XmlException e)
+        {
+            var truncated = e.Message.Contains("Unexpected end of file", StringComparison.OrdinalIgnoreCase);
+            throw new IntegrationException(ErrorCodes.MalformedXml,
+                $"{(truncated ? "Truncated" : "Malformed")} XML <{root}> message at line {e.LineNumber}, position {e.LinePosition}: {e.Message}", e);
+        }
+    }
+
+    private static void ExpectElement(XmlReader reader, string name)
+    {
+        if (reader.NodeType != XmlNodeType.Element || reader.LocalName != name)
+            throw Malformed(reader, $"expected <{name}> but found {Describe(reader)}");
+    }
+
+    private static string ReadRequired(XmlReader reader, string name)
+    {
+        reader.MoveToContent();
+        ExpectElement(reader, name);
+        if (reader.GetAttribute(NilAttribute) is not null)
+            throw Malformed(reader, $"<{name}> cannot be nil");
+        return reader.ReadElementContentAsString();
+    }
+
+    private static string? ReadNullable(XmlReader reader, string name)
+    {
+        reader.MoveToContent();
+        ExpectElement(reader, name);
+        var nil = reader.GetAttribute(NilAttribute);
+        if (nil is null)
+            return reader.ReadElementContentAsString();
+        if (nil != "true")
+            throw Malformed(reader, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
+        if (!reader.IsEmptyElement)
+            throw Malformed(reader, $"<{name} nil=\"true\"> must be empty");
+        reader.Read();
+        return null;
+    }
+
+    private static int ParseInt(string text, string field) =>
+        int.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value)
+            ? value
+            : throw new IntegrationException(ErrorCodes.InvalidFieldValue, $"<{field}> '{Clip(text)}' is not an integer.");
+
+    private static double ParseDouble(string text, int id) =>
+        double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value)
+            ? value
+            : throw new IntegrationException(ErrorCodes.InvalidFieldValue, $"Record {id}: <Value> '{Clip(text)}' is not a number.");
+
+    private static DateTime ParseDate(string text, int id) =>
+        DateTime.TryParseExact(text, DateFormat, CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)
+            ? value
+            : throw new IntegrationException(ErrorCodes.InvalidFieldValue,
+                $"Record {id}: <CreationDate> '{Clip(text)}' is not a timestamp of the form {DateFormat}.");
+
+    private static IntegrationException Malformed(XmlReader reader, string detail)
+    {
+        var position = reader as IXmlLineInfo;
+        var where = position?.HasLineInfo() == true ? $" at line {position.LineNumber}, position {position.LinePosition}" : "";
+        return new IntegrationException(ErrorCodes.MalformedXml, $"Malformed XML message{where}: {detail}.");
+    }
+
+    private static string Describe(XmlReader reader) => reader.NodeType switch
+    {
+        XmlNodeType.Element => $"<{reader.Name}>",
+        XmlNodeType.EndElement => $"</{reader.Name}>",
+        XmlNodeType.None => "the end of the message",
+        _ => reader.NodeType.ToString(),
+    };
+
+    private static string Clip(string text) => text.Length <= 40 ? text : text[..40] + "…";
+}
