@@ -121,9 +121,19 @@ public static class RecordXml
 
         public void Dispose()
         {
-            _writer.WriteEndElement();
-            _writer.WriteEndDocument();
-            _writer.Dispose();
+            // After a failed record the writer is in error state: close it without completing the document.
+            if (_writer.WriteState is not (WriteState.Error or WriteState.Closed))
+            {
+                _writer.WriteEndElement();
+                _writer.WriteEndDocument();
+            }
+            try
+            {
+                _writer.Dispose();
+            }
+            catch (InvalidOperationException)
+            {
+            }
         }
     }
 

@@ -1,0 +1,184 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+public sealed class SampleDataTests
+{
+    [TestMethod]
+    public void Rows_depend_only_on_seed_and_id()
+    {
+        for (var id = 1; id <= 500; id++)
+            Assert.IsTrue(SampleData.Create(id, 7).SameValuesAs(SampleData.Create(id, 7)));
+        var differing = Enumerable.Range(1, 100).Count(id => !SampleData.Create(id, 7).SameValuesAs(SampleData.Create(id, 8)));
+        Assert.IsGreaterThan(90, differing);
+    }
+
+    [TestMethod]
+    public void Rows_include_the_values_that_break_naive_formats()
+    {
+        var rows = Enumerable.Range(1, 5000).Select(id => SampleData.Create(id)).ToList();
+        Assert.IsTrue(rows.Any(r => r.StringField1 is null) && rows.Any(r => r.StringField2 is null), "NULLs");
+        Assert.IsTrue(rows.Any(r => r.StringField1 == "") && rows.Any(r => r.StringField2 == ""), "empty strings");
+        Assert.IsTrue(rows.Any(r => r.Desc.Contains('<') && r.Desc.Contains('&') && r.Desc.Contains('"')), "markup and quotes");
+        Assert.IsTrue(rows.Any(r => r.Desc.Any(c => c > 127)), "non-ASCII");
+        Assert.IsTrue(rows.Any(r => r.StringField1?.Contains("\r\n") == true), "line breaks");
+        Assert.IsTrue(rows.Any(r => r.Value != Math.Floor(r.Value)), "fractional doubles");
+        Assert.IsTrue(rows.Any(r => Math.Abs(r.Value) > 1e300), "huge doubles");
+        Assert.IsTrue(rows.Any(r => r.Value == double.Epsilon), "subnormal doubles");
+        Assert.IsTrue(rows.Any(r => r.Value < 0), "negative doubles");
+        Assert.IsTrue(rows.Any(r => r.CreationDate.Hour >= 13 && r.CreationDate.Millisecond > 0), "afternoon timestamps with milliseconds");
+        Assert.IsTrue(rows.All(r => r.Desc.Length <= RecordTable.StringLength && (r.StringField1?.Length ?? 0) <= RecordTable.StringLength));
+    }
+}
+
+[TestClass]
+public sealed class DataGeneratorTests
+{
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task Generation_tops_up_and_never_redoes_rows(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        var generator = new DataGenerator(databases.Server, NullEventLog.Instance) { ChunkSize = 97 };
+
+        Assert.AreEqual(300, (await generator.GenerateAsync(300, CancellationToken.None)).Inserted);
+        Assert.AreEqual(0, (await generator.GenerateAsync(300, CancellationToken.None)).Inserted);
+        Assert.AreEqual(0, (await generator.GenerateAsync(200, CancellationToken.None)).Inserted);
+        Assert.AreEqual(200, (await generator.GenerateAsync(500, CancellationToken.None)).Inserted);
+        Assert.AreEqual(500, await databases.Server.CountAsync(RecordTable.Service, CancellationToken.None));
+
+        // Every row is what one-shot generation would have written, read back through the provider.
+        var id = 0;
+        await foreach (var row in RecordReader.ReadOrderedAsync(databases.Server, RecordTable.Service, null, null, CancellationToken.None))
+        {
+            id++;
+            Assert.IsTrue(SampleData.Create(id).SameValuesAs(row), $"{provider} changed row {id}: {SampleData.Create(id)} → {row}");
+        }
+        Assert.AreEqual(500, id);
+    }
+
+    [TestMethod]
+    public async Task Generation_fills_gaps()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var generator = new DataGenerator(databases.Server, NullEventLog.Instance);
+        await generator.GenerateAsync(100, CancellationToken.None);
+        await using (var connection = await databases.Server.OpenAsync(CancellationToken.None))
+        await using (var command = connection.CreateCommand())
+        {
+            command.CommandText = "DELETE FROM ServiceTable WHERE ServiceTableID IN (1, 50, 51, 100)";
+            await command.ExecuteNonQueryAsync();
+        }
+        Assert.AreEqual(4, (await generator.GenerateAsync(100, CancellationToken.None)).Inserted);
+        var report = await new TransferVerifier(databases.Server, databases.Server).CompareAsync(100, CancellationToken.None);
+        Assert.AreEqual(100, await databases.Server.CountAsync(RecordTable.Service, CancellationToken.None), report.Describe());
+    }
+
+    [TestMethod]
+    public async Task Bad_record_counts_are_refused()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(
+            () => new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(0, CancellationToken.None));
+        Assert.AreEqual(ErrorCodes.InvalidParameter, e.Code);
+    }
+}
+
+[TestClass]
+public sealed class TransferVerifierTests
+{
+    private const int Records = 200;
+
+    private static async Task<TestDatabases> PreparedAsync(string provider = "Sqlite", bool clientWithoutKey = false)
+    {
+        var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Records, CancellationToken.None);
+        if (clientWithoutKey)
+            await ExecuteAsync(databases.Client, "CREATE TABLE ClientTable (ClientTableID INTEGER, DescClientTable TEXT, Value REAL, CreationDate TEXT, StringField1 TEXT, StringField2 TEXT)");
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        await using var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None);
+        await writer.InsertBatchAsync(Enumerable.Range(1, Records).Select(id => SampleData.Create(id)).ToList(), CancellationToken.None);
+        return databases;
+    }
+
+    private static async Task ExecuteAsync(Database database, string sql)
+    {
+        await using var connection = await database.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        await command.ExecuteNonQueryAsync();
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task An_exact_copy_passes(string provider)
+    {
+        await using var databases = await PreparedAsync(provider);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(Records, CancellationToken.None);
+        Assert.AreEqual(Records, report.Matched);
+    }
+
+    [TestMethod]
+    public async Task Missing_rows_are_counted_and_named()
+    {
+        await using var databases = await PreparedAsync();
+        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID IN (1, 7, 200)");
+        var report = await Verify(databases, ErrorCodes.VerificationFailed, "3 missing (first: 1, 7, 200)");
+        Assert.AreEqual(3, report.Missing);
+    }
+
+    [TestMethod]
+    public async Task Extra_rows_are_counted_and_named()
+    {
+        await using var databases = await PreparedAsync();
+        await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None))
+            await writer.InsertBatchAsync([SampleData.Create(201), SampleData.Create(-3)], CancellationToken.None);
+        var report = await Verify(databases, ErrorCodes.VerificationFailed, "2 extra (first: -3, 201)");
+        Assert.AreEqual(2, report.Extra);
+    }
+
+    [TestMethod]
+    public async Task Duplicated_rows_are_counted_and_named()
+    {
+        await using var databases = await PreparedAsync(clientWithoutKey: true);
+        await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None))
+            await writer.InsertBatchAsync([SampleData.Create(5), SampleData.Create(5), SampleData.Create(9)], CancellationToken.None);
+        var report = await Verify(databases, ErrorCodes.VerificationFailed, "3 duplicated (first: 5, 5, 9)");
+        Assert.AreEqual(3, report.Duplicated);
+    }
+
+    [TestMethod]
+    [DataRow("UPDATE ClientTable SET Value = Value + 1e-9 * abs(Value) WHERE ClientTableID = 11", "11 [Value]", DisplayName = "a double's last digits")]
+    [DataRow("UPDATE ClientTable SET CreationDate = '2014-05-10 13:00:00' WHERE ClientTableID = 12", "12 [CreationDate]", DisplayName = "a timestamp")]
+    [DataRow("UPDATE ClientTable SET StringField1 = CASE WHEN StringField1 IS NULL THEN '' ELSE NULL END WHERE ClientTableID = 13", "13 [StringField1]", DisplayName = "NULL against empty")]
+    [DataRow("UPDATE ClientTable SET DescClientTable = DescClientTable || ' ' WHERE ClientTableID = 14", "14 [Desc]", DisplayName = "a trailing space")]
+    public async Task Altered_values_are_counted_and_named(string sql, string expected)
+    {
+        await using var databases = await PreparedAsync();
+        await ExecuteAsync(databases.Client, sql);
+        var report = await Verify(databases, ErrorCodes.VerificationFailed, $"1 altered (first: {expected})");
+        Assert.AreEqual(Records - 1, report.Matched);
+    }
+
+    [TestMethod]
+    public async Task A_server_without_the_rows_is_a_setup_error()
+    {
+        await using var databases = await PreparedAsync();
+        await Verify(databases, ErrorCodes.MissingServerRows, "GenerateData", records: Records + 1);
+    }
+
+    private static async Task<TransferVerifier.Report> Verify(TestDatabases databases, string code, string expected, int records = Records)
+    {
+        var verifier = new TransferVerifier(databases.Server, databases.Client);
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => verifier.VerifyAsync(records, CancellationToken.None));
+        Assert.AreEqual(code, e.Code, e.Message);
+        StringAssert.Contains(e.Message, expected);
+        return code == ErrorCodes.VerificationFailed
+            ? await verifier.CompareAsync(records, CancellationToken.None)
+            : new TransferVerifier.Report();
+    }
+}

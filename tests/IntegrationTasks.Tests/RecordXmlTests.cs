@@ -1,0 +1,146 @@
+using System.Globalization;
+using System.Text;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+public sealed class RecordXmlTests
+{
+    private static List<ServiceRecord> RoundTrip(IEnumerable<ServiceRecord> records)
+    {
+        using var buffer = new MemoryStream();
+        RecordXml.WriteResponse(buffer, records);
+        buffer.Position = 0;
+        return RecordXml.ReadResponse(buffer);
+    }
+
+    [TestMethod]
+    public void Sample_rows_round_trip_exactly_whatever_the_current_culture()
+    {
+        var rows = Enumerable.Range(1, 3000).Select(id => SampleData.Create(id)).ToList();
+        var previous = CultureInfo.CurrentCulture;
+        try
+        {
+            // pt-BR writes "1,5" and dd/MM dates: the series' culture, which broke its formats.
+            CultureInfo.CurrentCulture = new CultureInfo("pt-BR");
+            var back = RoundTrip(rows);
+            Assert.HasCount(rows.Count, back);
+            for (var i = 0; i < rows.Count; i++)
+                Assert.IsTrue(rows[i].SameValuesAs(back[i]), $"row {rows[i].Id}: {rows[i]} became {back[i]}");
+        }
+        finally
+        {
+            CultureInfo.CurrentCulture = previous;
+        }
+    }
+
+    [TestMethod]
+    public void Edge_values_survive()
+    {
+        var date = new DateTime(2014, 5, 10, 23, 59, 59, DateTimeKind.Unspecified).AddTicks(1234567);
+        ServiceRecord[] rows =
+        [
+            new(1, "", double.MaxValue, date, null, ""),
+            new(2, "  spaces  ", double.Epsilon, date, "", null),
+            new(3, "a\r\nb\rc\nd\te", -0.1, date, "<x>&amp;\"'</x>", "日本語 ✓ 😀"),
+            new(4, "]]>", 1234567890.123456789, DateTime.MinValue, " ", "\n"),
+            new(-5, "negative id", -1.7976931348623157E+308, DateTime.MaxValue, null, null),
+        ];
+        var back = RoundTrip(rows);
+        for (var i = 0; i < rows.Length; i++)
+            Assert.IsTrue(rows[i].SameValuesAs(back[i]), $"{rows[i]} became {back[i]}");
+        Assert.IsNull(back[0].StringField1);
+        Assert.AreEqual("", back[0].StringField2);
+    }
+
+    [TestMethod]
+    public void A_request_round_trips()
+    {
+        using var buffer = new MemoryStream();
+        RecordXml.WriteRequest(buffer, [1, 2, 1_000_000, int.MaxValue]);
+        buffer.Position = 0;
+        CollectionAssert.AreEqual(new[] { 1, 2, 1_000_000, int.MaxValue }, RecordXml.ReadRequest(buffer));
+    }
+
+    [TestMethod]
+    public void An_empty_request_reads_as_no_ids()
+    {
+        Assert.IsEmpty(ReadRequest("<request/>"));
+        Assert.IsEmpty(ReadRequest("<?xml version=\"1.0\"?><request></request>"));
+    }
+
+    [TestMethod]
+    [DataRow("", DisplayName = "empty")]
+    [DataRow("garbage", DisplayName = "not XML")]
+    [DataRow("<request><id>1</id>", DisplayName = "truncated")]
+    [DataRow("<request><id>1</id><id>2", DisplayName = "truncated inside an element")]
+    [DataRow("<other/>", DisplayName = "wrong root")]
+    [DataRow("<request><name>1</name></request>", DisplayName = "unknown element")]
+    [DataRow("<request><id>1</id></request><request/>", DisplayName = "two roots")]
+    [DataRow("<!DOCTYPE request [<!ENTITY x \"1\">]><request><id>&x;</id></request>", DisplayName = "DTD")]
+    public void Malformed_requests_fail_with_IT2001(string xml)
+    {
+        var e = Assert.ThrowsExactly<IntegrationException>(() => ReadRequest(xml));
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code, e.Message);
+    }
+
+    [TestMethod]
+    [DataRow("<request><id>x</id></request>", DisplayName = "not a number")]
+    [DataRow("<request><id>1.5</id></request>", DisplayName = "fraction")]
+    [DataRow("<request><id>99999999999</id></request>", DisplayName = "overflow")]
+    public void Bad_ids_fail_with_IT2002(string xml)
+    {
+        var e = Assert.ThrowsExactly<IntegrationException>(() => ReadRequest(xml));
+        Assert.AreEqual(ErrorCodes.InvalidFieldValue, e.Code, e.Message);
+    }
+
+    private const string Good =
+        "<ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1.5</Value>" +
+        "<CreationDate>2014-05-10T13:45:00.1230000</CreationDate><StringField1>a</StringField1><StringField2 nil=\"true\"/>";
+
+    [TestMethod]
+    [DataRow("<table><record>" + Good, ErrorCodes.MalformedXml, DisplayName = "truncated")]
+    [DataRow("<table><record>" + Good + "</record>", ErrorCodes.MalformedXml, DisplayName = "no end of table")]
+    [DataRow("<table><record><ServiceTableID>1</ServiceTableID></record></table>", ErrorCodes.MalformedXml, DisplayName = "missing fields")]
+    [DataRow("<table><record>" + Good + "<Extra/></record></table>", ErrorCodes.MalformedXml, DisplayName = "extra field")]
+    [DataRow("<table><row>" + Good + "</row></table>", ErrorCodes.MalformedXml, DisplayName = "wrong element")]
+    [DataRow("<table><record><DescServiceTable>d</DescServiceTable></record></table>", ErrorCodes.MalformedXml, DisplayName = "wrong order")]
+    [DataRow("<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable nil=\"true\"/><Value>1</Value><CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/></record></table>",
+        ErrorCodes.MalformedXml, DisplayName = "nil on a required field")]
+    [DataRow("<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value><CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1 nil=\"false\"/><StringField2/></record></table>",
+        ErrorCodes.MalformedXml, DisplayName = "nil not true")]
+    [DataRow("<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1,5</Value><CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/></record></table>",
+        ErrorCodes.InvalidFieldValue, DisplayName = "culture-formatted number")]
+    [DataRow("<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value><CreationDate>10/05/2014 01:45:00</CreationDate><StringField1/><StringField2/></record></table>",
+        ErrorCodes.InvalidFieldValue, DisplayName = "the series' date format")]
+    public void Malformed_responses_fail_with_a_code(string xml, string code)
+    {
+        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(Utf8(xml)));
+        Assert.AreEqual(code, e.Code, e.Message);
+    }
+
+    [TestMethod]
+    public void A_good_response_parses()
+    {
+        var records = RecordXml.ReadResponse(Utf8("<table><record>" + Good + "</record></table>"));
+        Assert.HasCount(1, records);
+        Assert.AreEqual(new DateTime(2014, 5, 10, 13, 45, 0, 123), records[0].CreationDate);
+        Assert.IsNull(records[0].StringField2);
+    }
+
+    [TestMethod]
+    public void A_value_XML_cannot_carry_fails_with_IT2003()
+    {
+        var record = new ServiceRecord(7, "bell \u0007", 1, DateTime.Today, null, null);
+        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.WriteResponse(new MemoryStream(), [record]));
+        Assert.AreEqual(ErrorCodes.UnencodableValue, e.Code);
+        StringAssert.Contains(e.Message, "Record 7");
+    }
+
+    private static List<int> ReadRequest(string xml) => RecordXml.ReadRequest(Utf8(xml));
+
+    private static MemoryStream Utf8(string text) => new(Encoding.UTF8.GetBytes(text));
+}

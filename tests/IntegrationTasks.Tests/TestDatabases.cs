@@ -1,0 +1,143 @@
+using System.Diagnostics;
+using IntegrationTasks.Data;
+using Npgsql;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>A server and a client database for one test, on SQLite files or a fresh PostgreSQL database.</summary>
+internal sealed class TestDatabases : IAsyncDisposable
+{
+    private readonly Func<Task> _cleanup;
+
+    private TestDatabases(Database server, Database client, string providerName, Func<Task> cleanup)
+    {
+        Server = server;
+        Client = client;
+        ProviderName = providerName;
+        _cleanup = cleanup;
+    }
+
+    public Database Server { get; }
+    public Database Client { get; }
+    public string ProviderName { get; }
+
+    public static Task<TestDatabases> CreateAsync(string provider) =>
+        provider == "PostgreSql" ? PostgresAsync() : Task.FromResult(Sqlite());
+
+    public static TestDatabases Sqlite()
+    {
+        var folder = Directory.CreateTempSubdirectory("it-sqlite-").FullName;
+        return new TestDatabases(
+            Database.Create(DatabaseProvider.Sqlite, $"Data Source={folder}/server.db"),
+            Database.Create(DatabaseProvider.Sqlite, $"Data Source={folder}/client.db"),
+            "Sqlite",
+            () =>
+            {
+                Microsoft.Data.Sqlite.SqliteConnection.ClearAllPools();
+                Directory.Delete(folder, recursive: true);
+                return Task.CompletedTask;
+            });
+    }
+
+    /// <summary>Two fresh databases (server and client) in the test cluster.</summary>
+    public static async Task<TestDatabases> PostgresAsync()
+    {
+        var admin = PostgresCluster.AdminConnectionString;
+        var suffix = Guid.NewGuid().ToString("N")[..12];
+        string[] names = [$"it_server_{suffix}", $"it_client_{suffix}"];
+        await using (var connection = new NpgsqlConnection(admin))
+        {
+            await connection.OpenAsync();
+            foreach (var name in names)
+            {
+                await using var command = new NpgsqlCommand($"CREATE DATABASE {name}", connection);
+                await command.ExecuteNonQueryAsync();
+            }
+        }
+        string For(string name) => new NpgsqlConnectionStringBuilder(admin) { Database = name }.ConnectionString;
+        return new TestDatabases(
+            Database.Create(DatabaseProvider.PostgreSql, For(names[0])),
+            Database.Create(DatabaseProvider.PostgreSql, For(names[1])),
+            "PostgreSql",
+            async () =>
+            {
+                NpgsqlConnection.ClearAllPools();
+                await using var connection = new NpgsqlConnection(admin);
+                await connection.OpenAsync();
+                foreach (var name in names)
+                {
+                    await using var command = new NpgsqlCommand($"DROP DATABASE IF EXISTS {name} WITH (FORCE)", connection);
+                    await command.ExecuteNonQueryAsync();
+                }
+            });
+    }
+
+    public ValueTask DisposeAsync() => new(_cleanup());
+}
+
+/// <summary>
+/// The PostgreSQL the tests use: IT_PG_CONNSTRING when the test command set it, otherwise the
+/// repository's scripts/postgres.sh starts a private cluster on loopback (and it is stopped after the run).
+/// </summary>
+internal static class PostgresCluster
+{
+    private static readonly Lazy<(string Connection, bool Started)> Cluster = new(Start);
+
+    public static string AdminConnectionString => Cluster.Value.Connection;
+
+    private static (string, bool) Start()
+    {
+        if (Environment.GetEnvironmentVariable("IT_PG_CONNSTRING") is { Length: > 0 } given)
+            return (given, false);
+        var output = RepositoryPaths.RunScript("scripts/postgres.sh", "start");
+        return (output.Trim().Split('\n')[^1], true);
+    }
+
+    public static void StopIfStarted()
+    {
+        if (Cluster.IsValueCreated && Cluster.Value.Started)
+            RepositoryPaths.RunScript("scripts/postgres.sh", "stop");
+    }
+}
+
+internal static class RepositoryPaths
+{
+    public static string Root { get; } = FindRoot();
+
+    public static string BuildProject => Path.Combine(Root, "build.proj");
+
+    private static string FindRoot()
+    {
+        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "build.proj")))
+                return dir.FullName;
+        }
+        throw new InvalidOperationException("build.proj not found above the test assembly.");
+    }
+
+    public static string RunScript(string script, string argument)
+    {
+        var info = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
+        info.ArgumentList.Add(Path.Combine(Root, script));
+        info.ArgumentList.Add(argument);
+        using var process = Process.Start(info)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(TimeSpan.FromMinutes(5)))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"{script} {argument} did not finish within 5 minutes.");
+        }
+        if (process.ExitCode != 0)
+            throw new InvalidOperationException($"{script} {argument} failed ({process.ExitCode}): {stderr.Result}");
+        return stdout.Result;
+    }
+}
+
+[TestClass]
+public static class AssemblyLifetime
+{
+    [AssemblyCleanup]
+    public static void StopDatabases() => PostgresCluster.StopIfStarted();
+}
