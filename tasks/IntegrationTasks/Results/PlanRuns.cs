@@ -22,7 +22,8 @@ public sealed class PlanRuns : IntegrationTask
         if (Repetitions < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {Repetitions}).");
         var runs = new List<ITaskItem>();
-        foreach (var text in RecordCounts.Select(c => c.Trim()).Where(c => c.Length > 0))
+        // ';' separates items in MSBuild; '+' is accepted too, since -p:RecordCounts=20000+50000 needs no shell quoting.
+        foreach (var text in RecordCounts.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0))
         {
             if (!int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var records) || records < 1)
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"RecordCounts holds '{text}', which is not a positive whole number.");

@@ -1,0 +1,228 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Tcp;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>Servers as real processes (`dotnet msbuild build.proj -t:TcpServer2`) and RunAll as a user runs it.</summary>
+[TestClass]
+public sealed class HostingTests
+{
+#if DEBUG
+    internal const string Configuration = "Debug";
+#else
+    internal const string Configuration = "Release";
+#endif
+
+    public TestContext TestContext { get; set; } = null!;
+
+    private static TaskItem Property(string name, string value)
+    {
+        var item = new TaskItem(name);
+        item.SetMetadata("Value", value);
+        return item;
+    }
+
+    private static StartServer Starter(FakeBuildEngine engine, string artifacts, string connString, int port) => new()
+    {
+        BuildEngine = engine,
+        Name = "TcpServer2",
+        Project = RepositoryPaths.BuildProject,
+        Target = "TcpServer2",
+        Port = port,
+        ReadyTimeoutSeconds = 120,
+        LogFile = Path.Combine(artifacts, "logs", "server.log"),
+        Properties =
+        [
+            Property("Configuration", Configuration), Property("ArtifactsDir", artifacts + "/"),
+            Property("ServerConnString", connString), Property("Port", port.ToString()),
+        ],
+    };
+
+    [TestMethod]
+    public async Task A_server_process_starts_serves_and_stops_leaving_nothing_behind()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        var artifacts = Directory.CreateTempSubdirectory("it-hosting-").FullName;
+        var port = TcpTransferTests.FreePort();
+        var engine = new FakeBuildEngine();
+
+        var start = Starter(engine, artifacts, databases.Server.ConnectionString, port);
+        Assert.IsTrue(start.Execute(), engine.Log);
+        Assert.AreEqual($"tcp://127.0.0.1:{port}", start.Endpoint);
+        var pid = start.ProcessId;
+        Assert.IsTrue(IsRunning(pid));
+
+        var client = new TcpClient2
+        {
+            BuildEngine = engine, ClientConnString = databases.Client.ConnectionString, Port = port,
+            TotalBatches = 10, BatchSize = 200, TimeoutSeconds = 120,
+        };
+        Assert.IsTrue(client.Execute(), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+
+        var stop = new StopServer { BuildEngine = engine, Name = "TcpServer2" };
+        Assert.IsTrue(stop.Execute(), engine.Log);
+        Assert.AreEqual(0, stop.ExitCode);
+        Assert.IsGreaterThan(0L, stop.PeakWorkingSetBytes);
+        Assert.IsFalse(IsRunning(pid), "the server process is still running");
+        AssertPortFree(port);
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "server.log")), "TcpServer2 stopped");
+    }
+
+    [TestMethod]
+    public async Task A_taken_port_is_a_clear_error()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        using var squatter = new TcpListener(IPAddress.Loopback, 0);
+        squatter.Start();
+        var port = ((IPEndPoint)squatter.LocalEndpoint).Port;
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(Starter(engine, Path.GetTempPath(), databases.Server.ConnectionString, port).Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.PortInUse), engine.Log);
+    }
+
+    [TestMethod]
+    public async Task A_server_that_dies_before_it_is_ready_is_reported_with_its_output()
+    {
+        var engine = new FakeBuildEngine();
+        var start = Starter(engine, Path.GetTempPath(), "Data Source=/proc/forbidden/server.db", TcpTransferTests.FreePort());
+        Assert.IsFalse(start.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerExited), engine.Log);
+        StringAssert.Contains(engine.Log, "IT1003");
+        await Task.CompletedTask;
+    }
+
+    [TestMethod]
+    public async Task The_end_of_a_failed_build_kills_a_server_that_was_never_stopped()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var port = TcpTransferTests.FreePort();
+        var engine = new FakeBuildEngine();
+        var start = Starter(engine, Directory.CreateTempSubdirectory("it-hosting-").FullName, databases.Server.ConnectionString, port);
+        Assert.IsTrue(start.Execute(), engine.Log);
+        engine.EndBuild(); // what MSBuild does with registered objects when a build ends, failed or not
+        await WaitForExitAsync(start.ProcessId);
+        AssertPortFree(port);
+    }
+
+    // ---- the whole suite, as a user runs it ----
+
+    [TestMethod]
+    public void RunAll_transfers_verifies_and_reports_every_transport()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;
+        var port = TcpTransferTests.FreePort();
+        var (exitCode, output) = RunBuild("RunAll", artifacts,
+            $"-p:Port={port}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
+        Assert.AreEqual(0, exitCode, output);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "| DirectCopy |");
+        StringAssert.Contains(markdown, "| TcpClient2 |");
+        StringAssert.Contains(markdown, "3,000 records (mean of 2 runs");
+        var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
+        Assert.HasCount(1 + 2 * 2 * 2, csv); // header + transports × sizes × repetitions
+        Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
+        StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
+        AssertNoProcessMentions(artifacts);
+        AssertPortFree(port);
+    }
+
+    [TestMethod]
+    public void A_failing_client_still_stops_the_server_and_fails_the_build()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;
+        var port = TcpTransferTests.FreePort();
+        var (exitCode, output) = RunBuild("RunAll", artifacts,
+            $"-p:Port={port}", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Transports=TcpClient2", "-p:MaxInFlight=0");
+        Assert.AreNotEqual(0, exitCode, output);
+        StringAssert.Contains(output, "IT1001");
+        StringAssert.Contains(output, "TcpServer2 stopped");
+        AssertNoProcessMentions(artifacts);
+        AssertPortFree(port);
+    }
+
+    [TestMethod]
+    public void The_series_target_names_and_a_standalone_client_run_work()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-standalone-").FullName;
+        var (exitCode, output) = RunBuild("GenerateData", artifacts, "-p:Records=500");
+        Assert.AreEqual(0, exitCode, output);
+        (exitCode, output) = RunBuild("DirectCopy", artifacts, "-p:TotalBatches=5", "-p:BatchSize=100");
+        Assert.AreEqual(0, exitCode, output);
+        StringAssert.Contains(output, "Verified: ClientTable equals ServiceTable for all 500 IDs.");
+        // No server: the series' client target name fails clearly instead of hanging.
+        (exitCode, output) = RunBuild("TcpClientMultiThreadTest2", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", "-p:TotalBatches=5", "-p:BatchSize=100");
+        Assert.AreNotEqual(0, exitCode);
+        StringAssert.Contains(output, "IT3003");
+    }
+
+    private (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
+    {
+        var info = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true,
+        };
+        foreach (var argument in new[]
+                 {
+                     "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", "-tl:off", "-v:n",
+                     $"-p:Configuration={Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
+                 }.Concat(properties))
+            info.ArgumentList.Add(argument);
+        using var process = Process.Start(info)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(TimeSpan.FromMinutes(5)))
+        {
+            process.Kill(entireProcessTree: true);
+            Assert.Fail($"{target} did not finish within 5 minutes:\n{stdout.Result}");
+        }
+        return (process.ExitCode, stdout.Result + stderr.Result);
+    }
+
+    private static bool IsRunning(int pid)
+    {
+        try
+        {
+            using var process = Process.GetProcessById(pid);
+            return !process.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
+    }
+
+    private static async Task WaitForExitAsync(int pid)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        while (IsRunning(pid))
+            await Task.Delay(50, timeout.Token);
+    }
+
+    private static void AssertPortFree(int port)
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, port);
+        listener.Start(); // throws if anything still listens
+        listener.Stop();
+    }
+
+    /// <summary>No process left whose command line names this test's artifacts folder (servers get it as a property).</summary>
+    private static void AssertNoProcessMentions(string artifacts)
+    {
+        foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
+        {
+            string cmdline;
+            try { cmdline = File.ReadAllText(Path.Combine(dir, "cmdline")).Replace('\0', ' '); }
+            catch (IOException) { continue; }
+            catch (UnauthorizedAccessException) { continue; }
+            Assert.DoesNotContain(artifacts, cmdline, $"process {Path.GetFileName(dir)} outlived the build: {cmdline}");
+        }
+    }
+}

@@ -1,0 +1,230 @@
+using System.Buffers.Binary;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Tcp;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>Records what the server logs, so tests can see its coded warnings.</summary>
+internal sealed class CapturingLog : IEventLog
+{
+    private readonly List<string> _lines = [];
+    public List<string> Lines { get { lock (_lines) return [.. _lines]; } }
+    public void Info(string message) { lock (_lines) _lines.Add(message); }
+    public void Detail(string message) { lock (_lines) _lines.Add(message); }
+    public void Warning(string code, string message) { lock (_lines) _lines.Add($"warning {code}: {message}"); }
+    public void Error(string code, string message) { lock (_lines) _lines.Add($"error {code}: {message}"); }
+}
+
+/// <summary>A TcpServer2 running in the test process on a free loopback port.</summary>
+internal sealed class RunningTcpServer : IAsyncDisposable
+{
+    private readonly CancellationTokenSource _stop = new();
+    private readonly PipelinedTcpServer _server;
+    private readonly Task _serving;
+
+    public RunningTcpServer(Database database, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes)
+    {
+        _server = new PipelinedTcpServer(database, new TcpServerOptions { Port = 0, MaxFrameBytes = maxFrameBytes }, Log);
+        Port = _server.Start().Port;
+        _serving = _server.RunAsync(_stop.Token);
+    }
+
+    public CapturingLog Log { get; } = new();
+    public int Port { get; }
+    public PipelinedTcpServer Server => _server;
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
+        await _server.DisposeAsync();
+        _stop.Dispose();
+    }
+}
+
+[TestClass]
+public sealed class TcpTransferTests
+{
+    private static TcpClient2 Client(TestDatabases databases, int port, int totalBatches, int batchSize, FakeBuildEngine engine) => new()
+    {
+        BuildEngine = engine,
+        ClientProvider = databases.ProviderName,
+        ClientConnString = databases.Client.ConnectionString,
+        HostName = "127.0.0.1",
+        Port = port,
+        TotalBatches = totalBatches,
+        BatchSize = batchSize,
+        MaxInFlight = 3,
+        TimeoutSeconds = 120,
+    };
+
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task TcpClient2_moves_every_row_intact(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server);
+
+        var engine = new FakeBuildEngine();
+        var client = Client(databases, server.Port, totalBatches: 20, batchSize: 250, engine);
+        Assert.IsTrue(client.Execute(), engine.Log);
+
+        Assert.AreEqual(5000, client.Records);
+        Assert.IsGreaterThan(0, client.ElapsedSeconds);
+        Assert.IsGreaterThan(5000L * 100, client.BytesReceived); // a record is a few hundred bytes of XML
+        Assert.IsGreaterThan(5000L * 5, client.BytesSent);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(5000, CancellationToken.None);
+        Assert.AreEqual(5000, report.Matched);
+    }
+
+    [TestMethod]
+    public async Task Several_clients_are_served_at_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server);
+        var folder = Directory.CreateTempSubdirectory("it-clients-").FullName;
+        var clients = Enumerable.Range(0, 3).Select(i =>
+        {
+            var engine = new FakeBuildEngine();
+            var task = new TcpClient2
+            {
+                BuildEngine = engine, ClientConnString = $"Data Source={folder}/client{i}.db", Port = server.Port,
+                TotalBatches = 20, BatchSize = 100, TimeoutSeconds = 120,
+            };
+            return (engine, task, Database.Create(DatabaseProvider.Sqlite, task.ClientConnString));
+        }).ToList();
+        var results = await Task.WhenAll(clients.Select(c => Task.Run(c.task.Execute)));
+        for (var i = 0; i < clients.Count; i++)
+        {
+            Assert.IsTrue(results[i], clients[i].engine.Log);
+            await new TransferVerifier(databases.Server, clients[i].Item3).VerifyAsync(2000, CancellationToken.None);
+        }
+        Assert.AreEqual(3, server.Server.ConnectionsServed);
+    }
+
+    [TestMethod]
+    public void A_missing_server_is_a_coded_error_not_a_hang()
+    {
+        using var databases = new DisposableSqlite();
+        var port = FreePort();
+        var engine = new FakeBuildEngine();
+        var client = Client(databases.Value, port, 1, 10, engine);
+        Assert.IsFalse(client.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        StringAssert.Contains(engine.Log, "-t:TcpServer2");
+    }
+
+    [TestMethod]
+    public void Invalid_parameters_are_coded_errors()
+    {
+        using var databases = new DisposableSqlite();
+        var engine = new FakeBuildEngine();
+        var client = Client(databases.Value, 1, totalBatches: 0, batchSize: 10, engine);
+        Assert.IsFalse(client.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+
+        engine = new FakeBuildEngine();
+        client = Client(databases.Value, 1, 1, 10, engine);
+        client.ClientProvider = "Oracle";
+        Assert.IsFalse(client.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.UnknownProvider), engine.Log);
+    }
+
+    // ---- bad clients: each one loses its connection, the server logs a coded warning and serves a good client ----
+
+    public static IEnumerable<object[]> BadClients =>
+    [
+        ["garbage", (Func<NetworkStream, Task>)(s => s.WriteAsync(Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).AsTask()), "IT210"],
+        ["oversized length", (Func<NetworkStream, Task>)(s => s.WriteAsync(Header(1L << 40)).AsTask()), ErrorCodes.FrameTooLarge],
+        ["negative length", (Func<NetworkStream, Task>)(s => s.WriteAsync(Header(-5)).AsTask()), ErrorCodes.InvalidFrameLength],
+        ["malformed XML", (Func<NetworkStream, Task>)(s => s.WriteAsync(Frame("<request><id>1</id>")).AsTask()), ErrorCodes.MalformedXml],
+        ["bad id", (Func<NetworkStream, Task>)(s => s.WriteAsync(Frame("<request><id>one</id></request>")).AsTask()), ErrorCodes.InvalidFieldValue],
+        ["disconnect mid-frame", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, Header(1000).Concat(new byte[10]).ToArray())), ErrorCodes.TruncatedFrame],
+        ["disconnect mid-header", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, new byte[3])), ErrorCodes.TruncatedFrame],
+        ["disconnect without end marker", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, Frame("<request><id>1</id></request>"))), ErrorCodes.TruncatedFrame],
+    ];
+
+    [TestMethod]
+    [DynamicData(nameof(BadClients))]
+    public async Task A_bad_client_does_not_disturb_a_good_one(string name, Func<NetworkStream, Task> misbehave, string code)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, maxFrameBytes: 1 << 20);
+
+        // The good client starts first and is mid-transfer while the bad one misbehaves.
+        var engine = new FakeBuildEngine();
+        var good = Task.Run(Client(databases, server.Port, totalBatches: 30, batchSize: 100, engine).Execute);
+        using (var bad = new TcpClient())
+        {
+            await bad.ConnectAsync(IPAddress.Loopback, server.Port);
+            var stream = bad.GetStream();
+            await misbehave(stream);
+            // The server answers a protocol error by closing: reading reaches the end (after any responses).
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            var buffer = new byte[64 * 1024];
+            while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+            {
+            }
+        }
+        Assert.IsTrue(await good, engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
+
+        await WaitUntilAsync(() => server.Server.ConnectionsFailed > 0);
+        var warning = server.Log.Lines.FirstOrDefault(l => l.StartsWith("warning ", StringComparison.Ordinal));
+        Assert.IsNotNull(warning, $"{name}: no warning in {string.Join("\n", server.Log.Lines)}");
+        StringAssert.StartsWith(warning, $"warning {code}", $"{name}: {warning}");
+
+        // And the server still serves a new client afterwards.
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        engine = new FakeBuildEngine();
+        Assert.IsTrue(Client(databases, server.Port, 1, 10, engine).Execute(), engine.Log);
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        while (!condition())
+            await Task.Delay(20, timeout.Token);
+    }
+
+    private static async Task ThenDisconnect(NetworkStream stream, byte[] bytes)
+    {
+        await stream.WriteAsync(bytes);
+        stream.Socket.Shutdown(SocketShutdown.Send);
+    }
+
+    internal static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    private static byte[] Header(long length)
+    {
+        var header = new byte[8];
+        BinaryPrimitives.WriteInt64LittleEndian(header, length);
+        return header;
+    }
+
+    private static byte[] Frame(string xml)
+    {
+        var payload = Encoding.UTF8.GetBytes(xml);
+        return [.. Header(payload.Length), .. payload];
+    }
+}
+
+internal sealed class DisposableSqlite : IDisposable
+{
+    public TestDatabases Value { get; } = TestDatabases.Sqlite();
+    public void Dispose() => Value.DisposeAsync().AsTask().GetAwaiter().GetResult();
+}
