@@ -163,27 +163,14 @@ public sealed class HostingTests
         StringAssert.Contains(output, "IT3003");
     }
 
-    private (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
+    private static (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
     {
-        var info = new ProcessStartInfo("dotnet")
-        {
-            WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true,
-        };
-        foreach (var argument in new[]
-                 {
-                     "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", "-tl:off", "-v:n",
-                     $"-p:Configuration={Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
-                 }.Concat(properties))
-            info.ArgumentList.Add(argument);
-        using var process = Process.Start(info)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        if (!process.WaitForExit(TimeSpan.FromMinutes(5)))
-        {
-            process.Kill(entireProcessTree: true);
-            Assert.Fail($"{target} did not finish within 5 minutes:\n{stdout.Result}");
-        }
-        return (process.ExitCode, stdout.Result + stderr.Result);
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
+        [
+            "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", "-tl:off", "-v:n",
+            $"-p:Configuration={Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", .. properties,
+        ]);
+        return (exitCode, stdout + stderr);
     }
 
     private static bool IsRunning(int pid)

@@ -64,15 +64,8 @@ public sealed class DataTaskTests
     public void Cancelling_a_task_ends_it_quickly_and_returns_false()
     {
         using var databases = new DisposableSqlite();
-        var engine = new FakeBuildEngine();
-        // A client waiting on a server that accepts but never answers: only cancellation ends it.
-        using var silent = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        silent.Start();
-        var client = new Tcp.TcpClient2
-        {
-            BuildEngine = engine, ClientConnString = databases.Value.Client.ConnectionString,
-            Port = ((System.Net.IPEndPoint)silent.LocalEndpoint).Port, TotalBatches = 1, BatchSize = 1,
-        };
+        using var silent = SilentServer();
+        var client = ClientOf(silent, databases, new FakeBuildEngine(), timeoutSeconds: 1800);
         var run = System.Threading.Tasks.Task.Run(client.Execute);
         Thread.Sleep(500);
         client.Cancel();
@@ -84,17 +77,25 @@ public sealed class DataTaskTests
     public void A_transfer_that_exceeds_its_timeout_fails_with_IT3004()
     {
         using var databases = new DisposableSqlite();
+        using var silent = SilentServer();
         var engine = new FakeBuildEngine();
-        using var silent = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        silent.Start();
-        var client = new Tcp.TcpClient2
-        {
-            BuildEngine = engine, ClientConnString = databases.Value.Client.ConnectionString,
-            Port = ((System.Net.IPEndPoint)silent.LocalEndpoint).Port, TotalBatches = 1, BatchSize = 1, TimeoutSeconds = 1,
-        };
-        Assert.IsFalse(client.Execute());
+        Assert.IsFalse(ClientOf(silent, databases, engine, timeoutSeconds: 1).Execute());
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.Timeout), engine.Log);
     }
+
+    /// <summary>A server that accepts connections and never answers: only a timeout or cancellation ends a client.</summary>
+    private static System.Net.Sockets.TcpListener SilentServer()
+    {
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return listener;
+    }
+
+    private static Tcp.TcpClient2 ClientOf(System.Net.Sockets.TcpListener server, DisposableSqlite databases, FakeBuildEngine engine, int timeoutSeconds) => new()
+    {
+        BuildEngine = engine, ClientConnString = databases.Value.Client.ConnectionString,
+        Port = ((System.Net.IPEndPoint)server.LocalEndpoint).Port, TotalBatches = 1, BatchSize = 1, TimeoutSeconds = timeoutSeconds,
+    };
 }
 
 [TestClass]

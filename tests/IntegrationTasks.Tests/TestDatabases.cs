@@ -118,20 +118,27 @@ internal static class RepositoryPaths
 
     public static string RunScript(string script, string argument)
     {
-        var info = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
-        info.ArgumentList.Add(Path.Combine(Root, script));
-        info.ArgumentList.Add(argument);
+        var (exitCode, stdout, stderr) = Run("bash", [Path.Combine(Root, script), argument]);
+        if (exitCode != 0)
+            throw new InvalidOperationException($"{script} {argument} failed ({exitCode}): {stderr}");
+        return stdout;
+    }
+
+    /// <summary>Runs a command from the repository root; five minutes at most, then its tree is killed.</summary>
+    public static (int ExitCode, string Stdout, string Stderr) Run(string fileName, IEnumerable<string> arguments)
+    {
+        var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
+        foreach (var argument in arguments)
+            info.ArgumentList.Add(argument);
         using var process = Process.Start(info)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
         if (!process.WaitForExit(TimeSpan.FromMinutes(5)))
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{script} {argument} did not finish within 5 minutes.");
+            throw new TimeoutException($"{fileName} {string.Join(' ', arguments)} did not finish within 5 minutes:\n{stdout.Result}");
         }
-        if (process.ExitCode != 0)
-            throw new InvalidOperationException($"{script} {argument} failed ({process.ExitCode}): {stderr.Result}");
-        return stdout.Result;
+        return (process.ExitCode, stdout.Result, stderr.Result);
     }
 }
 

@@ -39,7 +39,6 @@ public sealed class ServerProcess : IDisposable
     public string Name { get; }
     public int ProcessId => _process.Id;
     public bool HasExited => _process.HasExited;
-    public string? Endpoint => _ready.Task.IsCompletedSuccessfully ? _ready.Task.Result : null;
 
     public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink)
     {

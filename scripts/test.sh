@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The README's test command: installs and starts what the tests need, runs them, prints "N passed, N failed".
+#   - the .NET SDK must be on PATH (it is on this project's machines);
+#   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+results="$root/artifacts/test-results"
+rm -rf "$results"
+mkdir -p "$results"
+
+if ! command -v dotnet >/dev/null; then
+  echo "scripts/test.sh: the .NET SDK (dotnet) is not on PATH" >&2
+  exit 1
+fi
+
+IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: could not start PostgreSQL" >&2; exit 1; }
+export IT_PG_CONNSTRING
+trap 'bash scripts/postgres.sh stop' EXIT
+
+dotnet test tests/IntegrationTasks.Tests/IntegrationTasks.Tests.csproj -c Debug -nologo \
+  --logger "trx;LogFileName=tests.trx" --logger "console;verbosity=normal" --results-directory "$results"
+status=$?
+
+trx="$results/tests.trx"
+if [ -f "$trx" ]; then
+  counters=$(grep -o '<Counters [^>]*>' "$trx" | head -n 1)
+  passed=$(sed -n 's/.* passed="\([0-9]*\)".*/\1/p' <<<"$counters")
+  total=$(sed -n 's/.* total="\([0-9]*\)".*/\1/p' <<<"$counters")
+  # Every test that did not pass counts as failed: nothing here may be skipped.
+  echo "${passed:-0} passed, $(( ${total:-0} - ${passed:-0} )) failed"
+else
+  echo "0 passed, 1 failed"
+  [ $status -eq 0 ] && status=1
+fi
+exit $status
