@@ -163,6 +163,20 @@ public sealed class HostingTests
         StringAssert.Contains(output, "IT3003");
     }
 
+    [TestMethod]
+    public void The_SQL_Server_provider_loads_inside_MSBuild_and_fails_clearly_without_a_server()
+    {
+        // No SQL Server can run here: this shows the driver's Linux build loads through the task's
+        // .deps.json and that a connection failure is a coded error with the password kept out of the log.
+        var artifacts = Directory.CreateTempSubdirectory("it-sqlserver-").FullName;
+        var (exitCode, output) = RunBuild("GenerateData", artifacts, "-p:Provider=SqlServer",
+            "-p:ConnString=Server=127.0.0.1%2C1%3BDatabase=IntegrationTests%3BUser Id=sa%3BPassword=secret%3BConnect Timeout=3%3BEncrypt=false");
+        Assert.AreNotEqual(0, exitCode, output);
+        StringAssert.Contains(output, "error IT1003: Cannot open the SqlServer database");
+        Assert.DoesNotContain("PlatformNotSupported", output);
+        Assert.DoesNotContain("secret", output);
+    }
+
     private static (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
     {
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
