@@ -21,6 +21,13 @@ public sealed class HostingTests
 
     public TestContext TestContext { get; set; } = null!;
 
+    /// <summary>Every transport RunAll knows; RunAll runs them all when Transports is not set.</summary>
+    internal static readonly string[] AllTransports =
+    [
+        "DirectCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest", "TcpClient2", "TcpClientMultiThreadTest3",
+        "TcpClientMultiThreadTest4",
+    ];
+
     private static TaskItem Property(string name, string value)
     {
         var item = new TaskItem(name);
@@ -123,11 +130,11 @@ public sealed class HostingTests
             $"-p:Port={port}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "| DirectCopy |");
-        StringAssert.Contains(markdown, "| TcpClient2 |");
+        foreach (var transport in AllTransports)
+            StringAssert.Contains(markdown, $"| {transport} |");
         StringAssert.Contains(markdown, "3,000 records (mean of 2 runs");
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
-        Assert.HasCount(1 + 2 * 2 * 2, csv); // header + transports × sizes × repetitions
+        Assert.HasCount(1 + AllTransports.Length * 2 * 2, csv); // header + transports × sizes × repetitions
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);

@@ -24,19 +24,22 @@ internal sealed class CapturingLog : IEventLog
 internal sealed class RunningTcpServer : IAsyncDisposable
 {
     private readonly CancellationTokenSource _stop = new();
-    private readonly PipelinedTcpServer _server;
+    private readonly TcpServerHost _server;
     private readonly Task _serving;
 
-    public RunningTcpServer(Database database, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes)
+    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes)
     {
-        _server = new PipelinedTcpServer(database, new TcpServerOptions { Port = 0, MaxFrameBytes = maxFrameBytes }, Log);
+        generation ??= TcpGeneration.All["TcpClient2"];
+        _server = new TcpServerHost(database,
+            new TcpServerOptions { Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io },
+            generation.ServerModel(), Log);
         Port = _server.Start().Port;
         _serving = _server.RunAsync(_stop.Token);
     }
 
     public CapturingLog Log { get; } = new();
     public int Port { get; }
-    public PipelinedTcpServer Server => _server;
+    public TcpServerHost Server => _server;
 
     public async ValueTask DisposeAsync()
     {
@@ -47,33 +50,58 @@ internal sealed class RunningTcpServer : IAsyncDisposable
     }
 }
 
+/// <summary>The series' TCP generations as the tests drive them: a server model, a frame format, an I/O style and a client task.</summary>
+public sealed record TcpGeneration(string Name, Func<ServerModel> ServerModel, FrameFormat Format, TcpIo Io, Func<TcpClientTask> NewClient)
+{
+    public static readonly IReadOnlyDictionary<string, TcpGeneration> All = new[]
+    {
+        new TcpGeneration("TcpClientSingleThreadTest", () => new LockStepServerModel(), FrameFormat.Plain, TcpIo.Streams, () => new TcpClientSingleThreadTest()),
+        new TcpGeneration("TcpClientMultiThreadTest", () => new LockStepServerModel(), FrameFormat.Plain, TcpIo.Streams, () => new TcpClientMultiThreadTest()),
+        new TcpGeneration("TcpClient2", () => new PipelinedServerModel(1, 8), FrameFormat.Plain, TcpIo.Streams, () => new TcpClient2()),
+        new TcpGeneration("TcpClientMultiThreadTest3", () => new PipelinedServerModel(4, 8), FrameFormat.Tagged, TcpIo.Streams, () => new TcpClientMultiThreadTest3()),
+        new TcpGeneration("TcpClientMultiThreadTest4", () => new PipelinedServerModel(1, 8), FrameFormat.Plain, TcpIo.Pipelines, () => new TcpClientMultiThreadTest4()),
+    }.ToDictionary(g => g.Name);
+
+    public static IEnumerable<object[]> Names => All.Keys.Select(name => new object[] { name });
+
+    /// <summary>One generation's server each (the multi-thread client shares TCP 1's server).</summary>
+    public static IEnumerable<string> ServerNames => ["TcpClientSingleThreadTest", "TcpClient2", "TcpClientMultiThreadTest3", "TcpClientMultiThreadTest4"];
+
+    public override string ToString() => Name;
+}
+
 [TestClass]
 public sealed class TcpTransferTests
 {
-    private static TcpClient2 Client(TestDatabases databases, int port, int totalBatches, int batchSize, FakeBuildEngine engine) => new()
+    private static TcpClientTask Client(TestDatabases databases, int port, int totalBatches, int batchSize, FakeBuildEngine engine,
+        string generation = "TcpClient2")
     {
-        BuildEngine = engine,
-        ClientProvider = databases.ProviderName,
-        ClientConnString = databases.Client.ConnectionString,
-        HostName = "127.0.0.1",
-        Port = port,
-        TotalBatches = totalBatches,
-        BatchSize = batchSize,
-        MaxInFlight = 3,
-        TimeoutSeconds = 120,
-    };
+        var client = TcpGeneration.All[generation].NewClient();
+        client.BuildEngine = engine;
+        client.ClientProvider = databases.ProviderName;
+        client.ClientConnString = databases.Client.ConnectionString;
+        client.HostName = "127.0.0.1";
+        client.Port = port;
+        client.TotalBatches = totalBatches;
+        client.BatchSize = batchSize;
+        client.MaxInFlight = 3;
+        client.TimeoutSeconds = 120;
+        return client;
+    }
+
+    public static IEnumerable<object[]> GenerationsTimesProviders =>
+        TcpGeneration.All.Keys.SelectMany(name => new[] { new object[] { name, "Sqlite" }, new object[] { name, "PostgreSql" } });
 
     [TestMethod]
-    [DataRow("Sqlite")]
-    [DataRow("PostgreSql")]
-    public async Task TcpClient2_moves_every_row_intact(string provider)
+    [DynamicData(nameof(GenerationsTimesProviders))]
+    public async Task Every_generation_moves_every_row_intact(string generation, string provider)
     {
         await using var databases = await TestDatabases.CreateAsync(provider);
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
-        await using var server = new RunningTcpServer(databases.Server);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
 
         var engine = new FakeBuildEngine();
-        var client = Client(databases, server.Port, totalBatches: 20, batchSize: 250, engine);
+        var client = Client(databases, server.Port, totalBatches: 20, batchSize: 250, engine, generation);
         Assert.IsTrue(client.Execute(), engine.Log);
 
         Assert.AreEqual(5000, client.Records);
@@ -140,34 +168,39 @@ public sealed class TcpTransferTests
 
     // ---- bad clients: each one loses its connection, the server logs a coded warning and serves a good client ----
 
-    public static IEnumerable<object[]> BadClients =>
+    private static readonly (string Name, Func<NetworkStream, FrameFormat, Task> Misbehave, string Code)[] BadClients =
     [
-        ["garbage", (Func<NetworkStream, Task>)(s => s.WriteAsync(Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).AsTask()), "IT210"],
-        ["oversized length", (Func<NetworkStream, Task>)(s => s.WriteAsync(Header(1L << 40)).AsTask()), ErrorCodes.FrameTooLarge],
-        ["negative length", (Func<NetworkStream, Task>)(s => s.WriteAsync(Header(-5)).AsTask()), ErrorCodes.InvalidFrameLength],
-        ["malformed XML", (Func<NetworkStream, Task>)(s => s.WriteAsync(Frame("<request><id>1</id>")).AsTask()), ErrorCodes.MalformedXml],
-        ["bad id", (Func<NetworkStream, Task>)(s => s.WriteAsync(Frame("<request><id>one</id></request>")).AsTask()), ErrorCodes.InvalidFieldValue],
-        ["disconnect mid-frame", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, Header(1000).Concat(new byte[10]).ToArray())), ErrorCodes.TruncatedFrame],
-        ["disconnect mid-header", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, new byte[3])), ErrorCodes.TruncatedFrame],
-        ["disconnect without end marker", (Func<NetworkStream, Task>)(s => ThenDisconnect(s, Frame("<request><id>1</id></request>"))), ErrorCodes.TruncatedFrame],
+        ("garbage", (s, f) => s.WriteAsync(Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).AsTask(), "IT210"),
+        ("oversized length", (s, f) => s.WriteAsync(Header(f, 1L << 40)).AsTask(), ErrorCodes.FrameTooLarge),
+        ("negative length", (s, f) => s.WriteAsync(Header(f, -5)).AsTask(), ErrorCodes.InvalidFrameLength),
+        ("malformed XML", (s, f) => s.WriteAsync(Frame(f, "<request><id>1</id>")).AsTask(), ErrorCodes.MalformedXml),
+        ("bad id", (s, f) => s.WriteAsync(Frame(f, "<request><id>one</id></request>")).AsTask(), ErrorCodes.InvalidFieldValue),
+        ("disconnect mid-frame", (s, f) => ThenDisconnect(s, Header(f, 1000).Concat(new byte[10]).ToArray()), ErrorCodes.TruncatedFrame),
+        ("disconnect mid-header", (s, f) => ThenDisconnect(s, new byte[3]), ErrorCodes.TruncatedFrame),
+        ("disconnect without end marker", (s, f) => ThenDisconnect(s, Frame(f, "<request><id>1</id></request>")), ErrorCodes.TruncatedFrame),
     ];
 
+    public static IEnumerable<object[]> ServersTimesBadClients =>
+        TcpGeneration.ServerNames.SelectMany(server => BadClients.Select(bad => new object[] { server, bad.Name }));
+
     [TestMethod]
-    [DynamicData(nameof(BadClients))]
-    public async Task A_bad_client_does_not_disturb_a_good_one(string name, Func<NetworkStream, Task> misbehave, string code)
+    [DynamicData(nameof(ServersTimesBadClients))]
+    public async Task A_bad_client_does_not_disturb_a_good_one(string generation, string name)
     {
+        var (_, misbehave, code) = BadClients.Single(b => b.Name == name);
+        var format = TcpGeneration.All[generation].Format;
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
-        await using var server = new RunningTcpServer(databases.Server, maxFrameBytes: 1 << 20);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20);
 
         // The good client starts first and is mid-transfer while the bad one misbehaves.
         var engine = new FakeBuildEngine();
-        var good = Task.Run(Client(databases, server.Port, totalBatches: 30, batchSize: 100, engine).Execute);
+        var good = Task.Run(Client(databases, server.Port, totalBatches: 30, batchSize: 100, engine, generation).Execute);
         using (var bad = new TcpClient())
         {
             await bad.ConnectAsync(IPAddress.Loopback, server.Port);
             var stream = bad.GetStream();
-            await misbehave(stream);
+            await misbehave(stream, format);
             // The server answers a protocol error by closing: reading reaches the end (after any responses).
             using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
             var buffer = new byte[64 * 1024];
@@ -186,7 +219,7 @@ public sealed class TcpTransferTests
         // And the server still serves a new client afterwards.
         await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
         engine = new FakeBuildEngine();
-        Assert.IsTrue(Client(databases, server.Port, 1, 10, engine).Execute(), engine.Log);
+        Assert.IsTrue(Client(databases, server.Port, 1, 10, engine, generation).Execute(), engine.Log);
     }
 
     private static async Task WaitUntilAsync(Func<bool> condition)
@@ -209,17 +242,19 @@ public sealed class TcpTransferTests
         return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
-    private static byte[] Header(long length)
+    private static byte[] Header(FrameFormat format, long length)
     {
-        var header = new byte[8];
+        var header = new byte[format.HeaderSize];
         BinaryPrimitives.WriteInt64LittleEndian(header, length);
+        if (format.CarriesBatchId)
+            BinaryPrimitives.WriteInt32LittleEndian(header.AsSpan(8), 1);
         return header;
     }
 
-    private static byte[] Frame(string xml)
+    private static byte[] Frame(FrameFormat format, string xml)
     {
         var payload = Encoding.UTF8.GetBytes(xml);
-        return [.. Header(payload.Length), .. payload];
+        return [.. Header(format, payload.Length), .. payload];
     }
 }
 

@@ -40,6 +40,25 @@ public static class MeasurementLog
         File.AppendAllText(path, JsonSerializer.Serialize(measurement, Json) + "\n");
     }
 
+    /// <summary>One client run's figures, handed from the client task to RecordMeasurement.</summary>
+    public static void WriteSingle(string path, Measurement measurement)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        File.WriteAllText(path, JsonSerializer.Serialize(measurement, Json));
+    }
+
+    public static Measurement ReadSingle(string path)
+    {
+        try
+        {
+            return JsonSerializer.Deserialize<Measurement>(File.ReadAllText(path), Json) ?? throw new JsonException("null");
+        }
+        catch (Exception e) when (e is IOException or JsonException)
+        {
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"The client run's figures at {path} cannot be read: {e.Message}", e);
+        }
+    }
+
     public static List<Measurement> Read(string path)
     {
         if (!File.Exists(path))

@@ -132,7 +132,7 @@ public static class ReportWriter
         var text = new StringBuilder();
         foreach (var s in summaries)
         {
-            text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-14} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
+            text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-26} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
             text.Append(Invariant, $"sd {s.Seconds.StdDev,7:F3}  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
             text.Append('\n');

@@ -27,6 +27,9 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>The whole transfer must finish within this many seconds.</summary>
     public int TimeoutSeconds { get; set; } = 1800;
 
+    /// <summary>When set, the run's figures are also written here (JSON), for RecordMeasurement after verification.</summary>
+    public string? ResultFile { get; set; }
+
     [Output] public double ElapsedSeconds { get; private set; }
     [Output] public double FirstCommitSeconds { get; private set; }
     [Output] public long Records { get; private set; }
@@ -73,6 +76,15 @@ public abstract class TransferClientTask : IntegrationTask
         BytesSent = result.BytesSent;
         BytesReceived = result.BytesReceived;
         PeakWorkingSetBytes = ProcessMemory.PeakBytes() ?? 0;
+        if (!string.IsNullOrEmpty(ResultFile))
+        {
+            MeasurementLog.WriteSingle(ResultFile, new Measurement
+            {
+                Transport = TransportName, Provider = database.Provider.ToString(), Records = (int)Records, BatchSize = plan.BatchSize,
+                ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
+                BytesReceived = BytesReceived, ClientPeakBytes = PeakWorkingSetBytes,
+            });
+        }
         Log.LogMessage(MessageImportance.High,
             "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4:N0} bytes sent, {5:N0} received.",
             TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9), BytesSent, BytesReceived);

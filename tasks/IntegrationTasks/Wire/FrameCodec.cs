@@ -9,17 +9,23 @@ public sealed class Frame : IDisposable
 {
     private byte[]? _array;
 
-    internal Frame(byte[] array, int length)
+    internal Frame(byte[] array, int length, int batchId)
     {
         _array = array;
         Length = length;
+        BatchId = batchId;
     }
 
     public int Length { get; }
 
-    public ReadOnlyMemory<byte> Memory => (_array ?? throw new ObjectDisposedException(nameof(Frame))).AsMemory(0, Length);
+    /// <summary>The batch id of a tagged frame (the series' TCP 3); 0 in the plain format.</summary>
+    public int BatchId { get; }
 
-    public Stream OpenRead() => new MemoryStream(_array ?? throw new ObjectDisposedException(nameof(Frame)), 0, Length, writable: false);
+    internal byte[] Array => _array ?? throw new ObjectDisposedException(nameof(Frame));
+
+    public ReadOnlyMemory<byte> Memory => Array.AsMemory(0, Length);
+
+    public Stream OpenRead() => new MemoryStream(Array, 0, Length, writable: false);
 
     public void Dispose()
     {
@@ -27,55 +33,103 @@ public sealed class Frame : IDisposable
         if (array is not null)
             ArrayPool<byte>.Shared.Return(array);
     }
+
+    internal static Frame Rent(int length, int batchId) => new(ArrayPool<byte>.Shared.Rent(length), length, batchId);
 }
 
 /// <summary>
 /// The series' TCP framing: an 8-byte little-endian length, then that many payload bytes; a zero
-/// length ends the transfer. The declared length is checked against a maximum before anything is
-/// allocated, and every short read (the peer closing mid-frame) is an error, not a corrupt length.
+/// length ends the transfer. <see cref="Tagged"/> adds a 4-byte batch id after the length (the
+/// series' TCP 3), and its end marker is a whole zero header (the series sent only 8 bytes there).
 /// </summary>
-public static class FrameCodec
+public sealed class FrameFormat
 {
-    public const int HeaderSize = sizeof(long);
-    public const int DefaultMaxFrameBytes = 64 * 1024 * 1024;
+    public static readonly FrameFormat Plain = new(sizeof(long), carriesBatchId: false);
+    public static readonly FrameFormat Tagged = new(sizeof(long) + sizeof(int), carriesBatchId: true);
 
-    /// <summary>Reads one frame; null for the zero-length end marker.</summary>
-    public static async ValueTask<Frame?> ReadAsync(Stream stream, int maxFrameBytes, CancellationToken cancellationToken)
+    private FrameFormat(int headerSize, bool carriesBatchId)
     {
-        var header = new byte[HeaderSize];
-        var read = await stream.ReadAtLeastAsync(header, HeaderSize, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
-        if (read == 0)
-            throw new IntegrationException(ErrorCodes.TruncatedFrame,
-                "The connection closed before the end-of-transfer frame (zero length) arrived.");
-        if (read < HeaderSize)
-            throw new IntegrationException(ErrorCodes.TruncatedFrame,
-                $"The connection closed inside a frame header ({read} of {HeaderSize} bytes).");
+        HeaderSize = headerSize;
+        CarriesBatchId = carriesBatchId;
+    }
+
+    public int HeaderSize { get; }
+    public bool CarriesBatchId { get; }
+
+    /// <summary>
+    /// Checks a header before anything is allocated for its payload: a negative or oversized length
+    /// is refused here. Returns the payload length (0 for the end marker) and the batch id.
+    /// </summary>
+    public (int Length, int BatchId) ParseHeader(ReadOnlySpan<byte> header, int maxFrameBytes)
+    {
         var length = BinaryPrimitives.ReadInt64LittleEndian(header);
-        if (length == 0)
-            return null;
+        var batchId = CarriesBatchId ? BinaryPrimitives.ReadInt32LittleEndian(header[sizeof(long)..]) : 0;
         if (length < 0)
             throw new IntegrationException(ErrorCodes.InvalidFrameLength, $"A frame declared a negative length ({length}).");
         if (length > maxFrameBytes)
             throw new IntegrationException(ErrorCodes.FrameTooLarge,
                 $"A frame declared {length:N0} bytes, over the maximum of {maxFrameBytes:N0} (MaxFrameBytes); refused before reading it.");
+        return ((int)length, batchId);
+    }
 
-        var size = (int)length;
-        var array = ArrayPool<byte>.Shared.Rent(size);
+    public void WriteHeader(Span<byte> header, int length, int batchId)
+    {
+        BinaryPrimitives.WriteInt64LittleEndian(header, length);
+        if (CarriesBatchId)
+            BinaryPrimitives.WriteInt32LittleEndian(header[sizeof(long)..], batchId);
+    }
+
+    public byte[] EndMarker() => new byte[HeaderSize];
+}
+
+/// <summary>Reading and writing frames on a stream; every short read (the peer closing mid-frame) is an error.</summary>
+public static class FrameCodec
+{
+    public const int HeaderSize = sizeof(long);
+    public const int DefaultMaxFrameBytes = 64 * 1024 * 1024;
+
+    public static ValueTask<Frame?> ReadAsync(Stream stream, int maxFrameBytes, CancellationToken cancellationToken) =>
+        ReadAsync(stream, FrameFormat.Plain, maxFrameBytes, cancellationToken);
+
+    /// <summary>Reads one frame; null for the end marker.</summary>
+    public static async ValueTask<Frame?> ReadAsync(Stream stream, FrameFormat format, int maxFrameBytes, CancellationToken cancellationToken)
+    {
+        var header = new byte[format.HeaderSize];
+        var read = await stream.ReadAtLeastAsync(header, header.Length, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
+        if (read == 0)
+            throw ClosedBeforeEndMarker();
+        if (read < header.Length)
+            throw TruncatedHeader(read, header.Length);
+        var (length, batchId) = format.ParseHeader(header, maxFrameBytes);
+        if (length == 0)
+            return null;
+
+        var frame = Frame.Rent(length, batchId);
         try
         {
-            read = await stream.ReadAtLeastAsync(array.AsMemory(0, size), size, throwOnEndOfStream: false, cancellationToken)
+            read = await stream.ReadAtLeastAsync(frame.Array.AsMemory(0, length), length, throwOnEndOfStream: false, cancellationToken)
                 .ConfigureAwait(false);
-            if (read < size)
-                throw new IntegrationException(ErrorCodes.TruncatedFrame,
-                    $"The connection closed inside a frame ({read:N0} of {size:N0} payload bytes).");
-            return new Frame(array, size);
+            if (read < length)
+                throw TruncatedPayload(read, length);
+            return frame;
         }
         catch
         {
-            ArrayPool<byte>.Shared.Return(array);
+            frame.Dispose();
             throw;
         }
     }
+
+    internal static IntegrationException ClosedBeforeEndMarker() => new(ErrorCodes.TruncatedFrame,
+        "The connection closed before the end-of-transfer frame (zero length) arrived.");
+
+    internal static IntegrationException TruncatedHeader(long read, int size) => new(ErrorCodes.TruncatedFrame,
+        $"The connection closed inside a frame header ({read} of {size} bytes).");
+
+    internal static IntegrationException TruncatedPayload(long read, int size) => new(ErrorCodes.TruncatedFrame,
+        size >= 0
+            ? $"The connection closed inside a frame ({read:N0} of {size:N0} payload bytes)."
+            : $"The connection closed inside a frame ({read:N0} payload bytes had arrived).");
 
     /// <summary>Writes a frame (header and payload); an empty payload would read as the end marker, so it is refused.</summary>
     public static async ValueTask WriteAsync(Stream stream, ReadOnlyMemory<byte> payload, CancellationToken cancellationToken)
@@ -83,32 +137,33 @@ public static class FrameCodec
         if (payload.IsEmpty)
             throw new ArgumentException("An empty payload would be read as the end-of-transfer marker.", nameof(payload));
         var header = new byte[HeaderSize];
-        BinaryPrimitives.WriteInt64LittleEndian(header, payload.Length);
+        FrameFormat.Plain.WriteHeader(header, payload.Length, 0);
         await stream.WriteAsync(header, cancellationToken).ConfigureAwait(false);
         await stream.WriteAsync(payload, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Starts a frame in a buffer: the header is reserved so header and payload go out in one write.</summary>
-    public static void BeginFrame(PooledBufferStream buffer)
+    public static void BeginFrame(PooledBufferStream buffer, FrameFormat? format = null)
     {
         buffer.Reset();
-        Span<byte> header = stackalloc byte[HeaderSize];
+        Span<byte> header = stackalloc byte[(format ?? FrameFormat.Plain).HeaderSize];
         header.Clear();
         buffer.Write(header);
     }
 
     /// <summary>Fills in the reserved header; returns the whole frame, ready to write.</summary>
-    public static ReadOnlyMemory<byte> EndFrame(PooledBufferStream buffer)
+    public static ReadOnlyMemory<byte> EndFrame(PooledBufferStream buffer, FrameFormat? format = null, int batchId = 0)
     {
-        var payloadLength = buffer.Length - HeaderSize;
+        format ??= FrameFormat.Plain;
+        var payloadLength = buffer.Length - format.HeaderSize;
         if (payloadLength <= 0)
             throw new InvalidOperationException("A frame needs a payload; an empty one would read as the end-of-transfer marker.");
-        BinaryPrimitives.WriteInt64LittleEndian(buffer.WrittenSpan, payloadLength);
+        format.WriteHeader(buffer.WrittenSpan, (int)payloadLength, batchId);
         return buffer.WrittenMemory;
     }
 
     public static ValueTask WriteEndAsync(Stream stream, CancellationToken cancellationToken) =>
-        stream.WriteAsync(new byte[HeaderSize], cancellationToken);
+        stream.WriteAsync(FrameFormat.Plain.EndMarker(), cancellationToken);
 
     public static long FrameBytes(int payloadLength) => HeaderSize + payloadLength;
 }

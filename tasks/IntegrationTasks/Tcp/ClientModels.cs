@@ -1,0 +1,168 @@
+using System.Threading.Channels;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tcp;
+
+/// <summary>How a client moves its batches over one connection: the only thing that differs between the TCP client generations.</summary>
+public abstract class ClientModel
+{
+    public abstract Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
+
+    /// <summary>The request frame for one batch; tagged frames carry the batch number (1-based).</summary>
+    protected static ReadOnlyMemory<byte> BuildRequest(PooledBufferStream buffer, BatchPlan plan, int batch, FrameFormat format)
+    {
+        FrameCodec.BeginFrame(buffer, format);
+        RecordXml.WriteRequest(buffer, plan.Ids(batch));
+        return FrameCodec.EndFrame(buffer, format, batch + 1);
+    }
+
+    protected static IntegrationException EndedEarly(int received, int expected) => new(ErrorCodes.TransferFailed,
+        $"The server ended the transfer after {received} of {expected} responses.");
+}
+
+/// <summary>
+/// The series' TcpClientSingleThreadTest (import inline: send, receive, import, next) and
+/// TcpClientMultiThreadTest (import on a second loop behind a bounded hand-off of 10 responses, the
+/// series' threshold). Either way one request is on the network at a time. Unlike the series, the
+/// import loop is awaited to the last batch, never aborted.
+/// </summary>
+public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) : ClientModel
+{
+    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        if (!importOnWorker)
+        {
+            await ExchangeAllAsync(frames, plan, async (frame, token) =>
+            {
+                using (frame)
+                using (var body = frame.OpenRead())
+                    await importer.ImportAsync(body, token).ConfigureAwait(false);
+            }, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var responses = Channel.CreateBounded<Frame>(new BoundedChannelOptions(handOff) { SingleReader = true, SingleWriter = true });
+        try
+        {
+            async Task NetworkAsync()
+            {
+                await ExchangeAllAsync(frames, plan, (frame, token) => responses.Writer.WriteAsync(frame, token), cancellation.Token)
+                    .ConfigureAwait(false);
+                responses.Writer.Complete();
+            }
+
+            async Task ImportAsync()
+            {
+                await foreach (var frame in responses.Reader.ReadAllAsync(cancellation.Token).ConfigureAwait(false))
+                {
+                    using (frame)
+                    using (var body = frame.OpenRead())
+                        await importer.ImportAsync(body, cancellation.Token).ConfigureAwait(false);
+                }
+            }
+
+            await TaskGroup.WhenAllOrFirstFailure(cancellation, NetworkAsync(), ImportAsync()).ConfigureAwait(false);
+        }
+        finally
+        {
+            while (responses.Reader.TryRead(out var frame))
+                frame.Dispose();
+        }
+    }
+
+    private static async Task ExchangeAllAsync(FrameConnection frames, BatchPlan plan, Func<Frame, CancellationToken, ValueTask> handle,
+        CancellationToken cancellationToken)
+    {
+        using var buffer = new PooledBufferStream();
+        for (var batch = 0; batch < plan.TotalBatches; batch++)
+        {
+            await frames.WriteAsync(BuildRequest(buffer, plan, batch, frames.Format), cancellationToken).ConfigureAwait(false);
+            var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(batch, plan.TotalBatches);
+            await handle(response, cancellationToken).ConfigureAwait(false);
+        }
+        await frames.WriteEndAsync(cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>
+/// The series' TcpClientMultiThreadTest2/3/4: requests are sent without waiting for answers while
+/// responses stream back and a separate loop imports them. The number of batches requested but not
+/// yet imported is bounded (back-pressure). In the tagged format every response must answer a
+/// request still outstanding, in any order; in the plain format they come back in request order.
+/// </summary>
+public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
+{
+    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        if (maxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {maxInFlight}).");
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var token = cancellation.Token;
+        using var inFlight = new SemaphoreSlim(maxInFlight);
+        var outstanding = new HashSet<int>();
+        var responses = Channel.CreateBounded<Frame>(new BoundedChannelOptions(maxInFlight) { SingleReader = true, SingleWriter = true });
+
+        async Task SendAsync()
+        {
+            using var buffer = new PooledBufferStream();
+            for (var batch = 0; batch < plan.TotalBatches; batch++)
+            {
+                await inFlight.WaitAsync(token).ConfigureAwait(false);
+                lock (outstanding)
+                    outstanding.Add(batch + 1);
+                await frames.WriteAsync(BuildRequest(buffer, plan, batch, frames.Format), token).ConfigureAwait(false);
+            }
+            await frames.WriteEndAsync(token).ConfigureAwait(false);
+        }
+
+        async Task ReceiveAsync()
+        {
+            var received = 0;
+            while (await frames.ReadAsync(token).ConfigureAwait(false) is { } frame)
+            {
+                if (++received > plan.TotalBatches || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
+                {
+                    frame.Dispose();
+                    throw new IntegrationException(ErrorCodes.TransferFailed,
+                        received > plan.TotalBatches
+                            ? $"The server sent more responses than the {plan.TotalBatches} batches requested."
+                            : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
+                }
+                await responses.Writer.WriteAsync(frame, token).ConfigureAwait(false);
+            }
+            if (received < plan.TotalBatches)
+                throw EndedEarly(received, plan.TotalBatches);
+            responses.Writer.Complete();
+        }
+
+        bool TakeOutstanding(int batchId)
+        {
+            lock (outstanding)
+                return outstanding.Remove(batchId);
+        }
+
+        async Task ImportAsync()
+        {
+            await foreach (var frame in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
+            {
+                using (frame)
+                using (var body = frame.OpenRead())
+                    await importer.ImportAsync(body, token).ConfigureAwait(false);
+                inFlight.Release();
+            }
+        }
+
+        try
+        {
+            await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(), ReceiveAsync(), ImportAsync()).ConfigureAwait(false);
+        }
+        finally
+        {
+            while (responses.Reader.TryRead(out var frame))
+                frame.Dispose();
+        }
+    }
+}

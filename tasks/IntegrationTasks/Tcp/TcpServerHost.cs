@@ -1,0 +1,113 @@
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tcp;
+
+public sealed record TcpServerOptions
+{
+    public string BindAddress { get; init; } = "127.0.0.1";
+    public int Port { get; init; } = 8081;
+    public int MaxFrameBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+    public FrameFormat Format { get; init; } = FrameFormat.Plain;
+    public TcpIo Io { get; init; } = TcpIo.Streams;
+}
+
+/// <summary>
+/// What every TCP server generation shares: listening, accepting, one task per connection, and
+/// closing a connection that breaks the protocol with a coded warning while the others go on.
+/// The <see cref="ServerModel"/> decides how a connection's requests are worked.
+/// </summary>
+public sealed class TcpServerHost(Database database, TcpServerOptions options, ServerModel model, IEventLog log) : IAsyncDisposable
+{
+    private TcpListener? _listener;
+    private long _connections;
+    private long _failedConnections;
+
+    public IPEndPoint Start()
+    {
+        _listener = TcpEndpoints.Listen(options.BindAddress, options.Port);
+        return (IPEndPoint)_listener.LocalEndpoint;
+    }
+
+    public long ConnectionsServed => Interlocked.Read(ref _connections);
+    public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
+
+    /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        var listener = _listener ?? throw new InvalidOperationException("Start the server first.");
+        var connections = new List<Task>();
+        try
+        {
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                TcpClient client;
+                try
+                {
+                    client = await listener.AcceptTcpClientAsync(cancellationToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    break;
+                }
+                connections.RemoveAll(t => t.IsCompleted);
+                connections.Add(ServeAsync(client, cancellationToken));
+            }
+        }
+        finally
+        {
+            listener.Stop();
+            await Task.WhenAll(connections).ConfigureAwait(false);
+        }
+    }
+
+    private async Task ServeAsync(TcpClient client, CancellationToken serverToken)
+    {
+        await Task.Yield(); // leave the accept loop at once
+        var peer = client.Client.RemoteEndPoint?.ToString() ?? "?";
+        ServerConnection? connection = null;
+        try
+        {
+            client.NoDelay = true;
+            await using var stream = client.GetStream();
+            await using var frames = FrameConnection.Create(options.Io, stream, options.Format, options.MaxFrameBytes);
+            connection = new ServerConnection(frames, database);
+            log.Detail($"Connection from {peer}.");
+            await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
+            Interlocked.Increment(ref _connections);
+            log.Detail($"Connection from {peer} finished: {connection.Answered} requests answered, {frames.BytesRead:N0} bytes in, {frames.BytesWritten:N0} out.");
+        }
+        catch (OperationCanceledException) when (serverToken.IsCancellationRequested)
+        {
+            log.Detail($"Connection from {peer} closed: the server is stopping.");
+        }
+        catch (IntegrationException e)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            log.Warning(e.Code, $"Closed the connection from {peer} after {connection?.Answered ?? 0} requests: {e.Message}");
+        }
+        catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
+        {
+            Interlocked.Increment(ref _failedConnections);
+            log.Warning(ErrorCodes.TruncatedFrame, $"The connection from {peer} broke after {connection?.Answered ?? 0} requests: {e.Message}");
+        }
+        catch (Exception e)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            log.Warning(ErrorCodes.Unexpected, $"Closed the connection from {peer} after an unexpected error: {e}");
+        }
+        finally
+        {
+            client.Dispose();
+        }
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        _listener?.Stop();
+        return ValueTask.CompletedTask;
+    }
+}

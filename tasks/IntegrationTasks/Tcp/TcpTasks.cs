@@ -1,0 +1,159 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Tcp;
+
+/// <summary>
+/// A TCP server task: the series' parameters, plus the generation's frame format, socket I/O and
+/// threading model (the only things the generations' subclasses choose). Serves until cancelled
+/// (Ctrl+C) or stopped by the suite.
+/// </summary>
+public abstract class TcpServerTask : TransferServerTask
+{
+    public int Port { get; set; } = 8081;
+
+    /// <summary>Loopback by default; 0.0.0.0 to serve other machines.</summary>
+    public string BindAddress { get; set; } = "127.0.0.1";
+
+    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+
+    /// <summary>Requests read ahead per connection before the socket stops being read (back-pressure).</summary>
+    public int MaxPendingRequests { get; set; } = 8;
+
+    protected virtual FrameFormat Format => FrameFormat.Plain;
+    protected virtual TcpIo Io => TcpIo.Streams;
+    protected abstract ServerModel CreateModel();
+
+    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    {
+        if (MaxPendingRequests < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}).");
+        var options = new TcpServerOptions { BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io };
+        var server = new TcpServerHost(database, options, CreateModel(), EventLog);
+        var endpoint = server.Start();
+        Func<CancellationToken, Task> serve = async token =>
+        {
+            await using (server)
+                await server.RunAsync(token).ConfigureAwait(false);
+        };
+        return Task.FromResult(($"tcp://{endpoint}", serve));
+    }
+}
+
+/// <summary>A TCP client task: connect, then let the generation's model move the batches.</summary>
+public abstract class TcpClientTask : TransferClientTask
+{
+    [Required]
+    public string HostName { get; set; } = "127.0.0.1";
+
+    public int Port { get; set; } = 8081;
+
+    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+
+    /// <summary>Batches requested but not yet imported (pipelined generations).</summary>
+    public int MaxInFlight { get; set; } = 8;
+
+    protected virtual FrameFormat Format => FrameFormat.Plain;
+    protected virtual TcpIo Io => TcpIo.Streams;
+
+    /// <summary>The server target this client talks to, named in the error when nothing listens.</summary>
+    protected abstract string ServerTarget { get; }
+
+    protected abstract ClientModel CreateModel();
+
+    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        var model = CreateModel();
+        using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, cancellationToken).ConfigureAwait(false);
+        await using var stream = client.GetStream();
+        await using var frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes);
+        try
+        {
+            await model.RunAsync(frames, plan, importer, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
+        {
+            throw new IntegrationException(ErrorCodes.TransferFailed, $"The connection to the server broke: {e.Message}", e);
+        }
+        return new TransferResult(frames.BytesWritten, frames.BytesRead);
+    }
+}
+
+// ---- the series' generations: each names its format, I/O and threading model, nothing else ----
+
+/// <summary>TCP 1 server (TcpTestServer): one request at a time per connection.</summary>
+public sealed class TcpTestServer : TcpServerTask
+{
+    protected override ServerModel CreateModel() => new LockStepServerModel();
+}
+
+/// <summary>TCP 2 server (TcpTestServer2): receive, answer in order and send as separate loops.</summary>
+public sealed class TcpServer2 : TcpServerTask
+{
+    protected override ServerModel CreateModel() => new PipelinedServerModel(answerers: 1, MaxPendingRequests);
+}
+
+/// <summary>TCP 3 server (TcpTestServer3): tagged frames, several requests of one connection answered at once, out of order.</summary>
+public sealed class TcpTestServer3 : TcpServerTask
+{
+    /// <summary>Requests of one connection answered concurrently, each answerer with its own database connection.</summary>
+    public int Answerers { get; set; } = 4;
+
+    protected override FrameFormat Format => FrameFormat.Tagged;
+
+    protected override ServerModel CreateModel() => Answerers >= 1
+        ? new PipelinedServerModel(Answerers, MaxPendingRequests)
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, $"Answerers must be at least 1 (was {Answerers}).");
+}
+
+/// <summary>TCP 4 server (TcpTestServer4): TCP 2's model on System.IO.Pipelines.</summary>
+public sealed class TcpTestServer4 : TcpServerTask
+{
+    protected override TcpIo Io => TcpIo.Pipelines;
+    protected override ServerModel CreateModel() => new PipelinedServerModel(answerers: 1, MaxPendingRequests);
+}
+
+/// <summary>TCP 1, single thread (TcpClientSingleThreadTest): send, receive, import, repeat.</summary>
+public sealed class TcpClientSingleThreadTest : TcpClientTask
+{
+    protected override string TransportName => "TcpClientSingleThreadTest";
+    protected override string ServerTarget => "TcpTestServer";
+    protected override ClientModel CreateModel() => new LockStepClientModel(importOnWorker: false);
+}
+
+/// <summary>TCP 1, multi-thread (TcpClientMultiThreadTest): lock-step on the network, imports on a second loop.</summary>
+public sealed class TcpClientMultiThreadTest : TcpClientTask
+{
+    protected override string TransportName => "TcpClientMultiThreadTest";
+    protected override string ServerTarget => "TcpTestServer";
+    protected override ClientModel CreateModel() => new LockStepClientModel(importOnWorker: true);
+}
+
+/// <summary>TCP 2 (TcpClientMultiThreadTest2): pipelined requests, streamed responses, separate import.</summary>
+public sealed class TcpClient2 : TcpClientTask
+{
+    protected override string TransportName => "TcpClient2";
+    protected override string ServerTarget => "TcpServer2";
+    protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+}
+
+/// <summary>TCP 3 (TcpClientMultiThreadTest3): TCP 2 with tagged frames; responses matched by batch id.</summary>
+public sealed class TcpClientMultiThreadTest3 : TcpClientTask
+{
+    protected override string TransportName => "TcpClientMultiThreadTest3";
+    protected override string ServerTarget => "TcpTestServer3";
+    protected override FrameFormat Format => FrameFormat.Tagged;
+    protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+}
+
+/// <summary>TCP 4 (TcpClientMultiThreadTest4): TCP 2's model on System.IO.Pipelines.</summary>
+public sealed class TcpClientMultiThreadTest4 : TcpClientTask
+{
+    protected override string TransportName => "TcpClientMultiThreadTest4";
+    protected override string ServerTarget => "TcpTestServer4";
+    protected override TcpIo Io => TcpIo.Pipelines;
+    protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+}
