@@ -14,7 +14,7 @@ public sealed class RecordXmlTests
         using var buffer = new MemoryStream();
         RecordXml.WriteResponse(buffer, records);
         buffer.Position = 0;
-        return RecordXml.ReadResponse(buffer);
+        return RecordXml.ReadResponseAsync(buffer).GetAwaiter().GetResult();
     }
 
     [TestMethod]
@@ -118,14 +118,14 @@ public sealed class RecordXmlTests
         ErrorCodes.InvalidFieldValue, DisplayName = "the series' date format")]
     public void Malformed_responses_fail_with_a_code(string xml, string code)
     {
-        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(Utf8(xml)));
+        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponseAsync(Utf8(xml)).GetAwaiter().GetResult());
         Assert.AreEqual(code, e.Code, e.Message);
     }
 
     [TestMethod]
     public void A_good_response_parses()
     {
-        var records = RecordXml.ReadResponse(Utf8("<table><record>" + Good + "</record></table>"));
+        var records = RecordXml.ReadResponseAsync(Utf8("<table><record>" + Good + "</record></table>")).GetAwaiter().GetResult();
         Assert.HasCount(1, records);
         Assert.AreEqual(new DateTime(2014, 5, 10, 13, 45, 0, 123), records[0].CreationDate);
         Assert.IsNull(records[0].StringField2);

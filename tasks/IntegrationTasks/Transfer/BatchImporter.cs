@@ -21,11 +21,35 @@ public sealed class BatchImporter : IAsyncDisposable
 
     internal System.Diagnostics.Stopwatch? Clock { get; set; }
 
-    public Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
-        ImportAsync(RecordXml.ReadResponse(response), cancellationToken);
+    /// <summary>Imports a response message already in memory as one batch.</summary>
+    public async Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
+        await ImportAsync(await RecordXml.ReadResponseAsync(response, cancellationToken).ConfigureAwait(false), cancellationToken)
+            .ConfigureAwait(false);
+
+    /// <summary>
+    /// Imports a response that is still arriving (a file, an HTTP body), one transaction per
+    /// <paramref name="batchSize"/> records as they are parsed: memory holds one batch, whatever the total.
+    /// </summary>
+    public async Task<long> ImportStreamAsync(Stream response, int batchSize, CancellationToken cancellationToken)
+    {
+        using var reader = new RecordXml.ResponseReader(response);
+        var batch = new List<ServiceRecord>(batchSize);
+        long total = 0;
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false) is { } record)
+        {
+            batch.Add(record);
+            if (batch.Count < batchSize)
+                continue;
+            total += await ImportAsync(batch, cancellationToken).ConfigureAwait(false);
+            batch.Clear();
+        }
+        return total + await ImportAsync(batch, cancellationToken).ConfigureAwait(false);
+    }
 
     public async Task<int> ImportAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
     {
+        if (records.Count == 0)
+            return 0;
         await _writer.InsertBatchAsync(records, cancellationToken).ConfigureAwait(false);
         FirstCommitAfter ??= Clock?.Elapsed;
         Interlocked.Add(ref _records, records.Count);

@@ -44,6 +44,15 @@ public static class RecordXml
         CloseInput = false,
     };
 
+    private static readonly XmlReaderSettings AsyncReaderSettings = CreateAsyncReaderSettings();
+
+    private static XmlReaderSettings CreateAsyncReaderSettings()
+    {
+        var settings = ReaderSettings.Clone();
+        settings.Async = true;
+        return settings;
+    }
+
     // ---- requests ----
 
     public static void WriteRequest(Stream output, IEnumerable<int> ids)
@@ -144,29 +153,111 @@ public static class RecordXml
             writer.Write(record);
     }
 
-    public static List<ServiceRecord> ReadResponse(Stream input)
+    /// <summary>Reads a whole response (for messages already in memory).</summary>
+    public static async Task<List<ServiceRecord>> ReadResponseAsync(Stream input, CancellationToken cancellationToken = default)
     {
         var records = new List<ServiceRecord>();
-        Parse(input, TableElement, reader =>
-        {
-            while (reader.MoveToContent() == XmlNodeType.Element)
-            {
-                ExpectElement(reader, RecordElement);
-                reader.ReadStartElement();
-                var id = ParseInt(ReadRequired(reader, FieldNames[0]), FieldNames[0]);
-                var desc = ReadRequired(reader, FieldNames[1]);
-                var value = ParseDouble(ReadRequired(reader, FieldNames[2]), id);
-                var date = ParseDate(ReadRequired(reader, FieldNames[3]), id);
-                var s1 = ReadNullable(reader, FieldNames[4]);
-                var s2 = ReadNullable(reader, FieldNames[5]);
-                reader.MoveToContent();
-                if (reader.NodeType != XmlNodeType.EndElement)
-                    throw Malformed(reader, $"record {id} has an unexpected <{reader.Name}> after StringField2");
-                reader.ReadEndElement();
-                records.Add(new ServiceRecord(id, desc, value, date, s1, s2));
-            }
-        });
+        using var reader = new ResponseReader(input);
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false) is { } record)
+            records.Add(record);
         return records;
+    }
+
+    /// <summary>
+    /// Reads a response one record at a time, asynchronously, so that a response still arriving
+    /// (a file being read, an HTTP body being streamed) is imported as it comes, in bounded memory.
+    /// </summary>
+    public sealed class ResponseReader : IDisposable
+    {
+        private readonly XmlReader _reader;
+        private bool _started;
+        private bool _finished;
+
+        public ResponseReader(Stream input) =>
+            _reader = XmlReader.Create(input, AsyncReaderSettings);
+
+        /// <summary>The next record, or null after the end of the table (checked: nothing may follow it).</summary>
+        public async Task<ServiceRecord?> ReadAsync(CancellationToken cancellationToken = default)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            try
+            {
+                if (_finished)
+                    return null;
+                if (!_started)
+                {
+                    _started = true;
+                    await _reader.MoveToContentAsync().ConfigureAwait(false);
+                    ExpectElement(_reader, TableElement);
+                    var empty = _reader.IsEmptyElement;
+                    await _reader.ReadAsync().ConfigureAwait(false);
+                    if (empty)
+                        return await FinishAsync().ConfigureAwait(false);
+                }
+                await _reader.MoveToContentAsync().ConfigureAwait(false);
+                if (_reader.NodeType == XmlNodeType.EndElement && _reader.LocalName == TableElement)
+                {
+                    await _reader.ReadAsync().ConfigureAwait(false);
+                    return await FinishAsync().ConfigureAwait(false);
+                }
+                ExpectElement(_reader, RecordElement);
+                if (_reader.IsEmptyElement)
+                    throw Malformed(_reader, "an empty <record>");
+                await _reader.ReadAsync().ConfigureAwait(false);
+                var id = ParseInt(await ReadRequiredAsync(FieldNames[0]).ConfigureAwait(false), FieldNames[0]);
+                var desc = await ReadRequiredAsync(FieldNames[1]).ConfigureAwait(false);
+                var value = ParseDouble(await ReadRequiredAsync(FieldNames[2]).ConfigureAwait(false), id);
+                var date = ParseDate(await ReadRequiredAsync(FieldNames[3]).ConfigureAwait(false), id);
+                var s1 = await ReadNullableAsync(FieldNames[4]).ConfigureAwait(false);
+                var s2 = await ReadNullableAsync(FieldNames[5]).ConfigureAwait(false);
+                await _reader.MoveToContentAsync().ConfigureAwait(false);
+                if (_reader.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(_reader, $"record {id} has an unexpected {Describe(_reader)} after StringField2");
+                await _reader.ReadAsync().ConfigureAwait(false);
+                return new ServiceRecord(id, desc, value, date, s1, s2);
+            }
+            catch (XmlException e)
+            {
+                throw XmlError(e, TableElement);
+            }
+        }
+
+        private async Task<ServiceRecord?> FinishAsync()
+        {
+            _finished = true;
+            while (await _reader.ReadAsync().ConfigureAwait(false))
+            {
+                if (_reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                    throw Malformed(_reader, $"unexpected content after </{TableElement}>");
+            }
+            return null;
+        }
+
+        private async Task<string> ReadRequiredAsync(string name)
+        {
+            await _reader.MoveToContentAsync().ConfigureAwait(false);
+            ExpectElement(_reader, name);
+            if (_reader.GetAttribute(NilAttribute) is not null)
+                throw Malformed(_reader, $"<{name}> cannot be nil");
+            return await _reader.ReadElementContentAsStringAsync().ConfigureAwait(false);
+        }
+
+        private async Task<string?> ReadNullableAsync(string name)
+        {
+            await _reader.MoveToContentAsync().ConfigureAwait(false);
+            ExpectElement(_reader, name);
+            var nil = _reader.GetAttribute(NilAttribute);
+            if (nil is null)
+                return await _reader.ReadElementContentAsStringAsync().ConfigureAwait(false);
+            if (nil != "true")
+                throw Malformed(_reader, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
+            if (!_reader.IsEmptyElement)
+                throw Malformed(_reader, $"<{name} nil=\"true\"> must be empty");
+            await _reader.ReadAsync().ConfigureAwait(false);
+            return null;
+        }
+
+        public void Dispose() => _reader.Dispose();
     }
 
     // ---- parsing helpers ----
@@ -200,40 +291,21 @@ public static class RecordXml
         }
         catch (XmlException e)
         {
-            var truncated = e.Message.Contains("Unexpected end of file", StringComparison.OrdinalIgnoreCase);
-            throw new IntegrationException(ErrorCodes.MalformedXml,
-                $"{(truncated ? "Truncated" : "Malformed")} XML <{root}> message at line {e.LineNumber}, position {e.LinePosition}: {e.Message}", e);
+            throw XmlError(e, root);
         }
+    }
+
+    private static IntegrationException XmlError(XmlException e, string root)
+    {
+        var truncated = e.Message.Contains("Unexpected end of file", StringComparison.OrdinalIgnoreCase);
+        return new IntegrationException(ErrorCodes.MalformedXml,
+            $"{(truncated ? "Truncated" : "Malformed")} XML <{root}> message at line {e.LineNumber}, position {e.LinePosition}: {e.Message}", e);
     }
 
     private static void ExpectElement(XmlReader reader, string name)
     {
         if (reader.NodeType != XmlNodeType.Element || reader.LocalName != name)
             throw Malformed(reader, $"expected <{name}> but found {Describe(reader)}");
-    }
-
-    private static string ReadRequired(XmlReader reader, string name)
-    {
-        reader.MoveToContent();
-        ExpectElement(reader, name);
-        if (reader.GetAttribute(NilAttribute) is not null)
-            throw Malformed(reader, $"<{name}> cannot be nil");
-        return reader.ReadElementContentAsString();
-    }
-
-    private static string? ReadNullable(XmlReader reader, string name)
-    {
-        reader.MoveToContent();
-        ExpectElement(reader, name);
-        var nil = reader.GetAttribute(NilAttribute);
-        if (nil is null)
-            return reader.ReadElementContentAsString();
-        if (nil != "true")
-            throw Malformed(reader, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
-        if (!reader.IsEmptyElement)
-            throw Malformed(reader, $"<{name} nil=\"true\"> must be empty");
-        reader.Read();
-        return null;
     }
 
     private static int ParseInt(string text, string field) =>
