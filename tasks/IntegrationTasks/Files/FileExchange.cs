@@ -1,0 +1,102 @@
+using System.Text.RegularExpressions;
+using System.Threading.Channels;
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Files;
+
+/// <summary>
+/// The file transports' conventions, shared by client and server. A file becomes visible under its
+/// final name only when complete (written as *.tmp, then renamed in the same directory). Names are
+/// made by the client from a fresh id and never read from file contents:
+///   &lt;id&gt;.extract.xml   (simple extraction: first ID and count)
+///   &lt;id&gt;.request.xml   (request/response: the list of IDs)
+///   &lt;id&gt;.response.xml  (the server's answer, in the client's inbox)
+///   &lt;id&gt;.error.txt     (a coded error instead of an answer)
+/// </summary>
+public static partial class FileExchange
+{
+    public const string ExtractSuffix = ".extract.xml";
+    public const string RequestSuffix = ".request.xml";
+    public const string ResponseSuffix = ".response.xml";
+    public const string ErrorSuffix = ".error.txt";
+    private const string TemporarySuffix = ".tmp";
+
+    [GeneratedRegex(@"^(?<id>[A-Za-z0-9-]{1,64})(?<kind>\.extract\.xml|\.request\.xml)$")]
+    private static partial Regex RequestName();
+
+    public static string NewId() => Guid.NewGuid().ToString("N");
+
+    /// <summary>The id and kind of a request file name, or null for anything else (temporary files included).</summary>
+    public static (string Id, string Suffix)? ParseRequestName(string fileName)
+    {
+        var match = RequestName().Match(fileName);
+        return match.Success ? (match.Groups["id"].Value, match.Groups["kind"].Value) : null;
+    }
+
+    /// <summary>Writes a file under a temporary name, then renames it, so a watcher never sees it half-written.</summary>
+    public static async Task<long> PublishAsync(string directory, string fileName, Func<Stream, Task> write, CancellationToken cancellationToken)
+    {
+        var final = Path.Combine(directory, fileName);
+        var temporary = final + TemporarySuffix;
+        try
+        {
+            await using (var stream = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, 64 * 1024, useAsync: true))
+            {
+                await write(stream).ConfigureAwait(false);
+                await stream.FlushAsync(cancellationToken).ConfigureAwait(false);
+            }
+            var size = new FileInfo(temporary).Length;
+            File.Move(temporary, final, overwrite: true);
+            return size;
+        }
+        catch
+        {
+            File.Delete(temporary);
+            throw;
+        }
+    }
+
+    public static FileStream OpenRead(string path) =>
+        new(path, FileMode.Open, FileAccess.Read, FileShare.Read | FileShare.Delete, 64 * 1024, useAsync: true);
+
+    public static void EnsureDirectory(string directory, string parameter)
+    {
+        if (string.IsNullOrWhiteSpace(directory))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{parameter} is empty.");
+        try
+        {
+            Directory.CreateDirectory(directory);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{parameter} '{directory}' cannot be created: {e.Message}", e);
+        }
+    }
+}
+
+/// <summary>
+/// Wakes a loop when a directory changes, without polling: inotify events (through
+/// FileSystemWatcher) become a coalesced signal, and the loop then looks at the directory itself —
+/// so a burst of events is one wake-up, and an event lost to a watcher overflow costs nothing.
+/// </summary>
+public sealed class DirectorySignal : IDisposable
+{
+    private readonly FileSystemWatcher _watcher;
+    private readonly Channel<bool> _signal = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+
+    public DirectorySignal(string directory)
+    {
+        _watcher = new FileSystemWatcher(directory) { NotifyFilter = NotifyFilters.FileName, IncludeSubdirectories = false };
+        _watcher.Created += (_, _) => Raise();
+        _watcher.Renamed += (_, _) => Raise();
+        _watcher.Error += (_, _) => Raise();
+        _watcher.EnableRaisingEvents = true;
+    }
+
+    private void Raise() => _signal.Writer.TryWrite(true);
+
+    /// <summary>Waits for the next change (or one that happened since the last wait).</summary>
+    public ValueTask<bool> WaitAsync(CancellationToken cancellationToken) => _signal.Reader.ReadAsync(cancellationToken);
+
+    public void Dispose() => _watcher.Dispose();
+}

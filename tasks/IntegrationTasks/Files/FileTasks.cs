@@ -1,0 +1,53 @@
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Files;
+
+/// <summary>The series' FileTransferTestServer: answers request files until cancelled (Ctrl+C) or stopped by the suite.</summary>
+public sealed class FileTransferTestServer : TransferServerTask
+{
+    /// <summary>The server's inbox, watched for request files.</summary>
+    [Required] public string InputDir { get; set; } = "";
+
+    /// <summary>Where responses go: the client's inbox (a shared mount when the client is on another machine).</summary>
+    [Required] public string OutputDir { get; set; } = "";
+
+    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    {
+        var server = new FileTransferServer(database, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog);
+        server.Start();
+        Func<CancellationToken, Task> serve = async token =>
+        {
+            using (server)
+                await server.RunAsync(token).ConfigureAwait(false);
+        };
+        return Task.FromResult(($"file://{Path.GetFullPath(InputDir)}", serve));
+    }
+}
+
+/// <summary>A file transfer client: the series' OutputDir (the server's inbox) and InputDir (our own).</summary>
+public abstract class FileTransferClientTask : TransferClientTask
+{
+    [Required] public string OutputDir { get; set; } = "";
+    [Required] public string InputDir { get; set; } = "";
+
+    protected abstract bool ListIds { get; }
+
+    protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken) =>
+        new FileTransferClient(Path.GetFullPath(OutputDir), Path.GetFullPath(InputDir), ListIds).RunAsync(plan, importer, cancellationToken);
+}
+
+/// <summary>Simple extraction (FileTransferRequest): ask for IDs 1..N; the server answers with one range query.</summary>
+public sealed class FileTransferRequest : FileTransferClientTask
+{
+    protected override string TransportName => "FileTransferRequest";
+    protected override bool ListIds => false;
+}
+
+/// <summary>Request/response (FileTransferBigRequest): send the list of IDs; the server looks each one up.</summary>
+public sealed class FileTransferBigRequest : FileTransferClientTask
+{
+    protected override string TransportName => "FileTransferBigRequest";
+    protected override bool ListIds => true;
+}

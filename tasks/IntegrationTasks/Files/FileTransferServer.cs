@@ -1,0 +1,121 @@
+using System.Data.Common;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Files;
+
+/// <summary>
+/// The series' FileTransferTestServer: answers request files that appear in its inbox by writing
+/// response files into the client's inbox. An extraction is one range query streamed to a file (the
+/// series' "extração simples"); a request file is answered with one lookup per ID. A request that
+/// cannot be answered is moved to inbox/rejected with a coded warning, the client gets a coded
+/// error file, and the server goes on.
+/// </summary>
+public sealed class FileTransferServer(Database database, string inbox, string outbox, IEventLog log) : IDisposable
+{
+    private DirectorySignal? _signal;
+    private long _answered;
+    private long _rejected;
+
+    public long Answered => Interlocked.Read(ref _answered);
+    public long Rejected => Interlocked.Read(ref _rejected);
+
+    public void Start()
+    {
+        FileExchange.EnsureDirectory(inbox, "InputDir");
+        FileExchange.EnsureDirectory(outbox, "OutputDir");
+        _signal = new DirectorySignal(inbox);
+    }
+
+    /// <summary>Answers what is in the inbox, then whatever arrives, until cancelled.</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        var signal = _signal ?? throw new InvalidOperationException("Start the server first.");
+        try
+        {
+            while (true)
+            {
+                foreach (var request in PendingRequests())
+                    await HandleAsync(request, cancellationToken).ConfigureAwait(false);
+                await signal.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    private IEnumerable<FileInfo> PendingRequests() =>
+        new DirectoryInfo(inbox).EnumerateFiles()
+            .Where(f => FileExchange.ParseRequestName(f.Name) is not null)
+            .OrderBy(f => f.LastWriteTimeUtc)
+            .ToList();
+
+    private async Task HandleAsync(FileInfo request, CancellationToken cancellationToken)
+    {
+        var (id, kind) = FileExchange.ParseRequestName(request.Name)!.Value;
+        try
+        {
+            var written = kind == FileExchange.ExtractSuffix
+                ? await ExtractAsync(request, id, cancellationToken).ConfigureAwait(false)
+                : await AnswerAsync(request, id, cancellationToken).ConfigureAwait(false);
+            request.Delete();
+            Interlocked.Increment(ref _answered);
+            log.Detail($"Answered {request.Name}: {written:N0} bytes to {id}{FileExchange.ResponseSuffix}.");
+        }
+        catch (IntegrationException e)
+        {
+            await RejectAsync(request, id, e.Code, e.Message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or DbException)
+        {
+            await RejectAsync(request, id, ErrorCodes.TransferFailed, e.Message, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private async Task<long> ExtractAsync(FileInfo request, string id, CancellationToken cancellationToken)
+    {
+        int first, count;
+        await using (var input = FileExchange.OpenRead(request.FullName))
+            (first, count) = ExtractRequest.Read(input);
+        return await FileExchange.PublishAsync(outbox, id + FileExchange.ResponseSuffix, async output =>
+        {
+            using var writer = new RecordXml.ResponseWriter(output);
+            await foreach (var record in RecordReader.ReadOrderedAsync(database, RecordTable.Service, first, first + count - 1, cancellationToken)
+                               .ConfigureAwait(false))
+                writer.Write(record);
+        }, cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task<long> AnswerAsync(FileInfo request, string id, CancellationToken cancellationToken)
+    {
+        await using var lookup = await RecordLookup.OpenAsync(database, cancellationToken).ConfigureAwait(false);
+        await using var input = FileExchange.OpenRead(request.FullName);
+        return await FileExchange.PublishAsync(outbox, id + FileExchange.ResponseSuffix,
+            output => RecordService.AnswerAsync(lookup, input, output, cancellationToken), cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task RejectAsync(FileInfo request, string id, string code, string message, CancellationToken cancellationToken)
+    {
+        Interlocked.Increment(ref _rejected);
+        var rejected = Path.Combine(inbox, "rejected");
+        Directory.CreateDirectory(rejected);
+        try
+        {
+            request.MoveTo(Path.Combine(rejected, request.Name), overwrite: true);
+        }
+        catch (IOException)
+        {
+        }
+        log.Warning(code, $"Rejected {request.Name} (moved to {rejected}): {message}");
+        await FileExchange.PublishAsync(outbox, id + FileExchange.ErrorSuffix, async output =>
+        {
+            await using var writer = new StreamWriter(output, leaveOpen: true);
+            await writer.WriteAsync($"{code}: {message}").ConfigureAwait(false);
+        }, cancellationToken).ConfigureAwait(false);
+    }
+
+    public void Dispose() => _signal?.Dispose();
+}

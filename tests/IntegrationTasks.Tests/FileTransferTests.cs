@@ -1,0 +1,154 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Files;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>A FileTransferTestServer running in the test process on two fresh inboxes.</summary>
+internal sealed class RunningFileServer : IAsyncDisposable
+{
+    private readonly CancellationTokenSource _stop = new();
+    private readonly FileTransferServer _server;
+    private readonly Task _serving;
+
+    public RunningFileServer(Database database)
+    {
+        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
+        ServerInbox = Path.Combine(root, "server-inbox");
+        ClientInbox = Path.Combine(root, "client-inbox");
+        _server = new FileTransferServer(database, ServerInbox, ClientInbox, Log);
+        _server.Start();
+        _serving = _server.RunAsync(_stop.Token);
+    }
+
+    public CapturingLog Log { get; } = new();
+    public string ServerInbox { get; }
+    public string ClientInbox { get; }
+    public FileTransferServer Server => _server;
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
+        _server.Dispose();
+    }
+}
+
+[TestClass]
+public sealed class FileTransferTests
+{
+    private static FileTransferClientTask Client(bool listIds, TestDatabases databases, string serverInbox, string clientInbox,
+        FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300)
+    {
+        FileTransferClientTask client = listIds ? new FileTransferBigRequest() : new FileTransferRequest();
+        client.BuildEngine = engine;
+        client.ClientProvider = databases.ProviderName;
+        client.ClientConnString = databases.Client.ConnectionString;
+        client.OutputDir = serverInbox;
+        client.InputDir = clientInbox;
+        client.TotalBatches = totalBatches;
+        client.BatchSize = batchSize;
+        client.TimeoutSeconds = 60;
+        return client;
+    }
+
+    [TestMethod]
+    [DataRow(false, "Sqlite")]
+    [DataRow(true, "Sqlite")]
+    [DataRow(false, "PostgreSql")]
+    [DataRow(true, "PostgreSql")]
+    public async Task Both_file_transfers_move_every_row_intact(bool listIds, string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var server = new RunningFileServer(databases.Server);
+        var engine = new FakeBuildEngine();
+        var client = Client(listIds, databases, server.ServerInbox, server.ClientInbox, engine);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(3000, client.Records);
+        Assert.IsGreaterThan(3000L * 100, client.BytesReceived);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
+        // Nothing is left behind in either inbox.
+        Assert.IsEmpty(Directory.GetFiles(server.ServerInbox));
+        Assert.IsEmpty(Directory.GetFiles(server.ClientInbox));
+    }
+
+    [TestMethod]
+    [DataRow("a1.request.xml", "<request><id>1</id>", ErrorCodes.MalformedXml, DisplayName = "truncated request")]
+    [DataRow("a2.request.xml", "\u0000\u0001garbage", ErrorCodes.MalformedXml, DisplayName = "garbage")]
+    [DataRow("a3.request.xml", "<request><id>x</id></request>", ErrorCodes.InvalidFieldValue, DisplayName = "bad id")]
+    [DataRow("a4.extract.xml", "<extract first=\"1\" count=\"-5\"/>", ErrorCodes.InvalidFieldValue, DisplayName = "negative count")]
+    [DataRow("a5.extract.xml", "<extract first=\"2147483647\" count=\"10\"/>", ErrorCodes.InvalidFieldValue, DisplayName = "range overflow")]
+    [DataRow("a6.extract.xml", "<other/>", ErrorCodes.MalformedXml, DisplayName = "wrong element")]
+    public async Task A_bad_request_file_is_moved_aside_with_a_coded_error_and_the_server_goes_on(string name, string content, string code)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = new RunningFileServer(databases.Server);
+        var id = name[..name.IndexOf('.')];
+        await File.WriteAllTextAsync(Path.Combine(server.ServerInbox, name + ".tmp"), content);
+        File.Move(Path.Combine(server.ServerInbox, name + ".tmp"), Path.Combine(server.ServerInbox, name));
+
+        var error = Path.Combine(server.ClientInbox, id + FileExchange.ErrorSuffix);
+        await WaitUntilAsync(() => File.Exists(error));
+        StringAssert.StartsWith(await File.ReadAllTextAsync(error), $"{code}: ");
+        Assert.IsTrue(File.Exists(Path.Combine(server.ServerInbox, "rejected", name)), "moved aside");
+        Assert.IsTrue(server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+        File.Delete(error);
+
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(true, databases, server.ServerInbox, server.ClientInbox, engine, 2, 500).Execute), engine.Log);
+    }
+
+    [TestMethod]
+    public async Task Files_that_are_not_requests_are_left_alone()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(500, CancellationToken.None);
+        await using var server = new RunningFileServer(databases.Server);
+        string[] strangers = ["half.request.xml.tmp", "notes.txt", "../escape.request.xml.txt", "x y.request.xml"];
+        foreach (var stranger in strangers.Select(Path.GetFileName))
+            await File.WriteAllTextAsync(Path.Combine(server.ServerInbox, stranger!), "<request><id>1</id></request>");
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(false, databases, server.ServerInbox, server.ClientInbox, engine, 1, 500).Execute), engine.Log);
+        foreach (var stranger in strangers.Select(Path.GetFileName))
+            Assert.IsTrue(File.Exists(Path.Combine(server.ServerInbox, stranger!)), $"{stranger} was touched");
+        Assert.AreEqual(0, server.Server.Rejected);
+    }
+
+    [TestMethod]
+    public async Task The_client_reports_the_servers_coded_error()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
+        string serverInbox = Path.Combine(root, "s"), clientInbox = Path.Combine(root, "c");
+        var engine = new FakeBuildEngine();
+        var run = Task.Run(Client(true, databases, serverInbox, clientInbox, engine).Execute);
+        // Play the server: answer the request with an error file.
+        await WaitUntilAsync(() => Directory.Exists(serverInbox) && Directory.GetFiles(serverInbox, "*.request.xml").Length == 1);
+        var id = Path.GetFileName(Directory.GetFiles(serverInbox, "*.request.xml")[0]).Split('.')[0];
+        await File.WriteAllTextAsync(Path.Combine(clientInbox, id + FileExchange.ErrorSuffix), "IT2002: <id> 'x' is not an integer.");
+        Assert.IsFalse(await run);
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidFieldValue), engine.Log);
+        StringAssert.Contains(engine.Log, "The file server refused the request");
+    }
+
+    [TestMethod]
+    public async Task Without_a_server_the_client_times_out_with_IT3004()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
+        var engine = new FakeBuildEngine();
+        var client = Client(false, databases, Path.Combine(root, "s"), Path.Combine(root, "c"), engine);
+        client.TimeoutSeconds = 1;
+        Assert.IsFalse(await Task.Run(client.Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.Timeout), engine.Log);
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+        while (!condition())
+            await Task.Delay(20, timeout.Token);
+    }
+}
