@@ -2,25 +2,23 @@ using System.Text;
 
 namespace IntegrationTasks.Hosting;
 
-/// <summary>How to start a server: the same `dotnet msbuild build.proj -t:Target` a person would type.</summary>
-public sealed record ServerLaunch(string ProjectFile, string Target, IReadOnlyDictionary<string, string> Properties)
+/// <summary>How to start a server process: a program, its arguments and its working directory.</summary>
+public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Arguments, string WorkingDirectory)
 {
-    public string WorkingDirectory { get; init; } = Path.GetDirectoryName(Path.GetFullPath(ProjectFile)) ?? ".";
-
     /// <summary>The dotnet host running this build (the CLI sets DOTNET_HOST_PATH), else dotnet from PATH.</summary>
     public static string DotnetHost =>
         Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } path && File.Exists(path) ? path : "dotnet";
 
-    public IReadOnlyList<string> Arguments()
+    /// <summary>The same `dotnet msbuild build.proj -t:Target` a person would type, told to stop when its input closes.</summary>
+    public static ServerLaunch ForTarget(string projectFile, string target, IReadOnlyDictionary<string, string> properties)
     {
         var arguments = new List<string>
         {
-            "msbuild", ProjectFile, $"-t:{Target}", "-nologo", "-v:n", "-tl:off", "-nr:false",
-            "-p:StopOnStdinClose=true",
+            "msbuild", projectFile, $"-t:{target}", "-nologo", "-v:n", "-tl:off", "-nr:false", "-p:StopOnStdinClose=true",
         };
-        foreach (var (name, value) in Properties)
+        foreach (var (name, value) in properties)
             arguments.Add($"-p:{name}={Escape(value)}");
-        return arguments;
+        return new ServerLaunch(DotnetHost, arguments, Path.GetDirectoryName(Path.GetFullPath(projectFile)) ?? ".");
     }
 
     /// <summary>MSBuild's escaping, so that a connection string's ';' does not split the property list.</summary>
@@ -37,4 +35,6 @@ public sealed record ServerLaunch(string ProjectFile, string Target, IReadOnlyDi
         }
         return builder.ToString();
     }
+
+    public override string ToString() => $"{Path.GetFileName(FileName)} {string.Join(' ', Arguments)}";
 }

@@ -42,7 +42,7 @@ public sealed class ServerProcess : IDisposable
 
     public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink)
     {
-        var info = new ProcessStartInfo(ServerLaunch.DotnetHost)
+        var info = new ProcessStartInfo(launch.FileName)
         {
             WorkingDirectory = launch.WorkingDirectory,
             RedirectStandardInput = true,
@@ -50,7 +50,7 @@ public sealed class ServerProcess : IDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (var argument in launch.Arguments())
+        foreach (var argument in launch.Arguments)
             info.ArgumentList.Add(argument);
         // The child is a build of its own: it must not join this build's node or terminal logger.
         info.Environment.Remove("MSBUILDNOINPROCNODE");
@@ -151,6 +151,20 @@ public sealed class ServerProcess : IDisposable
         }
         throw new IntegrationException(ErrorCodes.ServerNotReady,
             $"{Name} was not ready within {timeout.TotalSeconds:F0} s. Its last output:{Environment.NewLine}{RecentOutput()}");
+    }
+
+    /// <summary>Waits until the process exits (true) or the token is cancelled (false).</summary>
+    public async Task<bool> WaitForExitOrCancellationAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _process.WaitForExitAsync(cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            return false;
+        }
     }
 
     /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>

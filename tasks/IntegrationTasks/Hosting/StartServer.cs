@@ -40,12 +40,11 @@ public sealed class StartServer : IntegrationTask
         if (Port > 0)
             TcpEndpoints.Listen(BindAddress, Port).Stop();
 
-        var launch = new ServerLaunch(Project, Target, Properties.ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
+        var launch = ServerLaunch.ForTarget(Project, Target, Properties.ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {
-            Log.LogMessage(MessageImportance.High, "Starting {0} (process {1}): dotnet {2}", Name, server.ProcessId,
-                string.Join(' ', launch.Arguments()));
+            Log.LogMessage(MessageImportance.High, "Starting {0} (process {1}): {2}", Name, server.ProcessId, launch);
             Endpoint = await server.WaitReadyAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
         }
         catch

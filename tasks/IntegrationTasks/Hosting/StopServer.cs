@@ -30,7 +30,7 @@ public sealed class StopServer : IntegrationTask
         using (server)
         {
                 server.AttachLog(ServerLog.To(Log, Name));
-            PeakWorkingSetBytes = ProcessMemory.PeakBytes(server.ProcessId) ?? 0;
+            PeakWorkingSetBytes = ProcessMemory.PeakBytesOfTree(server.ProcessId) ?? 0;
             var exitCode = await server.StopAsync(TimeSpan.FromSeconds(StopTimeoutSeconds), cancellationToken).ConfigureAwait(false);
             server.AttachLog(null);
             if (exitCode is null)

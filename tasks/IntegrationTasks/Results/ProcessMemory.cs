@@ -12,6 +12,59 @@ public static class ProcessMemory
 
     public static long? PeakBytes() => PeakBytes(Environment.ProcessId);
 
+    /// <summary>
+    /// The peaks of a process and all its descendants, summed (an upper bound of their joint peak):
+    /// a server task that hosts its server in a child process (HttpServer) is measured with it.
+    /// </summary>
+    public static long? PeakBytesOfTree(int processId)
+    {
+        long total = 0;
+        var any = false;
+        foreach (var pid in Tree(processId))
+        {
+            if (PeakBytes(pid) is { } peak)
+            {
+                total += peak;
+                any = true;
+            }
+        }
+        return any ? total : null;
+    }
+
+    public static void ResetPeakOfTree(int processId)
+    {
+        foreach (var pid in Tree(processId))
+            ResetPeak(pid);
+    }
+
+    /// <summary>The process and its descendants, from the parent ids in /proc/*/stat.</summary>
+    private static List<int> Tree(int root)
+    {
+        var children = new Dictionary<int, List<int>>();
+        foreach (var dir in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), out var pid))
+                continue;
+            try
+            {
+                // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
+                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
+                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+                var parent = int.Parse(fields[1], CultureInfo.InvariantCulture);
+                if (!children.TryGetValue(parent, out var list))
+                    children[parent] = list = [];
+                list.Add(pid);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+            {
+            }
+        }
+        var tree = new List<int> { root };
+        for (var i = 0; i < tree.Count; i++)
+            tree.AddRange(children.GetValueOrDefault(tree[i]) ?? []);
+        return tree;
+    }
+
     public static bool ResetPeak(int processId)
     {
         try

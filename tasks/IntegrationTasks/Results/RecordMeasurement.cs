@@ -29,8 +29,8 @@ public sealed class RecordMeasurement : IntegrationTask
         long? serverPeak = null;
         if (ServerProcessId > 0)
         {
-            serverPeak = ProcessMemory.PeakBytes(ServerProcessId);
-            ProcessMemory.ResetPeak(ServerProcessId);
+            serverPeak = ProcessMemory.PeakBytesOfTree(ServerProcessId);
+            ProcessMemory.ResetPeakOfTree(ServerProcessId);
         }
         var measurement = run with
         {

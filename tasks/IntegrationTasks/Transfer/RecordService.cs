@@ -7,9 +7,16 @@ namespace IntegrationTasks.Transfer;
 public static class RecordService
 {
     /// <summary>Reads a request message and writes the response message; returns the records written.</summary>
-    public static async Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken)
+    public static Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken) =>
+        AnswerAsync(lookup, RecordXml.ReadRequest(request), response, afterRecord: null, cancellationToken);
+
+    /// <summary>
+    /// Writes the response for these IDs; <paramref name="afterRecord"/> runs after each record
+    /// (a streaming server sends what is buffered there).
+    /// </summary>
+    public static async Task<int> AnswerAsync(RecordLookup lookup, IReadOnlyList<int> ids, Stream response,
+        Func<ValueTask>? afterRecord, CancellationToken cancellationToken)
     {
-        var ids = RecordXml.ReadRequest(request);
         var written = 0;
         using var writer = new RecordXml.ResponseWriter(response);
         foreach (var id in ids)
@@ -20,6 +27,11 @@ public static class RecordService
                 continue;
             writer.Write(record);
             written++;
+            if (afterRecord is not null)
+            {
+                writer.Flush();
+                await afterRecord().ConfigureAwait(false);
+            }
         }
         return written;
     }

@@ -17,6 +17,9 @@ public sealed class PooledBufferStream : Stream
 
     internal Span<byte> WrittenSpan => _buffer.AsSpan(0, _length);
 
+    /// <summary>Reads back what was written (valid until the next write or dispose).</summary>
+    public Stream OpenRead() => new MemoryStream(_buffer, 0, _length, writable: false);
+
     public override bool CanRead => false;
     public override bool CanSeek => false;
     public override bool CanWrite => true;

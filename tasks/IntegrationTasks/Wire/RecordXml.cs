@@ -66,6 +66,29 @@ public static class RecordXml
         writer.WriteEndDocument();
     }
 
+    /// <summary>Writes a request of any size to an asynchronous stream (an HTTP body) in bounded memory.</summary>
+    public static async Task WriteRequestAsync(Stream output, IEnumerable<int> ids, CancellationToken cancellationToken)
+    {
+        using var chunks = new ChunkedOutput(output);
+        using (var writer = XmlWriter.Create(chunks.Buffer, WriterSettings))
+        {
+            writer.WriteStartDocument();
+            writer.WriteStartElement(RequestElement);
+            var count = 0;
+            foreach (var id in ids)
+            {
+                writer.WriteElementString(IdElement, id.ToString(CultureInfo.InvariantCulture));
+                if (++count % 1024 != 0)
+                    continue;
+                writer.Flush();
+                await chunks.SendAsync(force: false, cancellationToken).ConfigureAwait(false);
+            }
+            writer.WriteEndElement();
+            writer.WriteEndDocument();
+        }
+        await chunks.SendAsync(force: true, cancellationToken).ConfigureAwait(false);
+    }
+
     public static List<int> ReadRequest(Stream input)
     {
         var ids = new List<int>();
