@@ -25,7 +25,7 @@ public sealed class HostingTests
     internal static readonly string[] AllTransports =
     [
         "DirectCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest", "TcpClient2", "TcpClientMultiThreadTest3",
-        "TcpClientMultiThreadTest4", "FileTransferRequest", "FileTransferBigRequest",
+        "TcpClientMultiThreadTest4", "FileTransferRequest", "FileTransferBigRequest", "HttpRequest",
     ];
 
     private static TaskItem Property(string name, string value)

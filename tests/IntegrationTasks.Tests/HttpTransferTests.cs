@@ -1,0 +1,175 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Http;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The HttpServer task running (it hosts Kestrel in a process of its own) until disposed.</summary>
+internal sealed class RunningHttpServer : IAsyncDisposable
+{
+    private readonly HttpServer _task;
+    private readonly Task<bool> _execution;
+
+    private RunningHttpServer(HttpServer task, Task<bool> execution, int port)
+    {
+        _task = task;
+        _execution = execution;
+        Port = port;
+    }
+
+    public int Port { get; }
+    public string Url => $"http://127.0.0.1:{Port}{HttpRecordsProtocol.Path}";
+
+    public static string HostAssembly => Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.HttpHost", "bin", HostingTests.Configuration,
+        "net10.0", "IntegrationTasks.HttpHost.dll");
+
+    public static async Task<RunningHttpServer> StartAsync(TestDatabases databases, long maxRequestBytes = HttpRecordsProtocol.DefaultMaxRequestBytes)
+    {
+        var port = TcpTransferTests.FreePort();
+        var engine = new FakeBuildEngine();
+        var task = new HttpServer
+        {
+            BuildEngine = engine, ServerProvider = databases.ProviderName, ServerConnString = databases.Server.ConnectionString,
+            HostAssembly = HostAssembly, Url = $"http://127.0.0.1:{port}", MaxRequestBytes = maxRequestBytes,
+        };
+        var server = new RunningHttpServer(task, Task.Run(task.Execute), port);
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        while (!engine.Log.Contains(TransferServerTask.ReadyMarker))
+        {
+            if (server._execution.IsCompleted)
+                Assert.Fail($"HttpServer ended before it was ready:\n{engine.Log}");
+            await Task.Delay(20, timeout.Token);
+        }
+        return server;
+    }
+
+    public string Log => _task.BuildEngine is FakeBuildEngine engine ? engine.Log : "";
+
+    public async ValueTask DisposeAsync()
+    {
+        _task.Cancel();
+        Assert.IsTrue(await _execution.WaitAsync(TimeSpan.FromSeconds(30)), $"HttpServer did not stop cleanly:\n{Log}");
+    }
+}
+
+[TestClass]
+public sealed class HttpTransferTests
+{
+    private static HttpRequest Client(TestDatabases databases, string url, bool flush, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300) => new()
+    {
+        BuildEngine = engine, ClientProvider = databases.ProviderName, ClientConnString = databases.Client.ConnectionString,
+        Uri = url, Flush = flush, TotalBatches = totalBatches, BatchSize = batchSize, TimeoutSeconds = 60,
+    };
+
+    [TestMethod]
+    [DataRow("Sqlite", true)]
+    [DataRow("Sqlite", false)]
+    [DataRow("PostgreSql", true)]
+    [DataRow("PostgreSql", false)]
+    public async Task HttpRequest_moves_every_row_intact_and_the_server_stops_cleanly(string provider, bool flush)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        int port;
+        await using (var server = await RunningHttpServer.StartAsync(databases))
+        {
+            port = server.Port;
+            var engine = new FakeBuildEngine();
+            var client = Client(databases, server.Url, flush, engine);
+            Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+            Assert.AreEqual(3000, client.Records);
+            Assert.IsGreaterThan(3000L * 100, client.BytesReceived);
+            Assert.IsGreaterThan(3000L * 5, client.BytesSent);
+            await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
+        }
+        using var listener = new TcpListener(IPAddress.Loopback, port);
+        listener.Start(); // the host process is gone and its port is free
+    }
+
+    private static readonly (string Name, Func<int, Task<string>> Misbehave, string Expected)[] BadClients =
+    [
+        ("garbage body", port => PostAsync(port, "garbage"), "400 IT2001"),
+        ("truncated XML", port => PostAsync(port, "<request><id>1</id>"), "400 IT2001"),
+        ("bad id", port => PostAsync(port, "<request><id>one</id></request>"), "400 IT2002"),
+        ("oversized body", port => PostAsync(port, "<request>" + string.Concat(Enumerable.Repeat("<id>1</id>", 5000)) + "</request>"), "413 IT2101"),
+        ("body shorter than its length", port => RawAsync(port, "POST /records HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n<request>", readReply: false), ""),
+        ("disconnect mid-response", port => RawAsync(port, Request("<request>" + string.Concat(Enumerable.Range(1, 3000).Select(i => $"<id>{i}</id>")) + "</request>"), readReply: false), ""),
+        ("not HTTP", port => RawAsync(port, "\u0000\u0001\u0002 hello\r\n\r\n", readReply: true), ""),
+    ];
+
+    public static IEnumerable<object[]> BadClientNames => BadClients.Select(b => new object[] { b.Name });
+
+    [TestMethod]
+    [DynamicData(nameof(BadClientNames))]
+    public async Task A_bad_client_gets_a_coded_status_and_the_server_keeps_serving(string name)
+    {
+        var (_, misbehave, expected) = BadClients.Single(b => b.Name == name);
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var server = await RunningHttpServer.StartAsync(databases, maxRequestBytes: 20_000);
+
+        var reply = await misbehave(server.Port);
+        if (expected.Length > 0)
+            StringAssert.StartsWith(reply, expected, $"{name}: {reply}");
+
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(databases, server.Url, flush: true, engine, 2, 500).Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    public async Task A_request_over_the_limit_fails_the_client_with_IT2101()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await using var server = await RunningHttpServer.StartAsync(databases, maxRequestBytes: 1000);
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(databases, server.Url, true, engine).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.FrameTooLarge), engine.Log);
+        StringAssert.Contains(engine.Log, "413");
+    }
+
+    [TestMethod]
+    public async Task Without_a_server_the_client_fails_clearly()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(databases, $"http://127.0.0.1:{TcpTransferTests.FreePort()}/records", true, engine).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        StringAssert.Contains(engine.Log, "-t:HttpServer");
+    }
+
+    private static string Request(string body) =>
+        $"POST /records HTTP/1.1\r\nHost: x\r\nFlush: true\r\nContent-Type: text/xml\r\nContent-Length: {Encoding.UTF8.GetByteCount(body)}\r\n\r\n{body}";
+
+    /// <summary>A POST through HttpClient; returns "status body".</summary>
+    private static async Task<string> PostAsync(int port, string body)
+    {
+        using var client = new HttpClient();
+        using var response = await client.PostAsync($"http://127.0.0.1:{port}/records", new StringContent(body, Encoding.UTF8, "text/xml"));
+        return $"{(int)response.StatusCode} {await response.Content.ReadAsStringAsync()}";
+    }
+
+    /// <summary>Raw bytes on a socket, then a hang-up: with readReply, after reading what the server says; without, at once.</summary>
+    private static async Task<string> RawAsync(int port, string text, bool readReply)
+    {
+        using var socket = new TcpClient();
+        await socket.ConnectAsync(IPAddress.Loopback, port);
+        var stream = socket.GetStream();
+        await stream.WriteAsync(Encoding.UTF8.GetBytes(text));
+        if (!readReply)
+        {
+            var some = new byte[100];
+            if (text.Contains("Content-Length: 1000", StringComparison.Ordinal) is false)
+                await stream.ReadAtLeastAsync(some, 1, throwOnEndOfStream: false); // the response has started
+            socket.Client.LingerState = new LingerOption(true, 0); // reset, not a polite close
+            return "";
+        }
+        using var reader = new StreamReader(stream);
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        return await reader.ReadToEndAsync(timeout.Token);
+    }
+}
