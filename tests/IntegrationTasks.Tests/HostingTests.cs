@@ -126,8 +126,9 @@ public sealed class HostingTests
     {
         var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;
         var port = TcpTransferTests.FreePort();
+        var httpPort = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
-            $"-p:Port={port}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
@@ -139,6 +140,7 @@ public sealed class HostingTests
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);
         AssertPortFree(port);
+        AssertPortFree(httpPort);
     }
 
     [TestMethod]
