@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs and starts what the tests need, runs them, prints "N passed, N failed".
 #   - the .NET SDK must be on PATH (it is on this project's machines);
-#   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards.
+#   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards;
+#   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -12,6 +13,20 @@ mkdir -p "$results"
 if ! command -v dotnet >/dev/null; then
   echo "scripts/test.sh: the .NET SDK (dotnet) is not on PATH" >&2
   exit 1
+fi
+
+# RabbitMQ: the tests start their own private node from Debian's rabbitmq-server (never a skipped test).
+if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "scripts/test.sh: rabbitmq-server is not installed; as root: apt-get install -y --no-install-recommends rabbitmq-server" >&2
+    exit 1
+  fi
+  echo "scripts/test.sh: installing rabbitmq-server (apt)" >&2
+  # Keep the package's own service from starting: the suite runs a private node of its own.
+  policy_added=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; policy_added=1; fi
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rabbitmq-server) >&2
+  [ -n "$policy_added" ] && rm -f /usr/sbin/policy-rc.d
 fi
 
 IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: could not start PostgreSQL" >&2; exit 1; }

@@ -146,5 +146,9 @@ internal static class RepositoryPaths
 public static class AssemblyLifetime
 {
     [AssemblyCleanup]
-    public static void StopDatabases() => PostgresCluster.StopIfStarted();
+    public static void StopServers()
+    {
+        TestBroker.StopIfStarted();
+        PostgresCluster.StopIfStarted();
+    }
 }

@@ -30,6 +30,7 @@ public static class ErrorCodes
     public const string ServerExited = "IT4003";
     public const string ServerNotRunning = "IT4004";
     public const string ServerStopTimeout = "IT4005";
+    public const string BrokerUnavailable = "IT4006";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

@@ -16,10 +16,18 @@ internal sealed class PostgresDialect : SqlDialect
     protected override string DateTimeType => "timestamp(6) without time zone";
     public override DbType DateTimeDbType => DbType.DateTime2;
 
-    /// <summary>Binary COPY inside a transaction: the fastest insert PostgreSQL has, still all-or-nothing.</summary>
+    protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
+        $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values}) ON CONFLICT ({table.IdColumn}) DO NOTHING";
+
+    /// <summary>Binary COPY inside a transaction: the fastest insert PostgreSQL has, still all-or-nothing (COPY cannot skip rows, so an idempotent import uses INSERT … ON CONFLICT).</summary>
     public override async Task InsertBatchAsync(DbConnection connection, RecordTable table,
-        IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+        IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
+        if (ignoreExisting)
+        {
+            await base.InsertBatchAsync(connection, table, records, ignoreExisting, cancellationToken).ConfigureAwait(false);
+            return;
+        }
         var npgsql = (NpgsqlConnection)connection;
         await using var transaction = await npgsql.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         await using (var importer = await npgsql.BeginBinaryImportAsync(

@@ -13,17 +13,22 @@ public sealed class RecordWriter : IAsyncDisposable
     private readonly DbConnection _connection;
     private readonly RecordTable _table;
 
-    private RecordWriter(Database database, DbConnection connection, RecordTable table)
+    private readonly bool _ignoreExisting;
+
+    private RecordWriter(Database database, DbConnection connection, RecordTable table, bool ignoreExisting)
     {
         _database = database;
         _connection = connection;
         _table = table;
+        _ignoreExisting = ignoreExisting;
     }
 
-    public static async Task<RecordWriter> OpenAsync(Database database, RecordTable table, CancellationToken cancellationToken)
+    /// <param name="ignoreExisting">Skip rows whose ID is already there: an idempotent import.</param>
+    public static async Task<RecordWriter> OpenAsync(Database database, RecordTable table, CancellationToken cancellationToken,
+        bool ignoreExisting = false)
     {
         var connection = await database.OpenAsync(cancellationToken).ConfigureAwait(false);
-        return new RecordWriter(database, connection, table);
+        return new RecordWriter(database, connection, table, ignoreExisting);
     }
 
     public async Task InsertBatchAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
@@ -32,7 +37,7 @@ public sealed class RecordWriter : IAsyncDisposable
             return;
         try
         {
-            await _database.Dialect.InsertBatchAsync(_connection, _table, records, cancellationToken).ConfigureAwait(false);
+            await _database.Dialect.InsertBatchAsync(_connection, _table, records, _ignoreExisting, cancellationToken).ConfigureAwait(false);
         }
         catch (DbException e)
         {

@@ -34,15 +34,23 @@ internal abstract class SqlDialect
 
     public virtual string EmptyTableSql(RecordTable table) => $"TRUNCATE TABLE {table.Name}";
 
-    /// <summary>Inserts the records in one transaction: all of them or none.</summary>
+    /// <summary>An INSERT that skips rows whose ID is already there (for imports that may see a batch twice).</summary>
+    protected abstract string InsertIgnoringExistingSql(RecordTable table, string values);
+
+    /// <summary>
+    /// Inserts the records in one transaction: all of them or none. With <paramref name="ignoreExisting"/>,
+    /// rows whose ID is already in the table are skipped, which makes a repeated batch harmless.
+    /// </summary>
     public virtual async Task InsertBatchAsync(DbConnection connection, RecordTable table,
-        IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+        IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         await using var command = connection.CreateCommand();
         command.Transaction = transaction;
-        command.CommandText =
-            $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES (@id, @desc, @value, @date, @s1, @s2)";
+        const string values = "@id, @desc, @value, @date, @s1, @s2";
+        command.CommandText = ignoreExisting
+            ? InsertIgnoringExistingSql(table, values)
+            : $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values})";
         var id = AddParameter(command, "@id", DbType.Int32);
         var desc = AddParameter(command, "@desc", DbType.String, RecordTable.StringLength);
         var value = AddParameter(command, "@value", DbType.Double);

@@ -19,6 +19,9 @@ internal sealed class SqlServerDialect : SqlDialect
     protected override string DateTimeType => "datetime2(7)";
     public override DbType DateTimeDbType => DbType.DateTime2;
 
+    protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
+        $"INSERT INTO {table.Name} ({table.ColumnList}) SELECT {values} WHERE NOT EXISTS (SELECT 1 FROM {table.Name} WITH (UPDLOCK, HOLDLOCK) WHERE {table.IdColumn} = @id)";
+
     public override string CreateTableSql(RecordTable table) =>
         $"IF OBJECT_ID(N'dbo.{table.Name}', N'U') IS NULL CREATE TABLE dbo.{table.Name} ({ColumnDefinitions(table)})";
 }

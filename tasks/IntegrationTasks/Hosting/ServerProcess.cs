@@ -23,6 +23,7 @@ public sealed class ServerProcess : IDisposable
     private readonly StreamWriter? _logFile;
     private readonly object _gate = new();
     private Action<string>? _sink;
+    private string _readyMarker = TransferServerTask.ReadyMarker;
     private int _droppedLines;
 
     private ServerProcess(string name, Process process, string? logFile)
@@ -40,7 +41,9 @@ public sealed class ServerProcess : IDisposable
     public int ProcessId => _process.Id;
     public bool HasExited => _process.HasExited;
 
-    public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink)
+    /// <param name="readyMarker">The line that means ready; by default the suite's server marker, followed by the endpoint.</param>
+    public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink,
+        string? readyMarker = null, IReadOnlyDictionary<string, string>? environment = null)
     {
         var info = new ProcessStartInfo(launch.FileName)
         {
@@ -55,9 +58,11 @@ public sealed class ServerProcess : IDisposable
         // The child is a build of its own: it must not join this build's node or terminal logger.
         info.Environment.Remove("MSBUILDNOINPROCNODE");
         info.Environment["MSBUILDDISABLENODEREUSE"] = "1";
+        foreach (var (variable, value) in environment ?? new Dictionary<string, string>())
+            info.Environment[variable] = value;
 
         var process = new Process { StartInfo = info, EnableRaisingEvents = true };
-        var server = new ServerProcess(name, process, logFile) { _sink = sink };
+        var server = new ServerProcess(name, process, logFile) { _sink = sink, _readyMarker = readyMarker ?? TransferServerTask.ReadyMarker };
         process.OutputDataReceived += (_, e) => server.OnLine(e.Data);
         process.ErrorDataReceived += (_, e) => server.OnLine(e.Data);
         try
@@ -115,10 +120,10 @@ public sealed class ServerProcess : IDisposable
             }
         }
         sink?.Invoke(line);
-        var marker = line.IndexOf(TransferServerTask.ReadyMarker, StringComparison.Ordinal);
+        var marker = line.IndexOf(_readyMarker, StringComparison.Ordinal);
         if (marker >= 0)
         {
-            var rest = line[(marker + TransferServerTask.ReadyMarker.Length)..].Trim();
+            var rest = line[(marker + _readyMarker.Length)..].Trim();
             _ready.TrySetResult(rest.Split(' ')[0]);
         }
     }

@@ -17,6 +17,9 @@ public sealed record TransportSummary(
     long MaxClientPeakBytes,
     long? MaxServerPeakBytes);
 
+/// <summary>A transport that did not run here, with why, how to fix it, and the series' figure.</summary>
+public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement);
+
 /// <summary>Writes results.json (raw and summarised), results.csv (raw) and results.md (the series' table form).</summary>
 public static class ReportWriter
 {
@@ -51,17 +54,18 @@ public static class ReportWriter
     }
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> measurements,
-        IReadOnlyDictionary<string, string> environment)
+        IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null)
     {
+        notRun ??= [];
         Directory.CreateDirectory(directory);
         var summaries = Summarise(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
         var markdown = Path.Combine(directory, "results.md");
-        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, measurements },
+        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
-        File.WriteAllText(markdown, Markdown(summaries, environment));
+        File.WriteAllText(markdown, Markdown(summaries, environment, notRun));
         return [json, csv, markdown];
     }
 
@@ -78,7 +82,8 @@ public static class ReportWriter
         return builder.ToString();
     }
 
-    public static string Markdown(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment)
+    public static string Markdown(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
+        IReadOnlyList<NotRunEntry>? notRun = null)
     {
         var md = new StringBuilder("# IntegrationTasks results\n\n");
         foreach (var (key, value) in environment)
@@ -98,6 +103,15 @@ public static class ReportWriter
                 md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {s.MeanBytesPerRecord:F0} | ");
                 md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
                 first = false;
+            }
+        }
+        if (notRun is { Count: > 0 })
+        {
+            md.Append("\n## Not run here\n\n| Method | Why | How to run it | Series (2014), 1,000,000 records (s) | Its role here |\n|---|---|---|---:|---|\n");
+            foreach (var entry in notRun)
+            {
+                md.Append(Invariant, $"| {entry.Transport} | {entry.Reason} | {(entry.Fix.Length > 0 ? $"`{entry.Fix}`" : "cannot be run on Linux here")} | ");
+                md.Append(Invariant, $"{(entry.SeriesSeconds.Length > 0 ? entry.SeriesSeconds : "–")} | {(entry.Replacement.Length > 0 ? entry.Replacement : "–")} |\n");
             }
         }
         md.Append("""

@@ -13,6 +13,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>Properties that shaped the run (item spec = name, metadata Value), recorded with the results.</summary>
     public ITaskItem[] RunProperties { get; set; } = [];
 
+    /// <summary>Transports that did not run (item spec = name; metadata Reason, Fix, SeriesSeconds, Replacement).</summary>
+    public ITaskItem[] NotRun { get; set; } = [];
+
     [Output] public string[] Files { get; private set; } = [];
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
@@ -29,7 +32,12 @@ public sealed class WriteReport : IntegrationTask
         };
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment)];
+        var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
+            i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun)];
+        foreach (var entry in notRun)
+            Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
+                entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs):{1}{2}", measurements.Count, Environment.NewLine,
             ReportWriter.ConsoleSummary(ReportWriter.Summarise(measurements)));
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));

@@ -11,8 +11,8 @@ public sealed class BatchImporter : IAsyncDisposable
 
     private BatchImporter(RecordWriter writer) => _writer = writer;
 
-    public static async Task<BatchImporter> OpenAsync(Database database, CancellationToken cancellationToken) =>
-        new(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken).ConfigureAwait(false));
+    public static async Task<BatchImporter> OpenAsync(Database database, CancellationToken cancellationToken, bool ignoreExisting = false) =>
+        new(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false));
 
     public long RecordsImported => Interlocked.Read(ref _records);
 

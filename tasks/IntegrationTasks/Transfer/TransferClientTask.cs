@@ -30,6 +30,9 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>When set, the run's figures are also written here (JSON), for RecordMeasurement after verification.</summary>
     public string? ResultFile { get; set; }
 
+    /// <summary>The client's database, for transports that look at it before transferring (resuming ones).</summary>
+    protected Database? ClientDatabase { get; private set; }
+
     [Output] public double ElapsedSeconds { get; private set; }
     [Output] public double FirstCommitSeconds { get; private set; }
     [Output] public long Records { get; private set; }
@@ -38,6 +41,9 @@ public abstract class TransferClientTask : IntegrationTask
     [Output] public long PeakWorkingSetBytes { get; private set; }
 
     protected abstract string TransportName { get; }
+
+    /// <summary>Transports that may deliver a batch twice (a redelivered message) import idempotently.</summary>
+    protected virtual bool IdempotentImport => false;
 
     protected abstract Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
 
@@ -48,6 +54,7 @@ public abstract class TransferClientTask : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
         var database = Database.Create(ClientProvider, ClientConnString);
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
+        ClientDatabase = database;
 
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
@@ -55,7 +62,7 @@ public abstract class TransferClientTask : IntegrationTask
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records);
 
         ProcessMemory.ResetPeak();
-        await using var importer = await BatchImporter.OpenAsync(database, timeout.Token).ConfigureAwait(false);
+        await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
         TransferResult result;

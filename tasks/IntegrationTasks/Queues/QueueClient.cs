@@ -1,0 +1,123 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using RabbitMQ.Client;
+using RabbitMQ.Client.Events;
+
+namespace IntegrationTasks.Queues;
+
+/// <summary>
+/// The series' RabbitMQClientTest with a push consumer: one request message per batch, published
+/// with a bounded number in flight (and, when durable, each confirmed by the broker); responses are
+/// matched to requests by correlation id, imported, and acknowledged only after the import commits.
+/// Fast: the correlation id carries this run's id and the reply queue is purged first, so nothing
+/// from an aborted run is taken for an answer. Durable: the id is the batch alone, the import
+/// ignores rows already there, and batches already complete in ClientTable are not asked for again —
+/// so a run killed and started again ends with every row exactly once.
+/// </summary>
+public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
+{
+    public int MaxInFlight { get; init; } = 8;
+    public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlySet<int> completeBatches,
+        CancellationToken cancellationToken)
+    {
+        if (MaxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        var runId = topology.Durable ? "" : FileId();
+        var pending = Enumerable.Range(0, plan.TotalBatches).Where(b => !completeBatches.Contains(b)).ToList();
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var outstanding = new HashSet<int>(pending);
+        var inFlight = new SemaphoreSlim(MaxInFlight);
+        long sent = 0, received = 0;
+        if (pending.Count == 0)
+            return new TransferResult(0, 0);
+
+        await using var connection = await broker.ConnectAsync("IntegrationTasks client", cancellationToken).ConfigureAwait(false);
+        await using var publisher = await connection.CreateChannelAsync(topology.ChannelOptions(MaxInFlight * 2), cancellationToken).ConfigureAwait(false);
+        await using var consumerChannel = await connection.CreateChannelAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+        await topology.DeclareAsync(publisher, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
+        await topology.DeclareAsync(publisher, topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
+        if (!topology.Durable)
+            await publisher.QueuePurgeAsync(topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
+        await consumerChannel.BasicQosAsync(0, (ushort)Math.Min(MaxInFlight * 2, ushort.MaxValue), global: false, cancellationToken).ConfigureAwait(false);
+
+        var consumer = new AsyncEventingBasicConsumer(consumerChannel);
+        consumer.ReceivedAsync += async (_, delivery) =>
+        {
+            try
+            {
+                var batch = ParseCorrelation(delivery.BasicProperties.CorrelationId, runId, plan.TotalBatches);
+                if (batch is null)
+                {
+                    // Another run's answer (fast mode): not ours, and not an error.
+                    await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+                    return;
+                }
+                if (delivery.Body.Length > MaxMessageBytes)
+                    throw new IntegrationException(ErrorCodes.FrameTooLarge,
+                        $"The response to batch {batch} is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
+                Interlocked.Add(ref received, delivery.Body.Length);
+                using (var body = new MemoryStream(delivery.Body.ToArray(), writable: false))
+                    await importer.ImportAsync(body, cancellationToken).ConfigureAwait(false);
+                await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+                bool finished;
+                lock (outstanding)
+                {
+                    if (!outstanding.Remove(batch.Value))
+                        return; // a redelivered answer, already imported (idempotently)
+                    finished = outstanding.Count == 0;
+                }
+                inFlight.Release();
+                if (finished)
+                    done.TrySetResult();
+            }
+            catch (Exception e)
+            {
+                await consumerChannel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
+                done.TrySetException(e is IntegrationException ? e
+                    : new IntegrationException(ErrorCodes.TransferFailed, $"A response could not be imported and was dead-lettered: {e.Message}", e));
+            }
+        };
+        await consumerChannel.BasicConsumeAsync(topology.ReplyQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
+
+        using var buffer = new PooledBufferStream();
+        foreach (var batch in pending)
+        {
+            await Task.WhenAny(inFlight.WaitAsync(cancellationToken), done.Task).ConfigureAwait(false);
+            if (done.Task.IsCompleted)
+                break;
+            cancellationToken.ThrowIfCancellationRequested();
+            buffer.Reset();
+            RecordXml.WriteRequest(buffer, plan.Ids(batch));
+            // With confirms tracked (durable) this completes when the broker has the message safely.
+            await publisher.BasicPublishAsync("", topology.RequestQueue, mandatory: true,
+                topology.Properties(Correlation(runId, batch), topology.ReplyQueue), buffer.WrittenMemory, cancellationToken).ConfigureAwait(false);
+            sent += buffer.Length;
+        }
+        await done.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return new TransferResult(sent, Interlocked.Read(ref received));
+    }
+
+    private static string FileId() => Guid.NewGuid().ToString("N")[..12];
+
+    private static string Correlation(string runId, int batch) =>
+        runId.Length == 0 ? batch.ToString(CultureInfo.InvariantCulture) : $"{runId}:{batch.ToString(CultureInfo.InvariantCulture)}";
+
+    /// <summary>The batch a response answers; null when it belongs to another run.</summary>
+    private static int? ParseCorrelation(string? correlation, string runId, int totalBatches)
+    {
+        var text = correlation ?? "";
+        if (runId.Length > 0)
+        {
+            if (!text.StartsWith(runId + ":", StringComparison.Ordinal))
+                return null;
+            text = text[(runId.Length + 1)..];
+        }
+        return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var batch) && batch < totalBatches
+            ? batch
+            : throw new IntegrationException(ErrorCodes.TransferFailed, $"A response carries the correlation id '{correlation}', which answers no batch of this transfer.");
+    }
+}

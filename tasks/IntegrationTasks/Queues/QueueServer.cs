@@ -1,0 +1,100 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using RabbitMQ.Client;
+using RabbitMQ.Client.Events;
+
+namespace IntegrationTasks.Queues;
+
+/// <summary>
+/// The series' RabbitMQServer with a push consumer: each request message (a batch of IDs) is
+/// answered with one lookup per ID and the response published to the request's reply queue with
+/// its correlation id. The request is acknowledged only after that (confirmed, when durable), so a
+/// server killed mid-batch leaves it to be redelivered. A message that cannot be processed is
+/// rejected to the dead-letter queue with a coded warning; the consumer goes on.
+/// </summary>
+public sealed class QueueServer(Database database, BrokerOptions broker, QueueTopology topology, IEventLog log)
+{
+    public int Prefetch { get; init; } = 8;
+    public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+
+    private long _answered;
+    private long _rejected;
+    public long Answered => Interlocked.Read(ref _answered);
+    public long Rejected => Interlocked.Read(ref _rejected);
+
+    public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
+    {
+        var connection = await broker.ConnectAsync("IntegrationTasks server", cancellationToken).ConfigureAwait(false);
+        try
+        {
+            var channel = await connection.CreateChannelAsync(topology.ChannelOptions(Prefetch * 2), cancellationToken).ConfigureAwait(false);
+            await topology.DeclareAsync(channel, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
+            await channel.BasicQosAsync(0, (ushort)Prefetch, global: false, cancellationToken).ConfigureAwait(false);
+            var lookup = await RecordLookup.OpenAsync(database, cancellationToken).ConfigureAwait(false);
+            var consumer = new AsyncEventingBasicConsumer(channel);
+            consumer.ReceivedAsync += (_, delivery) => HandleAsync(channel, lookup, delivery);
+            await channel.BasicConsumeAsync(topology.RequestQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
+            return async stop =>
+            {
+                try
+                {
+                    await Task.Delay(Timeout.Infinite, stop).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                }
+                await channel.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+                await lookup.DisposeAsync().ConfigureAwait(false);
+                await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+                connection.Dispose();
+            };
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    private async Task HandleAsync(IChannel channel, RecordLookup lookup, BasicDeliverEventArgs delivery)
+    {
+        var correlation = delivery.BasicProperties.CorrelationId;
+        var replyTo = delivery.BasicProperties.ReplyTo;
+        try
+        {
+            if (delivery.Body.Length > MaxMessageBytes)
+                throw new IntegrationException(ErrorCodes.FrameTooLarge,
+                    $"The request is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
+            if (string.IsNullOrEmpty(replyTo) || string.IsNullOrEmpty(correlation))
+                throw new IntegrationException(ErrorCodes.MalformedXml, "The request has no reply queue or correlation id.");
+            using var response = new PooledBufferStream();
+            // The body belongs to the client library only during this handler: it is read here, not kept.
+            using (var request = new MemoryStream(delivery.Body.ToArray(), writable: false))
+                await RecordService.AnswerAsync(lookup, request, response, CancellationToken.None).ConfigureAwait(false);
+            await channel.BasicPublishAsync("", replyTo, mandatory: true, topology.Properties(correlation, replyTo: null),
+                response.WrittenMemory, CancellationToken.None).ConfigureAwait(false);
+            await channel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+            Interlocked.Increment(ref _answered);
+        }
+        catch (IntegrationException e)
+        {
+            Interlocked.Increment(ref _rejected);
+            log.Warning(e.Code, $"Rejected request {correlation ?? "(no id)"} to {QueueTopology.DeadLetterQueue(topology.RequestQueue)}: {e.Message}");
+            await channel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not RabbitMQ.Client.Exceptions.PublishException and not RabbitMQ.Client.Exceptions.AlreadyClosedException)
+        {
+            Interlocked.Increment(ref _rejected);
+            log.Warning(ErrorCodes.Unexpected, $"Rejected request {correlation ?? "(no id)"} after an unexpected error: {e.Message}");
+            await channel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
+        }
+        catch (RabbitMQ.Client.Exceptions.PublishException e)
+        {
+            Interlocked.Increment(ref _rejected);
+            log.Warning(ErrorCodes.TransferFailed, $"The response to {correlation} could not be delivered to '{replyTo}' ({e.Message}); request dead-lettered.");
+            await channel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Queues;
+
+/// <summary>
+/// Starts the suite's private RabbitMQ node (Debian's rabbitmq-server, loopback only, its own data
+/// directory and ports) and returns when it accepts connections. It stays registered for the rest
+/// of the build: <see cref="StopRabbitMQ"/> stops it, and the end of a failed or cancelled build does.
+/// </summary>
+public sealed class StartRabbitMQ : IntegrationTask
+{
+    internal const string RegistrationKey = "IntegrationTasks.RabbitMQ";
+
+    [Required] public string Directory { get; set; } = "";
+    public int Port { get; set; } = 5673;
+    public int DistributionPort { get; set; } = 25673;
+    public int EpmdPort { get; set; } = 4370;
+    public int ReadyTimeoutSeconds { get; set; } = 120;
+
+    /// <summary>Run in the foreground until Ctrl+C, then stop the node (the RabbitMQBroker target, for use by hand).</summary>
+    public bool WaitUntilCancelled { get; set; }
+
+    [Output] public int ProcessId { get; private set; }
+
+    protected override bool CancellationIsSuccess => WaitUntilCancelled;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is RabbitMqNode running)
+        {
+            ProcessId = running.ProcessId;
+            return;
+        }
+        var options = new RabbitMqNodeOptions
+        {
+            Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
+        };
+        Tcp.TcpEndpoints.Listen("127.0.0.1", Port).Stop(); // a taken port fails here, clearly
+        Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on 127.0.0.1:{1} ({2}).", options.NodeName, Port, options.Directory);
+        var node = await RabbitMqNode.StartAsync(options, ServerLog.To(Log, "RabbitMQ"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
+            .ConfigureAwait(false);
+        ProcessId = node.ProcessId;
+        var handle = new NodeHandle(node);
+        BuildEngine4.RegisterTaskObject(RegistrationKey, handle, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on 127.0.0.1:{0}.", Port);
+        if (!WaitUntilCancelled)
+            return;
+        try
+        {
+            await Task.Delay(Timeout.Infinite, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            BuildEngine4.UnregisterTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build);
+            await node.StopAsync(CancellationToken.None).ConfigureAwait(false);
+            node.Dispose();
+            Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
+        }
+    }
+
+    /// <summary>What MSBuild disposes at the end of the build if nobody stopped the node.</summary>
+    internal sealed class NodeHandle(RabbitMqNode node) : IDisposable
+    {
+        public RabbitMqNode Node => node;
+
+        public void Dispose()
+        {
+            node.StopAsync(CancellationToken.None).GetAwaiter().GetResult(); // build teardown: nothing else to wait for
+            node.Dispose();
+        }
+    }
+}
+
+/// <summary>Stops the node started by <see cref="StartRabbitMQ"/> (and its epmd).</summary>
+public sealed class StopRabbitMQ : IntegrationTask
+{
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.UnregisterTaskObject(StartRabbitMQ.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not StartRabbitMQ.NodeHandle handle)
+            return;
+        await handle.Node.StopAsync(cancellationToken).ConfigureAwait(false);
+        handle.Node.Dispose();
+        Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
+    }
+}
+
+/// <summary>The series' RabbitMQServer: answers request messages until cancelled (Ctrl+C) or stopped by the suite.</summary>
+public sealed class RabbitMQServer : TransferServerTask
+{
+    public string RabbitMQHostName { get; set; } = "127.0.0.1";
+    public int RabbitMQPort { get; set; } = 5673;
+
+    /// <summary>Serve the durable queues (RabbitMQDurable) instead of the fast ones (RabbitMQClientTest).</summary>
+    public bool Durable { get; set; }
+
+    public int Prefetch { get; set; } = 8;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    {
+        var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
+        var server = new QueueServer(database, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
+        {
+            Prefetch = Prefetch,
+        };
+        var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
+        return ($"amqp://{RabbitMQHostName}:{RabbitMQPort}/{topology.RequestQueue}", serve);
+    }
+}
+
+/// <summary>A RabbitMQ client task: the broker, and the topology (fast or durable) its subclass names.</summary>
+public abstract class RabbitMQClientTask : TransferClientTask
+{
+    public string RabbitMQHostName { get; set; } = "127.0.0.1";
+    public int RabbitMQPort { get; set; } = 5673;
+    public int MaxInFlight { get; set; } = 8;
+
+    protected abstract QueueTopology Topology { get; }
+
+    protected virtual Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken) =>
+        Task.FromResult<IReadOnlySet<int>>(new HashSet<int>());
+
+    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        var complete = await CompleteBatchesAsync(plan, cancellationToken).ConfigureAwait(false);
+        if (complete.Count > 0)
+            Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
+                TransportName, complete.Count, plan.TotalBatches);
+        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology) { MaxInFlight = MaxInFlight };
+        return await client.RunAsync(plan, importer, complete, cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>The series' RabbitMQClientTest: transient queues and messages, no confirms.</summary>
+public sealed class RabbitMQClientTest : RabbitMQClientTask
+{
+    protected override string TransportName => "RabbitMQClientTest";
+    protected override QueueTopology Topology => QueueTopology.Fast;
+}
+
+/// <summary>
+/// Durable and confirmed: a client or server killed mid-run and started again finishes with every
+/// row exactly once (batches already complete are not asked for again; repeats are ignored on import).
+/// </summary>
+public sealed class RabbitMQDurable : RabbitMQClientTask
+{
+    protected override string TransportName => "RabbitMQDurable";
+    protected override QueueTopology Topology => QueueTopology.Reliable;
+    protected override bool IdempotentImport => true;
+
+    protected override async Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken)
+    {
+        var counts = new int[plan.TotalBatches];
+        await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, 1, plan.Records, cancellationToken)
+                           .ConfigureAwait(false))
+            counts[(row.Id - 1) / plan.BatchSize]++;
+        return Enumerable.Range(0, plan.TotalBatches).Where(b => counts[b] == plan.BatchSize).ToHashSet();
+    }
+}

@@ -1,0 +1,74 @@
+using IntegrationTasks.Common;
+using RabbitMQ.Client;
+
+namespace IntegrationTasks.Queues;
+
+/// <summary>
+/// How the two queue transports differ — and nothing else does. Fast (the series' RabbitMQ test):
+/// transient queues and messages, no publisher confirms. Durable (the role the series gave to
+/// transactional MSMQ): durable queues, persistent messages, publisher confirms, an idempotent
+/// import and correlation by batch alone, so a client or server killed and started again resumes.
+/// Both ack only after the work is done and dead-letter what cannot be processed.
+/// </summary>
+public sealed record QueueTopology(string RequestQueue, string ReplyQueue, bool Durable)
+{
+    public static readonly QueueTopology Fast = new("integrationtests.in", "integrationtests.out", Durable: false);
+    public static readonly QueueTopology Reliable = new("integrationtests.durable.in", "integrationtests.durable.out", Durable: true);
+
+    public const string DeadLetterSuffix = ".dead";
+
+    public static string DeadLetterQueue(string queue) => queue + DeadLetterSuffix;
+
+    /// <summary>Declares a queue and its dead-letter queue (a rejected message goes there, not back to the queue).</summary>
+    public async Task DeclareAsync(IChannel channel, string queue, CancellationToken cancellationToken)
+    {
+        await channel.QueueDeclareAsync(DeadLetterQueue(queue), durable: Durable, exclusive: false, autoDelete: false,
+            arguments: null, cancellationToken: cancellationToken).ConfigureAwait(false);
+        await channel.QueueDeclareAsync(queue, durable: Durable, exclusive: false, autoDelete: false,
+            arguments: new Dictionary<string, object?>
+            {
+                ["x-dead-letter-exchange"] = "",
+                ["x-dead-letter-routing-key"] = DeadLetterQueue(queue),
+            }, cancellationToken: cancellationToken).ConfigureAwait(false);
+    }
+
+    public BasicProperties Properties(string correlationId, string? replyTo) => new()
+    {
+        CorrelationId = correlationId,
+        ReplyTo = replyTo,
+        ContentType = "text/xml",
+        DeliveryMode = Durable ? DeliveryModes.Persistent : DeliveryModes.Transient,
+    };
+
+    public CreateChannelOptions ChannelOptions(int outstandingConfirms) => Durable
+        ? new CreateChannelOptions(publisherConfirmationsEnabled: true, publisherConfirmationTrackingEnabled: true,
+            outstandingPublisherConfirmationsRateLimiter: new ThrottlingRateLimiter(outstandingConfirms))
+        : new CreateChannelOptions(publisherConfirmationsEnabled: false, publisherConfirmationTrackingEnabled: false);
+}
+
+public sealed record BrokerOptions
+{
+    public string HostName { get; init; } = "127.0.0.1";
+    public int Port { get; init; } = 5673;
+    public string UserName { get; init; } = "guest";
+    public string Password { get; init; } = "guest";
+
+    public async Task<IConnection> ConnectAsync(string clientName, CancellationToken cancellationToken)
+    {
+        var factory = new ConnectionFactory
+        {
+            HostName = HostName, Port = Port, UserName = UserName, Password = Password, ClientProvidedName = clientName,
+            AutomaticRecoveryEnabled = false,
+        };
+        try
+        {
+            return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e)
+        {
+            throw new IntegrationException(ErrorCodes.BrokerUnavailable,
+                $"Cannot reach RabbitMQ at {HostName}:{Port}: {e.InnerException?.Message ?? e.Message}. " +
+                "Start the suite's broker with: dotnet msbuild build.proj -t:StartRabbitMQ (or set RabbitMQHostName).", e);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+using System.Diagnostics;
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
+
+namespace IntegrationTasks.Queues;
+
+public sealed record RabbitMqNodeOptions
+{
+    /// <summary>Data, logs, cookie and config of the private node.</summary>
+    public required string Directory { get; init; }
+    public int AmqpPort { get; init; } = 5673;
+    public int DistributionPort { get; init; } = 25673;
+    public int EpmdPort { get; init; } = 4370;
+    public string Server { get; init; } = "/usr/lib/rabbitmq/bin/rabbitmq-server";
+    public string Control { get; init; } = "/usr/lib/rabbitmq/bin/rabbitmqctl";
+    public string NodeName => $"integrationtasks-{AmqpPort}@localhost";
+}
+
+/// <summary>
+/// A private RabbitMQ node from Debian's rabbitmq-server: its own data directory, its own ports,
+/// every listener on loopback — the Erlang port mapper (epmd) included, which by default listens on
+/// all addresses and outlives the broker; it is told to stop with the node.
+/// </summary>
+public sealed class RabbitMqNode : IDisposable
+{
+    /// <summary>What rabbitmq-server prints once it accepts connections.</summary>
+    public const string StartedMarker = "completed with";
+
+    private readonly RabbitMqNodeOptions _options;
+    private ServerProcess? _process;
+
+    private RabbitMqNode(RabbitMqNodeOptions options) => _options = options;
+
+    public int ProcessId => _process?.ProcessId ?? 0;
+    public RabbitMqNodeOptions Options => _options;
+
+    public static bool IsInstalled(RabbitMqNodeOptions options) => File.Exists(options.Server);
+
+    public const string InstallCommand = "apt-get install -y --no-install-recommends rabbitmq-server";
+
+    public static async Task<RabbitMqNode> StartAsync(RabbitMqNodeOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        if (!IsInstalled(options))
+            throw new IntegrationException(ErrorCodes.BrokerUnavailable,
+                $"RabbitMQ is not installed ({options.Server} is missing). Install it with: {InstallCommand}");
+        System.IO.Directory.CreateDirectory(options.Directory);
+        await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
+        await File.WriteAllTextAsync(Path.Combine(options.Directory, "rabbitmq.conf"),
+            $"listeners.tcp.default = 127.0.0.1:{options.AmqpPort}\nloopback_users.guest = true\n", cancellationToken).ConfigureAwait(false);
+
+        var node = new RabbitMqNode(options);
+        var launch = new ServerLaunch(options.Server, [], options.Directory);
+        node._process = ServerProcess.Start("RabbitMQ", launch, Path.Combine(options.Directory, "console.log"), log,
+            StartedMarker, Environment(options));
+        try
+        {
+            await node._process.WaitReadyAsync(timeout, cancellationToken).ConfigureAwait(false);
+            return node;
+        }
+        catch
+        {
+            await node.StopAsync(CancellationToken.None).ConfigureAwait(false);
+            node.Dispose();
+            throw;
+        }
+    }
+
+    public static IReadOnlyDictionary<string, string> Environment(RabbitMqNodeOptions options) => new Dictionary<string, string>
+    {
+        ["HOME"] = options.Directory,
+        ["RABBITMQ_NODENAME"] = options.NodeName,
+        ["RABBITMQ_NODE_IP_ADDRESS"] = "127.0.0.1",
+        ["RABBITMQ_NODE_PORT"] = options.AmqpPort.ToString(CultureInfo.InvariantCulture),
+        ["RABBITMQ_DIST_PORT"] = options.DistributionPort.ToString(CultureInfo.InvariantCulture),
+        ["RABBITMQ_MNESIA_BASE"] = Path.Combine(options.Directory, "mnesia"),
+        ["RABBITMQ_LOG_BASE"] = Path.Combine(options.Directory, "log"),
+        ["RABBITMQ_PID_FILE"] = Path.Combine(options.Directory, "rabbitmq.pid"),
+        ["RABBITMQ_ENABLED_PLUGINS_FILE"] = Path.Combine(options.Directory, "enabled_plugins"),
+        ["RABBITMQ_CONFIG_FILE"] = Path.Combine(options.Directory, "rabbitmq"),
+        ["RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"] = "-kernel inet_dist_use_interface {127,0,0,1}",
+        ["ERL_EPMD_ADDRESS"] = "127.0.0.1",
+        ["ERL_EPMD_PORT"] = options.EpmdPort.ToString(CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>Stops the node with rabbitmqctl, then its epmd; kills whatever is left.</summary>
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        if (_process is { HasExited: false })
+        {
+            await RunAsync(_options.Control, ["-n", _options.NodeName, "stop"], TimeSpan.FromSeconds(60), cancellationToken).ConfigureAwait(false);
+            if (await _process.StopAsync(TimeSpan.FromSeconds(15), cancellationToken).ConfigureAwait(false) is null)
+                _process.Kill();
+        }
+        await RunAsync("epmd", ["-kill"], TimeSpan.FromSeconds(15), cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var info = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in arguments)
+            info.ArgumentList.Add(argument);
+        foreach (var (name, value) in Environment(_options))
+            info.Environment[name] = value;
+        Process process;
+        try
+        {
+            process = Process.Start(info)!;
+        }
+        catch (System.ComponentModel.Win32Exception)
+        {
+            return; // epmd not on PATH: nothing of ours to stop
+        }
+        using (process)
+        {
+            var output = process.StandardOutput.ReadToEndAsync(cancellationToken);
+            var errors = process.StandardError.ReadToEndAsync(cancellationToken);
+            using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            timer.CancelAfter(timeout);
+            try
+            {
+                await process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
+                await Task.WhenAll(output, errors).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                process.Kill(entireProcessTree: true);
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        _process?.Dispose();
+        _process = null;
+    }
+}

@@ -1,0 +1,309 @@
+using System.Diagnostics;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Queues;
+using IntegrationTasks.Transfer;
+using RabbitMQ.Client;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The suite's own RabbitMQ node for the queue tests: started once (as StartRabbitMQ does it) and
+/// stopped after the run. The test command installs rabbitmq-server; without it these tests fail.
+/// </summary>
+internal static class TestBroker
+{
+    private static readonly Lazy<RabbitMqNode> Node = new(() =>
+    {
+        var options = new RabbitMqNodeOptions
+        {
+            Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            AmqpPort = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
+        };
+        return RabbitMqNode.StartAsync(options, log: null, TimeSpan.FromSeconds(120), CancellationToken.None).GetAwaiter().GetResult();
+    });
+
+    public static RabbitMqNodeOptions Options => Node.Value.Options;
+    public static BrokerOptions Broker => new() { Port = Options.AmqpPort };
+
+    public static void StopIfStarted()
+    {
+        if (!Node.IsValueCreated)
+            return;
+        Node.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+        Node.Value.Dispose();
+    }
+
+    /// <summary>Empties the suite's queues (and their dead-letter queues) so tests do not see each other's messages.</summary>
+    public static async Task PurgeAsync()
+    {
+        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
+        await using var channel = await connection.CreateChannelAsync();
+        foreach (var topology in new[] { QueueTopology.Fast, QueueTopology.Reliable })
+        {
+            foreach (var queue in new[] { topology.RequestQueue, topology.ReplyQueue })
+            {
+                await topology.DeclareAsync(channel, queue, CancellationToken.None);
+                await channel.QueuePurgeAsync(queue);
+                await channel.QueuePurgeAsync(QueueTopology.DeadLetterQueue(queue));
+            }
+        }
+    }
+
+    public static async Task<uint> CountAsync(string queue)
+    {
+        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
+        await using var channel = await connection.CreateChannelAsync();
+        return (await channel.QueueDeclarePassiveAsync(queue)).MessageCount;
+    }
+}
+
+/// <summary>A RabbitMQServer consumer running in the test process.</summary>
+internal sealed class RunningQueueServer : IAsyncDisposable
+{
+    private readonly CancellationTokenSource _stop = new();
+    private Task _serving = Task.CompletedTask;
+
+    public CapturingLog Log { get; } = new();
+    public QueueServer Server { get; private set; } = null!;
+
+    public static async Task<RunningQueueServer> StartAsync(Database database, QueueTopology topology, int maxMessageBytes = 1 << 20)
+    {
+        var running = new RunningQueueServer();
+        running.Server = new QueueServer(database, TestBroker.Broker, topology, running.Log) { MaxMessageBytes = maxMessageBytes };
+        var serve = await running.Server.StartAsync(CancellationToken.None);
+        running._serving = serve(running._stop.Token);
+        return running;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+}
+
+[TestClass]
+public sealed class QueueTests
+{
+    [TestInitialize]
+    public async Task EmptyQueues() => await TestBroker.PurgeAsync();
+
+    private static RabbitMQClientTask Client(bool durable, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 200)
+    {
+        RabbitMQClientTask client = durable ? new RabbitMQDurable() : new RabbitMQClientTest();
+        client.BuildEngine = engine;
+        client.ClientProvider = databases.ProviderName;
+        client.ClientConnString = databases.Client.ConnectionString;
+        client.RabbitMQPort = TestBroker.Options.AmqpPort;
+        client.TotalBatches = totalBatches;
+        client.BatchSize = batchSize;
+        client.MaxInFlight = 4;
+        client.TimeoutSeconds = 120;
+        return client;
+    }
+
+    [TestMethod]
+    [DataRow(false, "Sqlite")]
+    [DataRow(true, "Sqlite")]
+    [DataRow(false, "PostgreSql")]
+    [DataRow(true, "PostgreSql")]
+    public async Task Both_queue_transports_move_every_row_intact(bool durable, string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var server = await RunningQueueServer.StartAsync(databases.Server, durable ? QueueTopology.Reliable : QueueTopology.Fast);
+        var engine = new FakeBuildEngine();
+        var client = Client(durable, databases, engine);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(2000, client.Records);
+        Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    [DataRow("garbage", "not xml at all", ErrorCodes.MalformedXml)]
+    [DataRow("bad id", "<request><id>one</id></request>", ErrorCodes.InvalidFieldValue)]
+    [DataRow("oversized", "<request>" + "<id>1</id><id>1</id><id>1</id><id>1</id><id>1</id>" + "</request>", ErrorCodes.FrameTooLarge)]
+    public async Task A_bad_message_is_dead_lettered_and_the_consumer_goes_on(string name, string body, string code)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        var topology = QueueTopology.Fast;
+        await using var server = await RunningQueueServer.StartAsync(databases.Server, topology, maxMessageBytes: name == "oversized" ? 40 : 1 << 20);
+        await using (var connection = await TestBroker.Broker.ConnectAsync("test", CancellationToken.None))
+        await using (var channel = await connection.CreateChannelAsync())
+            await channel.BasicPublishAsync("", topology.RequestQueue, true, topology.Properties("bad", topology.ReplyQueue),
+                System.Text.Encoding.UTF8.GetBytes(body));
+        await WaitUntilAsync(async () => await TestBroker.CountAsync(QueueTopology.DeadLetterQueue(topology.RequestQueue)) == 1);
+        Assert.IsTrue(server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+        Assert.AreEqual(0u, await TestBroker.CountAsync(topology.RequestQueue), "not requeued");
+
+        if (name != "oversized")
+        {
+            var engine = new FakeBuildEngine();
+            Assert.IsTrue(await Task.Run(Client(false, databases, engine, 5, 200).Execute), engine.Log);
+            await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        }
+    }
+
+    [TestMethod]
+    public async Task A_durable_transfer_survives_its_consumer_being_killed_mid_transfer()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        const int batches = 200, batchSize = 250;
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(batches * batchSize, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None); // the test watches ClientTable fill up
+        var engine = new FakeBuildEngine();
+        var artifacts = Directory.CreateTempSubdirectory("it-durable-").FullName;
+
+        // The consumer is a real server process (as RunAll runs it), so it can be killed outright.
+        var first = StartServerProcess(engine, databases, artifacts);
+        var client = Client(durable: true, databases, engine, batches, batchSize);
+        var transfer = Task.Run(client.Execute);
+        await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+        Process.GetProcessById(first.ProcessId).Kill(entireProcessTree: true); // SIGKILL: no goodbye, unacked requests stay in the queue
+        var imported = await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None);
+        Assert.IsLessThan(batches * batchSize, imported, "killed too late to prove anything");
+
+        var second = StartServerProcess(new FakeBuildEngine(), databases, artifacts);
+        Assert.IsTrue(await transfer.WaitAsync(TimeSpan.FromMinutes(3)), engine.Log);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(batches * batchSize, CancellationToken.None);
+        Assert.AreEqual(batches * batchSize, report.Matched); // every row, exactly once, values equal
+        Process.GetProcessById(second.ProcessId).Kill(entireProcessTree: true);
+    }
+
+    [TestMethod]
+    public async Task A_durable_client_killed_mid_transfer_resumes_and_ends_with_every_row_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        const int batches = 200, batchSize = 250;
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(batches * batchSize, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None); // the test watches ClientTable fill up
+        await using var server = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
+
+        // The client as a process of its own (the transfer target, without the table reset), killed outright.
+        var artifacts = Directory.CreateTempSubdirectory("it-durable-").FullName;
+        var info = new ProcessStartInfo("dotnet") { WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in new[]
+                 {
+                     "msbuild", RepositoryPaths.BuildProject, "-t:_RabbitMQDurableTransfer", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
+                     "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", $"-p:ClientConnString={ServerLaunch.Escape(databases.Client.ConnectionString)}",
+                     $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}", $"-p:TotalBatches={batches}", $"-p:BatchSize={batchSize}",
+                 })
+            info.ArgumentList.Add(argument);
+        using (var killed = Process.Start(info)!)
+        {
+            _ = killed.StandardOutput.ReadToEndAsync();
+            _ = killed.StandardError.ReadToEndAsync();
+            await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+            killed.Kill(entireProcessTree: true);
+            await killed.WaitForExitAsync();
+        }
+        Assert.IsLessThan(batches * batchSize, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None), "killed too late");
+
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(true, databases, engine, batches, batchSize).Execute), engine.Log);
+        StringAssert.Contains(engine.Log, "resuming with the rest");
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(batches * batchSize, CancellationToken.None);
+        Assert.AreEqual(batches * batchSize, report.Matched);
+    }
+
+    private static StartServer StartServerProcess(FakeBuildEngine engine, TestDatabases databases, string artifacts)
+    {
+        static TaskItem Property(string name, string value)
+        {
+            var item = new TaskItem(name);
+            item.SetMetadata("Value", value);
+            return item;
+        }
+        var start = new StartServer
+        {
+            BuildEngine = engine, Name = $"RabbitMQDurableServer-{Guid.NewGuid():N}", Project = RepositoryPaths.BuildProject,
+            Target = "RabbitMQDurableServer", ReadyTimeoutSeconds = 120,
+            Properties =
+            [
+                Property("Configuration", HostingTests.Configuration), Property("ArtifactsDir", artifacts + "/"),
+                Property("ServerConnString", databases.Server.ConnectionString), Property("RabbitMQPort", TestBroker.Options.AmqpPort.ToString()),
+            ],
+        };
+        Assert.IsTrue(start.Execute(), engine.Log);
+        return start;
+    }
+
+    [TestMethod]
+    public async Task The_private_node_listens_on_loopback_only_and_leaves_nothing_behind()
+    {
+        var options = new RabbitMqNodeOptions
+        {
+            Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            AmqpPort = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
+        };
+        var node = await RabbitMqNode.StartAsync(options, null, TimeSpan.FromSeconds(120), CancellationToken.None);
+        try
+        {
+            var listeners = Listeners();
+            foreach (var port in new[] { options.AmqpPort, options.DistributionPort, options.EpmdPort })
+            {
+                var mine = listeners.Where(l => l.Port == port).ToList();
+                Assert.IsNotEmpty(mine, $"nothing listens on {port}");
+                Assert.IsTrue(mine.All(l => l.Address is "127.0.0.1" or "::1"), $"port {port} listens on {string.Join(", ", mine)}");
+            }
+        }
+        finally
+        {
+            await node.StopAsync(CancellationToken.None);
+            node.Dispose();
+        }
+        var left = Listeners().Where(l => l.Port == options.AmqpPort || l.Port == options.DistributionPort || l.Port == options.EpmdPort).ToList();
+        Assert.IsEmpty(left, $"still listening: {string.Join(", ", left)}");
+        Assert.DoesNotContain(options.Directory, AllCommandLines(), "a node process outlived StopAsync");
+    }
+
+    [TestMethod]
+    public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-nobroker-").FullName;
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
+        [
+            "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
+            "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", "-p:Transports=DirectCopy+RabbitMQClientTest", "-p:RecordCounts=1000",
+            "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server",
+        ]);
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "## Not run here");
+        StringAssert.Contains(markdown, "| RabbitMQClientTest | No RabbitMQ broker");
+        StringAssert.Contains(markdown, "`apt-get install -y --no-install-recommends rabbitmq-server`");
+        StringAssert.Contains(markdown, "| MSMQ | MSMQ exists only on Windows");
+        StringAssert.Contains(markdown, "| 836.12 | RabbitMQDurable |");
+        StringAssert.Contains(markdown, "| WebSphere MQ |");
+        StringAssert.Contains(stdout, "warning IT4006");
+    }
+
+    private static List<(string Address, int Port)> Listeners()
+    {
+        var (_, stdout, _) = RepositoryPaths.Run("ss", ["-ltnH"]);
+        var result = new List<(string, int)>();
+        foreach (var line in stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries))
+        {
+            var local = line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3];
+            var colon = local.LastIndexOf(':');
+            result.Add((local[..colon].Trim('[', ']'), int.Parse(local[(colon + 1)..])));
+        }
+        return result;
+    }
+
+    private static string AllCommandLines() => string.Join("\n", Directory.EnumerateDirectories("/proc")
+        .Where(d => int.TryParse(Path.GetFileName(d), out _))
+        .Select(d => { try { return File.ReadAllText(Path.Combine(d, "cmdline")).Replace('\0', ' '); } catch (IOException) { return ""; } }));
+
+    private static async Task WaitUntilAsync(Func<Task<bool>> condition)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        while (!await condition())
+            await Task.Delay(50, timeout.Token);
+    }
+}
