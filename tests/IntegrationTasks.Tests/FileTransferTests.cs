@@ -127,7 +127,11 @@ public sealed class FileTransferTests
         // Play the server: answer the request with an error file.
         await WaitUntilAsync(() => Directory.Exists(serverInbox) && Directory.GetFiles(serverInbox, "*.request.xml").Length == 1);
         var id = Path.GetFileName(Directory.GetFiles(serverInbox, "*.request.xml")[0]).Split('.')[0];
-        await File.WriteAllTextAsync(Path.Combine(clientInbox, id + FileExchange.ErrorSuffix), "IT2002: <id> 'x' is not an integer.");
+        await FileExchange.PublishAsync(clientInbox, id + FileExchange.ErrorSuffix, async stream =>
+        {
+            await using var writer = new StreamWriter(stream, leaveOpen: true);
+            await writer.WriteAsync("IT2002: <id> 'x' is not an integer.");
+        }, CancellationToken.None);
         Assert.IsFalse(await run);
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidFieldValue), engine.Log);
         StringAssert.Contains(engine.Log, "The file server refused the request");

@@ -26,6 +26,7 @@ public sealed class HostingTests
     [
         "DirectCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest", "TcpClient2", "TcpClientMultiThreadTest3",
         "TcpClientMultiThreadTest4", "FileTransferRequest", "FileTransferBigRequest", "HttpRequest",
+        "RabbitMQClientTest", "RabbitMQDurable",
     ];
 
     private static TaskItem Property(string name, string value)
@@ -128,12 +129,14 @@ public sealed class HostingTests
         var port = TcpTransferTests.FreePort();
         var httpPort = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}",
+            "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
             StringAssert.Contains(markdown, $"| {transport} |");
         StringAssert.Contains(markdown, "3,000 records (mean of 2 runs");
+        StringAssert.Contains(markdown, "| MSMQ |");
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         Assert.HasCount(1 + AllTransports.Length * 2 * 2, csv); // header + transports × sizes × repetitions
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
