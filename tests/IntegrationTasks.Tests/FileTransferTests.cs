@@ -41,15 +41,9 @@ public sealed class FileTransferTests
         FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300)
     {
         FileTransferClientTask client = listIds ? new FileTransferBigRequest() : new FileTransferRequest();
-        client.BuildEngine = engine;
-        client.ClientProvider = databases.ProviderName;
-        client.ClientConnString = databases.Client.ConnectionString;
         client.OutputDir = serverInbox;
         client.InputDir = clientInbox;
-        client.TotalBatches = totalBatches;
-        client.BatchSize = batchSize;
-        client.TimeoutSeconds = 60;
-        return client;
+        return client.For(databases, engine, totalBatches, batchSize, timeoutSeconds: 60);
     }
 
     [TestMethod]

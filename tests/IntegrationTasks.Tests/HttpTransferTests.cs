@@ -59,11 +59,8 @@ internal sealed class RunningHttpServer : IAsyncDisposable
 [TestClass]
 public sealed class HttpTransferTests
 {
-    private static HttpRequest Client(TestDatabases databases, string url, bool flush, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300) => new()
-    {
-        BuildEngine = engine, ClientProvider = databases.ProviderName, ClientConnString = databases.Client.ConnectionString,
-        Uri = url, Flush = flush, TotalBatches = totalBatches, BatchSize = batchSize, TimeoutSeconds = 60,
-    };
+    private static HttpRequest Client(TestDatabases databases, string url, bool flush, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300) =>
+        new HttpRequest { Uri = url, Flush = flush }.For(databases, engine, totalBatches, batchSize, timeoutSeconds: 60);
 
     [TestMethod]
     [DataRow("Sqlite", true)]

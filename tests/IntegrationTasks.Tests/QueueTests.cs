@@ -94,15 +94,9 @@ public sealed class QueueTests
     private static RabbitMQClientTask Client(bool durable, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 200)
     {
         RabbitMQClientTask client = durable ? new RabbitMQDurable() : new RabbitMQClientTest();
-        client.BuildEngine = engine;
-        client.ClientProvider = databases.ProviderName;
-        client.ClientConnString = databases.Client.ConnectionString;
         client.RabbitMQPort = TestBroker.Options.AmqpPort;
-        client.TotalBatches = totalBatches;
-        client.BatchSize = batchSize;
         client.MaxInFlight = 4;
-        client.TimeoutSeconds = 120;
-        return client;
+        return client.For(databases, engine, totalBatches, batchSize);
     }
 
     [TestMethod]

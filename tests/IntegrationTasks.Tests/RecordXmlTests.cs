@@ -62,7 +62,7 @@ public sealed class RecordXmlTests
         using var buffer = new MemoryStream();
         RecordXml.WriteRequest(buffer, [1, 2, 1_000_000, int.MaxValue]);
         buffer.Position = 0;
-        CollectionAssert.AreEqual(new[] { 1, 2, 1_000_000, int.MaxValue }, RecordXml.ReadRequest(buffer));
+        CollectionAssert.AreEqual(new[] { 1, 2, 1_000_000, int.MaxValue }, RecordXml.ReadRequestAsync(buffer).GetAwaiter().GetResult());
     }
 
     [TestMethod]
@@ -140,7 +140,7 @@ public sealed class RecordXmlTests
         StringAssert.Contains(e.Message, "Record 7");
     }
 
-    private static List<int> ReadRequest(string xml) => RecordXml.ReadRequest(Utf8(xml));
+    private static List<int> ReadRequest(string xml) => RecordXml.ReadRequestAsync(Utf8(xml)).GetAwaiter().GetResult();
 
     private static MemoryStream Utf8(string text) => new(Encoding.UTF8.GetBytes(text));
 }

@@ -23,7 +23,7 @@ public sealed class TaggedFramesTests
         foreach (var (batchId, request) in order(requests))
         {
             FrameCodec.BeginFrame(buffer, FrameFormat.Tagged);
-            RecordXml.WriteResponse(buffer, RecordXml.ReadRequest(request.OpenRead()).Select(id => SampleData.Create(id)));
+            RecordXml.WriteResponse(buffer, (await RecordXml.ReadRequestAsync(request.OpenRead())).Select(id => SampleData.Create(id)));
             await stream.WriteAsync(FrameCodec.EndFrame(buffer, FrameFormat.Tagged, batchId));
         }
         await stream.WriteAsync(FrameFormat.Tagged.EndMarker());

@@ -77,16 +77,10 @@ public sealed class TcpTransferTests
         string generation = "TcpClient2")
     {
         var client = TcpGeneration.All[generation].NewClient();
-        client.BuildEngine = engine;
-        client.ClientProvider = databases.ProviderName;
-        client.ClientConnString = databases.Client.ConnectionString;
         client.HostName = "127.0.0.1";
         client.Port = port;
-        client.TotalBatches = totalBatches;
-        client.BatchSize = batchSize;
         client.MaxInFlight = 3;
-        client.TimeoutSeconds = 120;
-        return client;
+        return client.For(databases, engine, totalBatches, batchSize);
     }
 
     public static IEnumerable<object[]> GenerationsTimesProviders =>

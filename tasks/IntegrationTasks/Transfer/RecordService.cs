@@ -7,8 +7,9 @@ namespace IntegrationTasks.Transfer;
 public static class RecordService
 {
     /// <summary>Reads a request message and writes the response message; returns the records written.</summary>
-    public static Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken) =>
-        AnswerAsync(lookup, RecordXml.ReadRequest(request), response, afterRecord: null, cancellationToken);
+    public static async Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken) =>
+        await AnswerAsync(lookup, await RecordXml.ReadRequestAsync(request, cancellationToken).ConfigureAwait(false), response,
+            afterRecord: null, cancellationToken).ConfigureAwait(false);
 
     /// <summary>
     /// Writes the response for these IDs; <paramref name="afterRecord"/> runs after each record

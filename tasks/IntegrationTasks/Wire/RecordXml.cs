@@ -33,8 +33,9 @@ public static class RecordXml
         CloseOutput = false,
     };
 
-    private static readonly XmlReaderSettings ReaderSettings = new()
+    private static readonly XmlReaderSettings AsyncReaderSettings = new()
     {
+        Async = true,
         DtdProcessing = DtdProcessing.Prohibit,
         XmlResolver = null,
         IgnoreComments = true,
@@ -44,14 +45,6 @@ public static class RecordXml
         CloseInput = false,
     };
 
-    private static readonly XmlReaderSettings AsyncReaderSettings = CreateAsyncReaderSettings();
-
-    private static XmlReaderSettings CreateAsyncReaderSettings()
-    {
-        var settings = ReaderSettings.Clone();
-        settings.Async = true;
-        return settings;
-    }
 
     // ---- requests ----
 
@@ -89,19 +82,46 @@ public static class RecordXml
         await chunks.SendAsync(force: true, cancellationToken).ConfigureAwait(false);
     }
 
-    public static List<int> ReadRequest(Stream input)
+    /// <summary>Reads a request's IDs (asynchronously: an HTTP request body may not be read synchronously).</summary>
+    public static async Task<List<int>> ReadRequestAsync(Stream input, CancellationToken cancellationToken = default)
     {
         var ids = new List<int>();
-        Parse(input, RequestElement, reader =>
+        try
         {
-            while (reader.MoveToContent() == XmlNodeType.Element)
+            using var reader = XmlReader.Create(input, AsyncReaderSettings);
+            await reader.MoveToContentAsync().ConfigureAwait(false);
+            ExpectElement(reader, RequestElement);
+            var empty = reader.IsEmptyElement;
+            await reader.ReadAsync().ConfigureAwait(false);
+            if (!empty)
             {
-                ExpectElement(reader, IdElement);
-                var text = reader.ReadElementContentAsString();
-                ids.Add(ParseInt(text, IdElement));
+                while (await reader.MoveToContentAsync().ConfigureAwait(false) == XmlNodeType.Element)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    ExpectElement(reader, IdElement);
+                    ids.Add(ParseInt(await reader.ReadElementContentAsStringAsync().ConfigureAwait(false), IdElement));
+                }
+                if (reader.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(reader, $"unexpected {Describe(reader)} inside <{RequestElement}>");
+                await reader.ReadAsync().ConfigureAwait(false);
             }
-        });
+            await EnsureNothingAfterAsync(reader, RequestElement).ConfigureAwait(false);
+        }
+        catch (XmlException e)
+        {
+            throw XmlError(e, RequestElement);
+        }
         return ids;
+    }
+
+    /// <summary>Anything but whitespace after the root element is an error.</summary>
+    private static async Task EnsureNothingAfterAsync(XmlReader reader, string root)
+    {
+        while (await reader.ReadAsync().ConfigureAwait(false))
+        {
+            if (reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                throw Malformed(reader, $"unexpected content after </{root}>");
+        }
     }
 
     // ---- responses ----
@@ -248,11 +268,7 @@ public static class RecordXml
         private async Task<ServiceRecord?> FinishAsync()
         {
             _finished = true;
-            while (await _reader.ReadAsync().ConfigureAwait(false))
-            {
-                if (_reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
-                    throw Malformed(_reader, $"unexpected content after </{TableElement}>");
-            }
+            await EnsureNothingAfterAsync(_reader, TableElement).ConfigureAwait(false);
             return null;
         }
 
@@ -284,39 +300,6 @@ public static class RecordXml
     }
 
     // ---- parsing helpers ----
-
-    private static void Parse(Stream input, string root, Action<XmlReader> body)
-    {
-        try
-        {
-            using var reader = XmlReader.Create(input, ReaderSettings);
-            reader.MoveToContent();
-            ExpectElement(reader, root);
-            if (reader.IsEmptyElement)
-            {
-                reader.Read();
-            }
-            else
-            {
-                reader.ReadStartElement();
-                body(reader);
-                reader.MoveToContent();
-                if (reader.NodeType != XmlNodeType.EndElement)
-                    throw Malformed(reader, $"unexpected {reader.NodeType} '{reader.Name}' inside <{root}>");
-                reader.ReadEndElement();
-            }
-            // Anything but whitespace after the root (or a missing end) is an error.
-            while (reader.Read())
-            {
-                if (reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
-                    throw Malformed(reader, $"unexpected content after </{root}>");
-            }
-        }
-        catch (XmlException e)
-        {
-            throw XmlError(e, root);
-        }
-    }
 
     private static IntegrationException XmlError(XmlException e, string root)
     {
