@@ -135,10 +135,10 @@ public sealed class HostingTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
             StringAssert.Contains(markdown, $"| {transport} |");
-        StringAssert.Contains(markdown, "3,000 records (mean of 2 runs");
+        StringAssert.Contains(markdown, "3,000 records (mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
-        Assert.HasCount(1 + AllTransports.Length * 2 * 2, csv); // header + transports × sizes × repetitions
+        Assert.HasCount(1 + AllTransports.Length * 2 * 3, csv); // header + transports × sizes × (warm-up + repetitions)
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);

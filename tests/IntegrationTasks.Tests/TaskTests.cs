@@ -147,12 +147,56 @@ public sealed class ResultsTests
         var files = ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["Provider"] = "Sqlite" });
         Assert.HasCount(3, files);
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
-        StringAssert.Contains(markdown, "| DirectCopy | 2.000 |  |  | 2.000 | 1.414 | 1.000 | 3.000 | 667 | 1.00 | 300 | 100 | – |");
-        StringAssert.Contains(markdown, "| TcpClient2 | 4.000 | 100.00 | 2.000 | 4.000 | 1.414 | 3.000 | 5.000 | 267 | 2.00 | 300 | 100 | – |");
+        // CI: t(0.975, 1) × 1.414 / √2 = 12.706
+        StringAssert.Contains(markdown, "| DirectCopy | 2.000 | 12.706 |  |  | fastest | 2.000 | 1.414 | 1.000 | 3.000 | – | – | 667 | 1.00 | 300 | 100 | – |");
+        StringAssert.Contains(markdown, "| TcpClient2 | 4.000 | 12.706 | 100.00 | 2.000 | indistinguishable (p=0.29) | 4.000 | 1.414 | 3.000 | 5.000 | – | – | 267 | 2.00 | 300 | 100 | – |");
         StringAssert.Contains(markdown, "355.43");
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
-        StringAssert.StartsWith(csv[1], "DirectCopy,,1000,1000,1,1,1000,");
+        StringAssert.StartsWith(csv[1], "DirectCopy,,1000,1000,1,false,1,1000,");
+    }
+
+    [TestMethod]
+    public void Confidence_intervals_outliers_and_significance_match_hand_computed_values()
+    {
+        // Student's t quantiles from tables.
+        Assert.AreEqual(12.7062047, StudentT.Quantile(0.975, 1), 1e-6);
+        Assert.AreEqual(2.2621572, StudentT.Quantile(0.975, 9), 1e-6);
+        Assert.AreEqual(2.0422725, StudentT.Quantile(0.975, 30), 1e-6);
+        Assert.AreEqual(0.5, StudentT.Cdf(0, 7), 1e-12);
+
+        // 2, 4, 4, 4, 5, 5, 7, 9: sd √(32/7); CI = t(0.975, 7) × sd / √8 = 2.3646243 × 2.1380899 / 2.8284271.
+        var s = Summary.Of([2.0, 4, 4, 4, 5, 5, 7, 9]);
+        Assert.AreEqual(2.3646243 * Math.Sqrt(32.0 / 7) / Math.Sqrt(8), s.Ci95, 1e-6);
+        // Quartiles 4 and 5.5 (linear interpolation), fences 1.75 and 7.75: 9 is flagged.
+        CollectionAssert.AreEqual(new[] { 9.0 }, s.Outliers.ToArray());
+
+        // 1, 2, 3, 4, 100: quartiles 2 and 4, fences -1 and 7: 100 is flagged (and still counted in the mean).
+        var skewed = Summary.Of([1.0, 2, 3, 4, 100]);
+        CollectionAssert.AreEqual(new[] { 100.0 }, skewed.Outliers.ToArray());
+        Assert.AreEqual(22.0, skewed.Mean, 1e-12);
+
+        // Welch: means 10 and 12, sd 1, n 5 each: t = −√10, df = 8, two-sided p = 0.0133491 (the t density integrated numerically).
+        var a = new Summary(5, 10, 10, 1, 9, 11);
+        var b = new Summary(5, 12, 12, 1, 11, 13);
+        Assert.AreEqual(0.0133491, Welch.PValue(a, b), 1e-6);
+        Assert.AreEqual(1.0, Welch.PValue(a, a), 1e-12);
+    }
+
+    [TestMethod]
+    public void Warmup_runs_are_reported_apart_and_outliers_by_repetition()
+    {
+        Measurement[] runs =
+        [
+            Run("TcpClient2", 1000, 9.0, 0) with { Warmup = true },
+            Run("TcpClient2", 1000, 1.0, 1), Run("TcpClient2", 1000, 1.1, 2), Run("TcpClient2", 1000, 0.9, 3),
+            Run("TcpClient2", 1000, 1.0, 4), Run("TcpClient2", 1000, 5.0, 5),
+        ];
+        var row = ReportWriter.Summarise(runs).Single();
+        Assert.AreEqual(5, row.Seconds.Count);
+        Assert.AreEqual(9.0, row.WarmupSeconds);
+        CollectionAssert.AreEqual(new[] { 5 }, row.OutlierRepetitions.ToArray());
+        Assert.AreEqual("fastest", ReportWriter.Verdict(row));
     }
 
     [TestMethod]
@@ -176,10 +220,14 @@ public sealed class ResultsTests
         var engine = new FakeBuildEngine();
         var plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000+3000", "1000"], BatchSize = 1000, Repetitions = 2 };
         Assert.IsTrue(plan.Execute(), engine.Log);
-        Assert.HasCount(6, plan.Runs);
+        Assert.HasCount(9, plan.Runs); // 3 sizes × (warm-up + 2)
         Assert.AreEqual(3000, plan.MaxRecords);
-        Assert.AreEqual("3", plan.Runs[2].GetMetadata("TotalBatches"));
-        Assert.AreEqual("1", plan.Runs[2].GetMetadata("Repetition"));
+        Assert.AreEqual("3", plan.Runs[3].GetMetadata("TotalBatches"));
+        Assert.AreEqual("0", plan.Runs[3].GetMetadata("Repetition"));
+        Assert.AreEqual("2", plan.Runs[5].GetMetadata("Repetition"));
+        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], BatchSize = 1000, Repetitions = 2, Warmup = false };
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        Assert.HasCount(2, plan.Runs);
 
         plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1500"], BatchSize = 1000, Repetitions = 2 };
         Assert.IsFalse(plan.Execute());

@@ -19,6 +19,9 @@ public sealed record Measurement
     public long ClientPeakBytes { get; init; }
     public long? ServerPeakBytes { get; init; }
     public bool Verified { get; init; }
+
+    /// <summary>The first repetition (JIT, caches, connection pools warming up): recorded, but kept out of the statistics.</summary>
+    public bool Warmup { get; init; }
     public DateTimeOffset Timestamp { get; init; } = DateTimeOffset.UtcNow;
 
     public double RecordsPerSecond => ElapsedSeconds > 0 ? Records / ElapsedSeconds : 0;
@@ -31,6 +34,7 @@ public static class MeasurementLog
     {
         PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
         DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals, // a p-value of one run is NaN
         WriteIndented = false,
     };
 

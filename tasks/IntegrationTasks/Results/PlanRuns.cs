@@ -12,6 +12,9 @@ public sealed class PlanRuns : IntegrationTask
     [Required] public int BatchSize { get; set; }
     [Required] public int Repetitions { get; set; }
 
+    /// <summary>Run a repetition 0 first, recorded as the warm-up and kept out of the statistics.</summary>
+    public bool Warmup { get; set; } = true;
+
     [Output] public ITaskItem[] Runs { get; private set; } = [];
     [Output] public int MaxRecords { get; private set; }
 
@@ -31,7 +34,7 @@ public sealed class PlanRuns : IntegrationTask
                 throw new IntegrationException(ErrorCodes.InvalidParameter,
                     $"{records} records do not divide into batches of {BatchSize}; choose RecordCounts that are multiples of BatchSize.");
             MaxRecords = Math.Max(MaxRecords, records);
-            for (var repetition = 1; repetition <= Repetitions; repetition++)
+            for (var repetition = Warmup ? 0 : 1; repetition <= Repetitions; repetition++)
             {
                 var item = new TaskItem($"{records}-{repetition}");
                 item.SetMetadata("Records", records.ToString(CultureInfo.InvariantCulture));

@@ -34,12 +34,13 @@ public sealed class RecordMeasurement : IntegrationTask
         }
         var measurement = run with
         {
-            Transport = Transport, Repetition = Repetition, ServerPeakBytes = serverPeak, Verified = true, Timestamp = DateTimeOffset.UtcNow,
+            Transport = Transport, Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, Verified = true,
+            Timestamp = DateTimeOffset.UtcNow,
         };
         MeasurementLog.Append(ResultsFile, measurement);
         File.Delete(RunFile);
-        Log.LogMessage(MessageImportance.High, "{0} {1:N0} records, repetition {2}{3}: {4:F3} s, {5:N0} records/s, verified.",
-            Transport, measurement.Records, Repetition, TotalRepetitions > 0 ? $" of {TotalRepetitions}" : "",
+        Log.LogMessage(MessageImportance.High, "{0} {1:N0} records, {2}{3}: {4:F3} s, {5:N0} records/s, verified.",
+            Transport, measurement.Records, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", TotalRepetitions > 0 && Repetition > 0 ? $" of {TotalRepetitions}" : "",
             measurement.ElapsedSeconds, measurement.RecordsPerSecond);
         return Task.CompletedTask;
     }

@@ -9,6 +9,9 @@ public sealed record TransportSummary(
     string Transport,
     int Records,
     Summary Seconds,
+    double? WarmupSeconds,
+    IReadOnlyList<int> OutlierRepetitions,
+    double? PValueVsFaster,
     double MeanRecordsPerSecond,
     double MeanBytesPerRecord,
     double? RatioToBaseline,
@@ -26,21 +29,31 @@ public static class ReportWriter
     public const string Baseline = "DirectCopy";
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
+    /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
+    public const double SignificanceLevel = 0.05;
+
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {
         var rows = new List<TransportSummary>();
         foreach (var size in measurements.GroupBy(m => m.Records).OrderBy(g => g.Key))
         {
             var groups = size.GroupBy(m => m.Transport)
-                .Select(g => (Transport: g.Key, Runs: g.ToList(), Seconds: Summary.Of(g.Select(m => m.ElapsedSeconds).ToList())))
+                .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmup: g.FirstOrDefault(m => m.Warmup)))
+                .Where(g => g.Runs.Count > 0)
+                .Select(g => (g.Transport, g.Runs, g.Warmup, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
                 .OrderBy(g => g.Seconds.Mean).ToList();
+            if (groups.Count == 0)
+                continue;
             var fastest = groups[0].Seconds.Mean;
             var baseline = groups.FirstOrDefault(g => g.Transport == Baseline).Seconds?.Mean;
-            foreach (var (transport, runs, seconds) in groups)
+            Summary? faster = null;
+            foreach (var (transport, runs, warmup, seconds) in groups)
             {
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
+                var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
-                    transport, size.Key, seconds,
+                    transport, size.Key, seconds, warmup?.ElapsedSeconds, outliers,
+                    faster is null ? null : Welch.PValue(faster, seconds),
                     runs.Average(r => r.RecordsPerSecond),
                     runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
                     baseline is > 0 ? seconds.Mean / baseline.Value : null,
@@ -48,10 +61,20 @@ public static class ReportWriter
                     seconds.Mean - fastest,
                     runs.Max(r => r.ClientPeakBytes),
                     serverPeaks.Count > 0 ? serverPeaks.Max() : null));
+                faster = seconds;
             }
         }
         return rows;
     }
+
+    /// <summary>How a row compares with the one ranked just above it.</summary>
+    public static string Verdict(TransportSummary row) => row.PValueVsFaster switch
+    {
+        null => "fastest",
+        double p when double.IsNaN(p) => "too few runs to tell",
+        double p when p < SignificanceLevel => string.Create(Invariant, $"slower (p={p:0.###})"),
+        double p => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
+    };
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> measurements,
         IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null)
@@ -72,10 +95,10 @@ public static class ReportWriter
     public static string Csv(IEnumerable<Measurement> measurements)
     {
         var builder = new StringBuilder(
-            "transport,provider,records,batchSize,repetition,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
+            "transport,provider,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
         foreach (var m in measurements)
         {
-            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.Records},{m.BatchSize},{m.Repetition},");
+            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
             builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O}\n");
         }
@@ -91,15 +114,16 @@ public static class ReportWriter
         foreach (var size in summaries.GroupBy(s => s.Records))
         {
             var runs = size.First().Seconds.Count;
-            md.Append(Invariant, $"\n## {size.Key:N0} records (mean of {runs} runs, every run verified row by row)\n\n");
-            md.Append("| Method | Mean (s) | % slower | Difference (s) | Median (s) | Std dev (s) | Min (s) | Max (s) | Records/s | × DirectCopy | Bytes/record | Client peak MB | Server peak MB |\n");
-            md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            md.Append(Invariant, $"\n## {size.Key:N0} records (mean of {runs} runs after a warm-up run, every run verified row by row)\n\n");
+            md.Append("| Method | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | Bytes/record | Client peak MB | Server peak MB |\n");
+            md.Append("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
             var first = true;
             foreach (var s in size)
             {
-                md.Append(Invariant, $"| {s.Transport} | {s.Seconds.Mean:F3} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
-                md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
-                md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {s.MeanRecordsPerSecond:N0} | ");
+                md.Append(Invariant, $"| {s.Transport} | {s.Seconds.Mean:F3} | {s.Seconds.Ci95:F3} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
+                md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {Verdict(s)} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
+                md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {(s.WarmupSeconds is { } w ? w.ToString("F3", Invariant) : "–")} | ");
+                md.Append(Invariant, $"{(s.OutlierRepetitions.Count > 0 ? string.Join(", ", s.OutlierRepetitions) : "–")} | {s.MeanRecordsPerSecond:N0} | ");
                 md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {s.MeanBytesPerRecord:F0} | ");
                 md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
                 first = false;
@@ -147,8 +171,9 @@ public static class ReportWriter
         foreach (var s in summaries)
         {
             text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-26} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
-            text.Append(Invariant, $"sd {s.Seconds.StdDev,7:F3}  {s.MeanRecordsPerSecond,9:N0} rec/s");
+            text.Append(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
+            text.Append("  ").Append(Verdict(s));
             text.Append('\n');
         }
         return text.ToString().TrimEnd();
