@@ -145,7 +145,7 @@ public sealed class ResultsTests
 
         var folder = Directory.CreateTempSubdirectory("it-report-").FullName;
         var files = ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["Provider"] = "Sqlite" });
-        Assert.HasCount(3, files);
+        Assert.HasCount(4, files);
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         // CI: t(0.975, 1) × 1.414 / √2 = 12.706
         StringAssert.Contains(markdown, "| DirectCopy | 2.000 | 12.706 |  |  | fastest | 2.000 | 1.414 | 1.000 | 3.000 | – | – | 667 | 1.00 | 300 | 100 | – |");
@@ -200,6 +200,18 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    public async Task The_data_fingerprint_is_the_same_for_the_same_rows_whatever_the_provider()
+    {
+        await using var sqlite = TestDatabases.Sqlite();
+        await using var postgres = await TestDatabases.PostgresAsync();
+        foreach (var databases in new[] { sqlite, postgres })
+            await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(500, CancellationToken.None);
+        var a = await RunEnvironment.FingerprintAsync(sqlite.Server, 500, CancellationToken.None);
+        Assert.AreEqual(a, await RunEnvironment.FingerprintAsync(postgres.Server, 500, CancellationToken.None));
+        Assert.AreNotEqual(a, await RunEnvironment.FingerprintAsync(sqlite.Server, 499, CancellationToken.None));
+    }
+
+    [TestMethod]
     public void Measurements_round_trip_through_the_results_log()
     {
         var path = Path.Combine(Directory.CreateTempSubdirectory("it-log-").FullName, "runs.jsonl");
@@ -244,9 +256,22 @@ public sealed class ResultsTests
         var engine = new FakeBuildEngine();
         var property = new TaskItem("Provider");
         property.SetMetadata("Value", "Sqlite");
-        var task = new WriteReport { BuildEngine = engine, ResultsFile = log, OutputDirectory = folder, RunProperties = [property] };
+        using var databases = new DisposableSqlite();
+        new DataGenerator(databases.Value.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None).GetAwaiter().GetResult();
+        var task = new WriteReport
+        {
+            BuildEngine = engine, ResultsFile = log, OutputDirectory = folder, RunProperties = [property],
+            RepositoryRoot = RepositoryPaths.Root, ServerConnString = databases.Value.Server.ConnectionString,
+        };
         Assert.IsTrue(task.Execute(), engine.Log);
-        Assert.HasCount(3, task.Files);
+        Assert.HasCount(4, task.Files); // json, csv, md, and the dated copy of the json
+        var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
+        StringAssert.Contains(markdown, "- CPU: ");
+        StringAssert.Contains(markdown, "- MSBuild: ");
+        StringAssert.Contains(markdown, "- Database: SQLite 3.");
+        StringAssert.Contains(markdown, "- Data set: sha256:");
+        StringAssert.Contains(markdown, "over 1,000 rows");
+        Assert.DoesNotContain("- Git commit: unknown", markdown);
         StringAssert.Contains(engine.Log, "1.50× DirectCopy");
         StringAssert.Contains(File.ReadAllText(Path.Combine(folder, "results.md")), "- Provider: Sqlite");
     }

@@ -89,7 +89,10 @@ public static class ReportWriter
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
         File.WriteAllText(markdown, Markdown(summaries, environment, notRun));
-        return [json, csv, markdown];
+        // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
+        var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
+        File.Copy(json, dated, overwrite: true);
+        return [json, csv, markdown, dated];
     }
 
     public static string Csv(IEnumerable<Measurement> measurements)

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 
@@ -16,20 +15,28 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>Transports that did not run (item spec = name; metadata Reason, Fix, SeriesSeconds, Replacement).</summary>
     public ITaskItem[] NotRun { get; set; } = [];
 
+    /// <summary>The repository, for the commit recorded with the results.</summary>
+    public string? RepositoryRoot { get; set; }
+
+    /// <summary>The server database, for its version and the data set's fingerprint (skipped when empty).</summary>
+    public string ServerProvider { get; set; } = "Sqlite";
+    public string? ServerConnString { get; set; }
+
     [Output] public string[] Files { get; private set; } = [];
 
-    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var measurements = MeasurementLog.Read(ResultsFile);
         if (measurements.Count == 0)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
-        var environment = new Dictionary<string, string>
+        var environment = RunEnvironment.Describe(RepositoryRoot);
+        if (!string.IsNullOrEmpty(ServerConnString))
         {
-            ["Date (UTC)"] = DateTimeOffset.UtcNow.ToString("yyyy-MM-dd HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture),
-            ["OS"] = RuntimeInformation.OSDescription,
-            ["Cores"] = Environment.ProcessorCount.ToString(System.Globalization.CultureInfo.InvariantCulture),
-            [".NET"] = RuntimeInformation.FrameworkDescription,
-        };
+            var server = Data.Database.Create(ServerProvider, ServerConnString);
+            environment["Database"] = await RunEnvironment.DatabaseVersionAsync(server, cancellationToken).ConfigureAwait(false);
+            environment["Data set"] = await RunEnvironment.FingerprintAsync(server, measurements.Max(m => m.Records), cancellationToken)
+                .ConfigureAwait(false);
+        }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
@@ -41,6 +48,5 @@ public sealed class WriteReport : IntegrationTask
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs):{1}{2}", measurements.Count, Environment.NewLine,
             ReportWriter.ConsoleSummary(ReportWriter.Summarise(measurements)));
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
-        return Task.CompletedTask;
     }
 }
