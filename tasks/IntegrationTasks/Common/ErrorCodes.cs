@@ -35,6 +35,8 @@ public static class ErrorCodes
     // Results
     public const string ResultsUnreadable = "IT5001";
     public const string MissingBaseline = "IT5002";
+    public const string Regression = "IT5003";
+    public const string ResultsNotComparable = "IT5004";
 
     public const string Unexpected = "IT9999";
 }

@@ -1,0 +1,121 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using IntegrationTasks.Common;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>One transport at one record count, in two results files.</summary>
+public sealed record ComparisonRow(string Transport, int Records, Summary Before, Summary After, double ChangePercent, double PValue)
+{
+    public bool Significant => !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
+
+    public bool RegressesBeyond(double thresholdPercent) => Significant && ChangePercent > thresholdPercent;
+}
+
+/// <summary>Reads results.json files and compares them transport by transport.</summary>
+public static class Comparison
+{
+    public sealed record ResultsFile(IReadOnlyDictionary<string, string> Environment, IReadOnlyList<Measurement> Measurements);
+
+    public static ResultsFile Load(string path)
+    {
+        try
+        {
+            using var document = JsonDocument.Parse(File.ReadAllText(path));
+            var environment = document.RootElement.TryGetProperty("environment", out var env)
+                ? env.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetString() ?? "")
+                : new Dictionary<string, string>();
+            var measurements = document.RootElement.GetProperty("measurements").EnumerateArray()
+                .Select(m => m.Deserialize<Measurement>(MeasurementLog.Json)!).ToList();
+            return new ResultsFile(environment, measurements);
+        }
+        catch (Exception e) when (e is IOException or JsonException or KeyNotFoundException or InvalidOperationException)
+        {
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{path} is not a results file of this suite: {e.Message}", e);
+        }
+    }
+
+    public static List<ComparisonRow> Compare(ResultsFile before, ResultsFile after)
+    {
+        var old = ReportWriter.Summarise(before.Measurements).ToDictionary(s => (s.Transport, s.Records));
+        var rows = new List<ComparisonRow>();
+        foreach (var now in ReportWriter.Summarise(after.Measurements))
+        {
+            if (!old.TryGetValue((now.Transport, now.Records), out var then))
+                continue;
+            rows.Add(new ComparisonRow(now.Transport, now.Records, then.Seconds, now.Seconds,
+                (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds)));
+        }
+        return rows;
+    }
+
+    /// <summary>Environment entries that differ between the files (the date aside), which make a comparison doubtful.</summary>
+    public static List<string> Differences(ResultsFile before, ResultsFile after) =>
+        after.Environment.Where(e => e.Key != "Date (UTC)" && before.Environment.TryGetValue(e.Key, out var old) && old != e.Value)
+            .Select(e => $"{e.Key}: {before.Environment[e.Key]} → {e.Value}").ToList();
+
+    public static string Markdown(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent)
+    {
+        var invariant = CultureInfo.InvariantCulture;
+        var md = new StringBuilder("# Comparison with a previous run\n\n");
+        if (differences.Count > 0)
+            md.Append("Not the same conditions — read with care:\n\n").AppendJoin("", differences.Select(d => $"- {d}\n")).Append('\n');
+        md.Append("| Method | Records | Before (s) | After (s) | Change | p | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n");
+        foreach (var row in rows)
+        {
+            var verdict = !row.Significant ? "no significant change"
+                : row.RegressesBeyond(thresholdPercent) ? $"**regression** (over {thresholdPercent}%)"
+                : row.ChangePercent > 0 ? "slower, within the threshold" : "faster";
+            md.Append(invariant, $"| {row.Transport} | {row.Records:N0} | {row.Before.Mean:F3} ±{row.Before.Ci95:F3} | {row.After.Mean:F3} ±{row.After.Ci95:F3} | ");
+            md.Append(invariant, $"{row.ChangePercent:+0.0;-0.0}% | {row.PValue:0.###} | {verdict} |\n");
+        }
+        return md.ToString();
+    }
+}
+
+/// <summary>
+/// Compares this run's results with a previous results file: the change of each transport with its
+/// significance (Welch's test), and a coded error — a failed build, so usable as a CI gate — for
+/// every chosen transport that got slower beyond the threshold with significance.
+/// </summary>
+public sealed class CompareResults : IntegrationTask
+{
+    [Required] public string Baseline { get; set; } = "";
+    [Required] public string Current { get; set; } = "";
+
+    /// <summary>The transports that gate; empty means all.</summary>
+    public string[] Transports { get; set; } = [];
+
+    public double ThresholdPercent { get; set; } = 10;
+
+    public string? OutputFile { get; set; }
+
+    [Output] public int Regressions { get; private set; }
+
+    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var before = Comparison.Load(Baseline);
+        var after = Comparison.Load(Current);
+        var rows = Comparison.Compare(before, after);
+        if (rows.Count == 0)
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{Baseline} and {Current} have no transport and record count in common.");
+        var differences = Comparison.Differences(before, after);
+        foreach (var difference in differences)
+            Log.LogWarning(null, ErrorCodes.ResultsNotComparable, null, null, 0, 0, 0, 0, "The runs differ: {0}", difference);
+        var markdown = Comparison.Markdown(rows, differences, ThresholdPercent);
+        if (!string.IsNullOrEmpty(OutputFile))
+            File.WriteAllText(OutputFile, markdown);
+        Log.LogMessage(MessageImportance.High, "{0}", markdown);
+        var gated = Transports.SelectMany(t => t.Split('+')).Select(t => t.Trim()).Where(t => t.Length > 0).ToHashSet();
+        foreach (var row in rows.Where(r => (gated.Count == 0 || gated.Contains(r.Transport)) && r.RegressesBeyond(ThresholdPercent)))
+        {
+            Regressions++;
+            Log.LogError(null, ErrorCodes.Regression, null, null, 0, 0, 0, 0,
+                "{0} at {1:N0} records regressed {2:F1}% ({3:F3} s → {4:F3} s, p={5:0.###}), over the {6}% threshold.",
+                row.Transport, row.Records, row.ChangePercent, row.Before.Mean, row.After.Mean, row.PValue, ThresholdPercent);
+        }
+        return Task.CompletedTask;
+    }
+}

@@ -1,0 +1,93 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Results;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+public sealed class CompareTests
+{
+    private static string ResultsFile(string folder, string cpu, double tcpSeconds, double spread)
+    {
+        var measurements = new List<Measurement>();
+        for (var repetition = 1; repetition <= 5; repetition++)
+        {
+            var jitter = (repetition - 3) * spread;
+            measurements.Add(new Measurement { Transport = "DirectCopy", Records = 1000, Repetition = repetition, ElapsedSeconds = 1.0 + jitter, Verified = true });
+            measurements.Add(new Measurement { Transport = "TcpClient2", Records = 1000, Repetition = repetition, ElapsedSeconds = tcpSeconds + jitter, Verified = true });
+        }
+        Directory.CreateDirectory(folder);
+        ReportWriter.Write(folder, measurements, new Dictionary<string, string> { ["CPU"] = cpu, ["Data set"] = "sha256:abc over 1,000 rows" });
+        return Path.Combine(folder, "results.json");
+    }
+
+    private static (string Before, string After) TwoRuns(double after, string cpuAfter = "same CPU")
+    {
+        var root = Directory.CreateTempSubdirectory("it-compare-").FullName;
+        return (ResultsFile(Path.Combine(root, "before"), "same CPU", 1.0, 0.01), ResultsFile(Path.Combine(root, "after"), cpuAfter, after, 0.01));
+    }
+
+    [TestMethod]
+    public void A_significant_slowdown_beyond_the_threshold_fails_with_IT5003()
+    {
+        var (before, after) = TwoRuns(after: 1.3);
+        var engine = new FakeBuildEngine();
+        var compare = new CompareResults { BuildEngine = engine, Baseline = before, Current = after, Transports = ["TcpClient2"], ThresholdPercent = 10 };
+        Assert.IsFalse(compare.Execute());
+        Assert.AreEqual(1, compare.Regressions);
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.Regression), engine.Log);
+        StringAssert.Contains(engine.Log, "TcpClient2 at 1,000 records regressed 30.0%");
+        StringAssert.Contains(engine.Log, "| DirectCopy | 1,000 | 1.000 ±0.020 | 1.000 ±0.020 | +0.0% | 1 | no significant change |");
+    }
+
+    [TestMethod]
+    public void Within_the_threshold_or_for_another_transport_the_gate_passes()
+    {
+        var (before, after) = TwoRuns(after: 1.3);
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after, ThresholdPercent = 50 }.Execute(), engine.Log);
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after, Transports = ["DirectCopy"] }.Execute(), engine.Log);
+    }
+
+    [TestMethod]
+    public void A_difference_within_the_noise_is_not_a_regression()
+    {
+        var root = Directory.CreateTempSubdirectory("it-compare-").FullName;
+        var before = ResultsFile(Path.Combine(root, "b"), "cpu", 1.0, 0.3);
+        var after = ResultsFile(Path.Combine(root, "a"), "cpu", 1.2, 0.3); // +20%, but runs spread ±0.6 s
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after, ThresholdPercent = 10 }.Execute(), engine.Log);
+        StringAssert.Contains(engine.Log, "| TcpClient2 | 1,000 | 1.000 ±0.589 | 1.200 ±0.589 | +20.0% |");
+        StringAssert.Contains(engine.Log, "no significant change");
+    }
+
+    [TestMethod]
+    public void Runs_under_different_conditions_are_flagged()
+    {
+        var (before, after) = TwoRuns(after: 1.0, cpuAfter: "another CPU");
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after }.Execute(), engine.Log);
+        Assert.IsTrue(engine.Warnings.Any(w => w.Code == ErrorCodes.ResultsNotComparable && w.Message.Contains("CPU: same CPU → another CPU")), engine.Log);
+    }
+
+    [TestMethod]
+    public void The_Compare_target_exits_non_zero_on_a_regression()
+    {
+        var (before, after) = TwoRuns(after: 1.5);
+        var (exitCode, stdout, _) = RepositoryPaths.Run("dotnet",
+        [
+            "msbuild", RepositoryPaths.BuildProject, "-t:Compare", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
+            "-p:SkipTasksBuild=true", $"-p:Baseline={before}", $"-p:Current={after}", "-p:CompareTransports=TcpClient2",
+            $"-p:ResultsDir={Path.GetDirectoryName(after)}/",
+        ]);
+        Assert.AreNotEqual(0, exitCode, stdout);
+        StringAssert.Contains(stdout, "error IT5003");
+        Assert.IsTrue(File.Exists(Path.Combine(Path.GetDirectoryName(after)!, "compare.md")));
+
+        var (ok, output, _) = RepositoryPaths.Run("dotnet",
+        [
+            "msbuild", RepositoryPaths.BuildProject, "-t:Compare", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
+            "-p:SkipTasksBuild=true", $"-p:Baseline={before}", $"-p:Current={before}", $"-p:ResultsDir={Path.GetDirectoryName(after)}/",
+        ]);
+        Assert.AreEqual(0, ok, output);
+    }
+}
