@@ -2,7 +2,8 @@
 # The README's test command: installs and starts what the tests need, runs them, prints "N passed, N failed".
 #   - the .NET SDK must be on PATH (it is on this project's machines);
 #   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards;
-#   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node.
+#   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node;
+#   - Chromium: installed from apt if missing, to open the HTML report headless.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -27,6 +28,16 @@ if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
   if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; policy_added=1; fi
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rabbitmq-server) >&2
   [ -n "$policy_added" ] && rm -f /usr/sbin/policy-rc.d
+fi
+
+# Chromium (Debian's) opens the HTML report in the tests.
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "scripts/test.sh: chromium is not installed; as root: apt-get install -y --no-install-recommends chromium" >&2
+    exit 1
+  fi
+  echo "scripts/test.sh: installing chromium (apt)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >&2
 fi
 
 IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: could not start PostgreSQL" >&2; exit 1; }

@@ -145,7 +145,7 @@ public sealed class ResultsTests
 
         var folder = Directory.CreateTempSubdirectory("it-report-").FullName;
         var files = ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["Provider"] = "Sqlite" });
-        Assert.HasCount(4, files);
+        Assert.HasCount(5, files); // json, csv, md, html, and the dated copy of the json
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         // CI: t(0.975, 1) × 1.414 / √2 = 12.706
         StringAssert.Contains(markdown, "| DirectCopy | 2.000 | 12.706 |  |  | fastest | 2.000 | 1.414 | 1.000 | 3.000 | – | – | 667 | 1.00 | 300 | 100 | – |");
@@ -212,6 +212,42 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    public void The_HTML_report_renders_its_charts_in_a_real_browser()
+    {
+        Measurement[] runs =
+        [
+            Run("DirectCopy", 1000, 1.0, 1), Run("DirectCopy", 1000, 1.2, 2),
+            Run("TcpClient2", 1000, 0.8, 1), Run("TcpClient2", 1000, 0.9, 2),
+            Run("HttpRequest", 1000, 1.5, 1), Run("HttpRequest", 1000, 1.7, 2),
+        ];
+        var folder = Directory.CreateTempSubdirectory("it-html-").FullName;
+        ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["CPU"] = "test" },
+            [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")]);
+        var report = Path.Combine(folder, "report.html");
+        var html = File.ReadAllText(report);
+        Assert.DoesNotContain("<script", html);
+        Assert.DoesNotContain("http://", html.Replace("http://www.w3.org", ""), "the report must not need the network");
+
+        // Debian's Chromium, headless (the test command installs it): the DOM it builds, and a screenshot.
+        string[] flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", $"--user-data-dir={Directory.CreateTempSubdirectory("it-chromium-").FullName}"];
+        var (code, dom, errors) = RepositoryPaths.Run("/usr/bin/chromium", [.. flags, "--dump-dom", $"file://{report}"]);
+        Assert.AreEqual(0, code, errors);
+        Assert.AreEqual(3, CountOf(dom, "<svg "), "three charts for the one record count");
+        Assert.AreEqual(9, CountOf(dom, "<rect class=\"bar"), "a bar per transport per chart");
+        Assert.AreEqual(3 * 3, CountOf(dom, "<line class=\"ci\""), "a confidence whisker (three lines) per transport on the time chart");
+        StringAssert.Contains(dom, "data-transport=\"TcpClient2\"");
+        StringAssert.Contains(dom, "<td>MSMQ</td>");
+
+        var screenshot = Path.Combine(folder, "report.png");
+        (code, _, errors) = RepositoryPaths.Run("/usr/bin/chromium", [.. flags, "--window-size=1200,1600", $"--screenshot={screenshot}", $"file://{report}"]);
+        Assert.AreEqual(0, code, errors);
+        Assert.IsGreaterThan(10_000L, new FileInfo(screenshot).Length);
+    }
+
+    private static int CountOf(string text, string part) => (text.Length - text.Replace(part, "").Length) / part.Length;
+
+    [TestMethod]
     public void Measurements_round_trip_through_the_results_log()
     {
         var path = Path.Combine(Directory.CreateTempSubdirectory("it-log-").FullName, "runs.jsonl");
@@ -264,7 +300,7 @@ public sealed class ResultsTests
             RepositoryRoot = RepositoryPaths.Root, ServerConnString = databases.Value.Server.ConnectionString,
         };
         Assert.IsTrue(task.Execute(), engine.Log);
-        Assert.HasCount(4, task.Files); // json, csv, md, and the dated copy of the json
+        Assert.HasCount(5, task.Files); // json, csv, md, html, and the dated copy of the json
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         StringAssert.Contains(markdown, "- CPU: ");
         StringAssert.Contains(markdown, "- MSBuild: ");

@@ -21,6 +21,7 @@ public sealed class DirectCopy : TransferClientTask
     {
         var server = Database.Create(ServerProvider, ServerConnString);
         await using var lookup = await RecordLookup.OpenAsync(server, cancellationToken).ConfigureAwait(false);
+        importer.MarkSetupDone();
         var batch = new List<ServiceRecord>(plan.BatchSize);
         for (var index = 0; index < plan.TotalBatches; index++)
         {

@@ -23,6 +23,7 @@ public sealed partial class FileTransferClient(string serverInbox, string client
         var response = Path.Combine(clientInbox, id + FileExchange.ResponseSuffix);
         var error = Path.Combine(clientInbox, id + FileExchange.ErrorSuffix);
         using var signal = new DirectorySignal(clientInbox); // before publishing, so the answer cannot be missed
+        importer.MarkSetupDone();
 
         var sent = listIds
             ? await FileExchange.PublishAsync(serverInbox, id + FileExchange.RequestSuffix,

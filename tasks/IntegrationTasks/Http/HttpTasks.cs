@@ -87,6 +87,7 @@ public sealed partial class HttpRequest : TransferClientTask
     {
         if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute URL.");
+        importer.MarkSetupDone(); // HttpClient connects inside SendAsync: setup here is the request's preparation only
         var content = new RequestContent(plan);
         using var request = new HttpRequestMessage(HttpMethod.Post, uri) { Content = content };
         request.Headers.Add(HttpRecordsProtocol.FlushHeader, Flush ? "true" : "false");

@@ -82,6 +82,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
             }
         };
         await consumerChannel.BasicConsumeAsync(topology.ReplyQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
+        importer.MarkSetupDone();
 
         using var buffer = new PooledBufferStream();
         foreach (var batch in pending)

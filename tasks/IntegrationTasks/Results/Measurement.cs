@@ -14,6 +14,17 @@ public sealed record Measurement
     public int Repetition { get; init; }
     public required double ElapsedSeconds { get; init; }
     public double FirstCommitSeconds { get; init; }
+
+    /// <summary>Connecting, handshakes, declarations: the part of the time before the first request could go out.</summary>
+    public double SetupSeconds { get; init; }
+    public double ClientCpuSeconds { get; init; }
+    public long ClientAllocatedBytes { get; init; }
+    public int ThreadPoolMaxThreads { get; init; }
+    public long ThreadPoolMaxQueue { get; init; }
+    public long ThreadPoolCompletedItems { get; init; }
+
+    /// <summary>CPU the server's processes used during this repetition (null for the first one of a server, or none).</summary>
+    public double? ServerCpuSeconds { get; init; }
     public long BytesSent { get; init; }
     public long BytesReceived { get; init; }
     public long ClientPeakBytes { get; init; }

@@ -37,6 +37,31 @@ public static class ProcessMemory
             ResetPeak(pid);
     }
 
+    /// <summary>CPU time (user + system) used so far by a process and its descendants, from /proc/*/stat.</summary>
+    public static double? CpuSecondsOfTree(int processId)
+    {
+        double total = 0;
+        var any = false;
+        foreach (var pid in Tree(processId))
+        {
+            try
+            {
+                var stat = File.ReadAllText($"/proc/{pid}/stat");
+                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+                // utime and stime are fields 14 and 15 of stat(5): here 11 and 12 after the command name.
+                total += (long.Parse(fields[11], CultureInfo.InvariantCulture) + long.Parse(fields[12], CultureInfo.InvariantCulture)) / ClockTicksPerSecond;
+                any = true;
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+            {
+            }
+        }
+        return any ? total : null;
+    }
+
+    /// <summary>USER_HZ: 100 on every Linux this suite targets (sysconf(_SC_CLK_TCK)).</summary>
+    private const double ClockTicksPerSecond = 100;
+
     /// <summary>The process and its descendants, from the parent ids in /proc/*/stat.</summary>
     private static List<int> Tree(int root)
     {

@@ -23,18 +23,35 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The server's process, when there is one: its peak is read, then reset for the next repetition.</summary>
     public int ServerProcessId { get; set; }
 
+    /// <summary>The server's CPU since the previous repetition of the same server process (kept beside the results log).</summary>
+    private double? ServerCpuSinceLastRepetition()
+    {
+        if (ProcessMemory.CpuSecondsOfTree(ServerProcessId) is not { } total)
+            return null;
+        var state = ResultsFile + ".server-cpu";
+        double? previous = null;
+        if (File.Exists(state) && File.ReadAllText(state).Split(' ') is [var pid, var seconds]
+            && pid == ServerProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture))
+            previous = double.Parse(seconds, System.Globalization.CultureInfo.InvariantCulture);
+        File.WriteAllText(state, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{ServerProcessId} {total:R}"));
+        return previous is null ? null : total - previous;
+    }
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var run = MeasurementLog.ReadSingle(RunFile);
         long? serverPeak = null;
+        double? serverCpu = null;
         if (ServerProcessId > 0)
         {
             serverPeak = ProcessMemory.PeakBytesOfTree(ServerProcessId);
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
+            serverCpu = ServerCpuSinceLastRepetition();
         }
         var measurement = run with
         {
-            Transport = Transport, Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, Verified = true,
+            Transport = Transport, Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            Verified = true,
             Timestamp = DateTimeOffset.UtcNow,
         };
         MeasurementLog.Append(ResultsFile, measurement);

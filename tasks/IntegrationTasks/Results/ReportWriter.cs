@@ -18,7 +18,36 @@ public sealed record TransportSummary(
     double PercentSlowerThanFastest,
     double SecondsBehindFastest,
     long MaxClientPeakBytes,
-    long? MaxServerPeakBytes);
+    long? MaxServerPeakBytes)
+{
+    public RunCosts? Costs { get; init; }
+}
+
+/// <summary>What a transport's runs cost besides time, averaged over its measured repetitions.</summary>
+public sealed record RunCosts(
+    double SetupSeconds,
+    double FirstCommitSeconds,
+    double ClientCpuMsPer1000,
+    double? ServerCpuMsPer1000,
+    double ClientAllocatedBytesPerRecord,
+    int ThreadPoolMaxThreads,
+    long ThreadPoolMaxQueue,
+    double ThreadPoolItemsPer1000)
+{
+    public static RunCosts Of(IReadOnlyList<Measurement> runs)
+    {
+        var serverCpu = runs.Where(r => r.ServerCpuSeconds is not null).ToList();
+        return new RunCosts(
+            runs.Average(r => r.SetupSeconds),
+            runs.Average(r => r.FirstCommitSeconds),
+            runs.Average(r => r.ClientCpuSeconds * 1e6 / Math.Max(r.Records, 1)),
+            serverCpu.Count > 0 ? serverCpu.Average(r => r.ServerCpuSeconds!.Value * 1e6 / Math.Max(r.Records, 1)) : null,
+            runs.Average(r => (double)r.ClientAllocatedBytes / Math.Max(r.Records, 1)),
+            runs.Max(r => r.ThreadPoolMaxThreads),
+            runs.Max(r => r.ThreadPoolMaxQueue),
+            runs.Average(r => r.ThreadPoolCompletedItems * 1000.0 / Math.Max(r.Records, 1)));
+    }
+}
 
 /// <summary>A transport that did not run here, with why, how to fix it, and the series' figure.</summary>
 public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement);
@@ -60,7 +89,7 @@ public static class ReportWriter
                     (seconds.Mean / fastest - 1) * 100,
                     seconds.Mean - fastest,
                     runs.Max(r => r.ClientPeakBytes),
-                    serverPeaks.Count > 0 ? serverPeaks.Max() : null));
+                    serverPeaks.Count > 0 ? serverPeaks.Max() : null) { Costs = RunCosts.Of(runs) });
                 faster = seconds;
             }
         }
@@ -72,6 +101,7 @@ public static class ReportWriter
     {
         null => "fastest",
         double p when double.IsNaN(p) => "too few runs to tell",
+        double p when p < 0.001 => "slower (p<0.001)",
         double p when p < SignificanceLevel => string.Create(Invariant, $"slower (p={p:0.###})"),
         double p => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
     };
@@ -88,11 +118,14 @@ public static class ReportWriter
         File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
-        File.WriteAllText(markdown, Markdown(summaries, environment, notRun));
+        var markdownText = Markdown(summaries, environment, notRun);
+        File.WriteAllText(markdown, markdownText);
+        var html = Path.Combine(directory, "report.html");
+        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
-        return [json, csv, markdown, dated];
+        return [json, csv, markdown, html, dated];
     }
 
     public static string Csv(IEnumerable<Measurement> measurements)
@@ -117,7 +150,8 @@ public static class ReportWriter
         foreach (var size in summaries.GroupBy(s => s.Records))
         {
             var runs = size.First().Seconds.Count;
-            md.Append(Invariant, $"\n## {size.Key:N0} records (mean of {runs} runs after a warm-up run, every run verified row by row)\n\n");
+            var warmup = size.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
+            md.Append(Invariant, $"\n## {size.Key:N0} records (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
             md.Append("| Method | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | Bytes/record | Client peak MB | Server peak MB |\n");
             md.Append("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
             var first = true;
@@ -130,6 +164,16 @@ public static class ReportWriter
                 md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {s.MeanBytesPerRecord:F0} | ");
                 md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
                 first = false;
+            }
+            md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
+            md.Append("| Method | Setup (s) | First commit (s) | Client CPU ms / 1,000 records | Server CPU ms / 1,000 records | Client bytes allocated / record | Thread-pool threads (max) | Queued work items (max) | Work items / 1,000 records |\n");
+            md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            foreach (var s in size.Where(s => s.Costs is not null))
+            {
+                var c = s.Costs!;
+                md.Append(Invariant, $"| {s.Transport} | {c.SetupSeconds:F3} | {c.FirstCommitSeconds:F3} | {c.ClientCpuMsPer1000:F1} | ");
+                md.Append(Invariant, $"{(c.ServerCpuMsPer1000 is { } sc ? sc.ToString("F1", Invariant) : "–")} | {c.ClientAllocatedBytesPerRecord:N0} | ");
+                md.Append(Invariant, $"{c.ThreadPoolMaxThreads} | {c.ThreadPoolMaxQueue} | {c.ThreadPoolItemsPer1000:F1} |\n");
             }
         }
         if (notRun is { Count: > 0 })

@@ -70,6 +70,7 @@ public abstract class TcpClientTask : TransferClientTask
         using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, cancellationToken).ConfigureAwait(false);
         await using var stream = client.GetStream();
         await using var frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes);
+        importer.MarkSetupDone();
         try
         {
             await model.RunAsync(frames, plan, importer, cancellationToken).ConfigureAwait(false);

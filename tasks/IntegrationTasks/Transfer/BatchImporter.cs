@@ -21,6 +21,12 @@ public sealed class BatchImporter : IAsyncDisposable
 
     internal System.Diagnostics.Stopwatch? Clock { get; set; }
 
+    /// <summary>Time spent setting up (connecting, declaring) before the transfer proper; marked by the transport.</summary>
+    public TimeSpan? SetupTime { get; private set; }
+
+    /// <summary>Called by a transport once it is connected and ready to send its first request.</summary>
+    public void MarkSetupDone() => SetupTime ??= Clock?.Elapsed;
+
     /// <summary>Imports a response message already in memory as one batch.</summary>
     public async Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
         await ImportAsync(await RecordXml.ReadResponseAsync(response, cancellationToken).ConfigureAwait(false), cancellationToken)

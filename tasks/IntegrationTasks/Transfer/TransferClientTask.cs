@@ -63,6 +63,7 @@ public abstract class TransferClientTask : IntegrationTask
 
         ProcessMemory.ResetPeak();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
+        await using var sampler = new RuntimeSampler();
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
         TransferResult result;
@@ -76,6 +77,7 @@ public abstract class TransferClientTask : IntegrationTask
                 $"{TransportName} did not finish within {TimeoutSeconds} s ({importer.RecordsImported:N0} records imported); see TimeoutSeconds.");
         }
         watch.Stop();
+        var costs = await sampler.StopAsync().ConfigureAwait(false);
 
         ElapsedSeconds = watch.Elapsed.TotalSeconds;
         FirstCommitSeconds = importer.FirstCommitAfter?.TotalSeconds ?? 0;
@@ -90,6 +92,9 @@ public abstract class TransferClientTask : IntegrationTask
                 Transport = TransportName, Provider = database.Provider.ToString(), Records = (int)Records, BatchSize = plan.BatchSize,
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, ClientPeakBytes = PeakWorkingSetBytes,
+                SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
+                ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
+                ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
             });
         }
         Log.LogMessage(MessageImportance.High,

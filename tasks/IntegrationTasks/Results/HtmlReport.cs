@@ -1,0 +1,130 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// report.html: one self-contained file (no scripts, no network) with inline SVG charts — mean time
+/// with its 95% confidence interval per transport for each record count, throughput, peak memory —
+/// then the tables, the transports not run here, and the series' 2014 figures for reference.
+/// </summary>
+public static class HtmlReport
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
+        IReadOnlyList<NotRunEntry> notRun, string markdownTables)
+    {
+        var html = new StringBuilder("""
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
+            <style>
+            body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+            h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
+            table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
+            td:first-child,th:first-child{text-align:left}.env{columns:2;font-size:12px;color:#555}
+            svg text{font:12px system-ui,sans-serif}.bar{fill:#4a7bd0}.baseline{fill:#9aa5b1}.ci{stroke:#222;stroke-width:1.5}
+            .note{color:#666;font-size:12px}
+            </style></head><body>
+            <h1>IntegrationTasks results</h1>
+            """);
+        html.Append("<ul class=\"env\">");
+        foreach (var (key, value) in environment)
+            html.Append(Invariant, $"<li><b>{Encode(key)}</b>: {Encode(value)}</li>");
+        html.Append("</ul>");
+
+        foreach (var size in summaries.GroupBy(s => s.Records))
+        {
+            var rows = size.ToList();
+            html.Append(Invariant, $"<h2>{size.Key:N0} records</h2>");
+            html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
+                r => r.Seconds.Mean, r => r.Seconds.Ci95, "F3"));
+            html.Append(BarChart($"throughput-{size.Key}", "Records per second — longer is better", rows,
+                r => r.MeanRecordsPerSecond, _ => 0, "N0"));
+            html.Append(BarChart($"memory-{size.Key}", "Peak memory of the client process (MB)", rows,
+                r => r.MaxClientPeakBytes / 1048576.0, _ => 0, "F0"));
+        }
+
+        html.Append("<h2>Tables</h2><p class=\"note\">The same figures as results.md.</p>");
+        html.Append(MarkdownTables(markdownTables));
+        if (notRun.Count > 0)
+        {
+            html.Append("<h2>Not run here</h2><table><tr><th>Method</th><th>Why</th><th>How to run it</th><th>Series (2014), 1M records (s)</th><th>Its role here</th></tr>");
+            foreach (var entry in notRun)
+                html.Append(Invariant, $"<tr><td>{Encode(entry.Transport)}</td><td>{Encode(entry.Reason)}</td><td>{Encode(entry.Fix)}</td><td>{Encode(entry.SeriesSeconds)}</td><td>{Encode(entry.Replacement)}</td></tr>");
+            html.Append("</table>");
+        }
+        html.Append("</body></html>\n");
+        return html.ToString();
+    }
+
+    /// <summary>A horizontal bar chart, one bar per transport, with an optional interval drawn as a whisker.</summary>
+    private static string BarChart(string id, string title, IReadOnlyList<TransportSummary> rows,
+        Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format)
+    {
+        const int labelWidth = 200, plotWidth = 640, rowHeight = 22, top = 28;
+        var max = rows.Max(r => value(r) + interval(r));
+        max = max > 0 ? max : 1;
+        var height = top + rows.Count * rowHeight + 10;
+        var svg = new StringBuilder();
+        svg.Append(Invariant, $"<figure><svg id=\"{id}\" class=\"chart\" role=\"img\" width=\"{labelWidth + plotWidth + 90}\" height=\"{height}\">");
+        svg.Append(Invariant, $"<text x=\"0\" y=\"16\" font-weight=\"bold\">{Encode(title)}</text>");
+        for (var i = 0; i < rows.Count; i++)
+        {
+            var row = rows[i];
+            var y = top + i * rowHeight;
+            var width = value(row) / max * plotWidth;
+            var css = row.Transport == ReportWriter.Baseline ? "bar baseline" : "bar";
+            svg.Append(Invariant, $"<text x=\"{labelWidth - 6}\" y=\"{y + 14}\" text-anchor=\"end\">{Encode(row.Transport)}</text>");
+            svg.Append(Invariant, $"<rect class=\"{css}\" data-transport=\"{Encode(row.Transport)}\" x=\"{labelWidth}\" y=\"{y + 3}\" width=\"{width:F1}\" height=\"{rowHeight - 6}\"/>");
+            var ci = interval(row);
+            if (ci > 0)
+            {
+                var low = labelWidth + (value(row) - ci) / max * plotWidth;
+                var high = labelWidth + (value(row) + ci) / max * plotWidth;
+                svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{high:F1}\" y1=\"{y + 11}\" y2=\"{y + 11}\"/>");
+                svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{low:F1}\" y1=\"{y + 6}\" y2=\"{y + 16}\"/>");
+                svg.Append(Invariant, $"<line class=\"ci\" x1=\"{high:F1}\" x2=\"{high:F1}\" y1=\"{y + 6}\" y2=\"{y + 16}\"/>");
+            }
+            svg.Append(Invariant, $"<text x=\"{labelWidth + Math.Max(width, ci > 0 ? (value(row) + ci) / max * plotWidth : 0) + 6:F1}\" y=\"{y + 14}\">{value(row).ToString(format, Invariant)}</text>");
+        }
+        svg.Append("</svg></figure>");
+        return svg.ToString();
+    }
+
+    /// <summary>Turns the Markdown tables of results.md into HTML tables (headings become h3).</summary>
+    private static string MarkdownTables(string markdown)
+    {
+        var html = new StringBuilder();
+        var inTable = false;
+        foreach (var line in markdown.Split('\n'))
+        {
+            if (line.StartsWith('|'))
+            {
+                if (line.StartsWith("|---", StringComparison.Ordinal))
+                    continue;
+                var cells = line.Trim('|').Split('|').Select(c => Encode(c.Trim().Replace("**", "").Replace("`", "")));
+                html.Append(inTable ? "<tr>" : "<table><tr>");
+                html.AppendJoin("", cells.Select(c => inTable ? $"<td>{c}</td>" : $"<th>{c}</th>"));
+                html.Append("</tr>");
+                inTable = true;
+                continue;
+            }
+            if (inTable)
+            {
+                html.Append("</table>");
+                inTable = false;
+            }
+            if (line.StartsWith("## ", StringComparison.Ordinal))
+                html.Append(Invariant, $"<h3>{Encode(line[3..])}</h3>");
+            else if (line.Length > 0 && !line.StartsWith('#') && !line.StartsWith("- ", StringComparison.Ordinal))
+                html.Append(Invariant, $"<p class=\"note\">{Encode(line)}</p>");
+        }
+        if (inTable)
+            html.Append("</table>");
+        return html.ToString();
+    }
+
+    private static string Encode(string text) => WebUtility.HtmlEncode(text);
+}
