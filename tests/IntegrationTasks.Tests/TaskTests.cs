@@ -248,6 +248,31 @@ public sealed class ResultsTests
     private static int CountOf(string text, string part) => (text.Length - text.Replace(part, "").Length) / part.Length;
 
     [TestMethod]
+    public void Scaling_fits_fixed_and_per_record_costs_and_finds_where_lines_cross()
+    {
+        var runs = new List<Measurement>();
+        foreach (var records in new[] { 10_000, 100_000, 1_000_000 })
+        {
+            for (var repetition = 1; repetition <= 2; repetition++)
+            {
+                runs.Add(Run("Heavy", records, 1.0 + 2e-6 * records, repetition));  // 1 s to start, 2 µs a record
+                runs.Add(Run("Light", records, 0.1 + 5e-6 * records, repetition));  // 0.1 s to start, 5 µs a record
+                runs.Add(Run("Curved", records, 1e-12 * records * (double)records + 0.01, repetition));
+            }
+        }
+        var fits = Scaling.Fit(runs).ToDictionary(f => f.Transport);
+        Assert.AreEqual(1.0, fits["Heavy"].FixedSeconds, 1e-9);
+        Assert.AreEqual(2.0, fits["Heavy"].MicrosecondsPerRecord, 1e-9);
+        Assert.AreEqual(1.0, fits["Heavy"].RSquared, 1e-12);
+        Assert.AreEqual("linear", fits["Heavy"].Linearity);
+        StringAssert.StartsWith(fits["Curved"].Linearity, "not linear: records");
+        // 1 + 2e-6 x = 0.1 + 5e-6 x at x = 300,000.
+        var crossings = Scaling.Crossovers([.. fits.Values.Where(f => f.Transport != "Curved").OrderBy(f => f.MicrosecondsPerRecord)], 10_000, 1_000_000);
+        CollectionAssert.AreEqual(new[] { "Heavy overtakes Light above about 300,000 records (its fixed cost is higher, its cost per record lower)." },
+            crossings.ToArray());
+    }
+
+    [TestMethod]
     public void Measurements_round_trip_through_the_results_log()
     {
         var path = Path.Combine(Directory.CreateTempSubdirectory("it-log-").FullName, "runs.jsonl");

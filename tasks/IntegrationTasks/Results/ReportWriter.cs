@@ -118,7 +118,7 @@ public static class ReportWriter
         File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
-        var markdownText = Markdown(summaries, environment, notRun);
+        var markdownText = Markdown(summaries, environment, notRun) + Scaling.Markdown(measurements);
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText));
