@@ -147,6 +147,23 @@ public sealed class HostingTests
     }
 
     [TestMethod]
+    public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-sweep-").FullName;
+        var port = TcpTransferTests.FreePort();
+        var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:Port={port}", "-p:SweepRecords=1000", "-p:BatchSizes=100+500",
+            "-p:Repetitions=2", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "## Batch-size sweep: TcpClient2, 1,000 records");
+        StringAssert.Contains(markdown, "| 100 | 10 |");
+        StringAssert.Contains(markdown, "| 500 | 2 |");
+        StringAssert.Contains(markdown, "**best**");
+        AssertNoProcessMentions(artifacts);
+        AssertPortFree(port);
+    }
+
+    [TestMethod]
     public void A_failing_client_still_stops_the_server_and_fails_the_build()
     {
         var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;

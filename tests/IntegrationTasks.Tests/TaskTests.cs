@@ -273,6 +273,24 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    public void A_batch_size_sweep_is_reported_per_size_with_the_best_marked()
+    {
+        var runs = new List<Measurement>();
+        foreach (var (batchSize, seconds) in new[] { (100, 2.0), (1000, 1.0), (5000, 1.05) })
+            for (var repetition = 1; repetition <= 3; repetition++)
+                runs.Add(Run("TcpClient2", 20_000, seconds + repetition * 0.01, repetition) with { BatchSize = batchSize });
+        var sweep = ReportWriter.BatchSweep(runs);
+        StringAssert.Contains(sweep, "## Batch-size sweep: TcpClient2, 20,000 records");
+        StringAssert.Contains(sweep, "| 1,000 | 20 | 1.020 |");
+        StringAssert.Contains(sweep, "| **best** |");
+        StringAssert.Contains(sweep, "| 100 | 200 | 2.020 | 0.025 | 9,901 | slower (p<0.001) |");
+        // In the main tables each size is a method of its own, never averaged together.
+        var rows = ReportWriter.Summarise(runs);
+        CollectionAssert.AreEquivalent(new[] { "TcpClient2 (batch 100)", "TcpClient2 (batch 1000)", "TcpClient2 (batch 5000)" },
+            rows.Select(r => r.Transport).ToArray());
+    }
+
+    [TestMethod]
     public void Measurements_round_trip_through_the_results_log()
     {
         var path = Path.Combine(Directory.CreateTempSubdirectory("it-log-").FullName, "runs.jsonl");

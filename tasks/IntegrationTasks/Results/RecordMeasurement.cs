@@ -29,6 +29,7 @@ public sealed class RecordMeasurement : IntegrationTask
         if (ProcessMemory.CpuSecondsOfTree(ServerProcessId) is not { } total)
             return null;
         var state = ResultsFile + ".server-cpu";
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(state))!);
         double? previous = null;
         if (File.Exists(state) && File.ReadAllText(state).Split(' ') is [var pid, var seconds]
             && pid == ServerProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture))

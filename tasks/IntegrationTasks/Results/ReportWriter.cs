@@ -61,10 +61,23 @@ public static class ReportWriter
     /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
     public const double SignificanceLevel = 0.05;
 
+    /// <summary>
+    /// Runs of one transport at several batch sizes (a FindBatchSize sweep) are reported as separate
+    /// methods, "TcpClient2 (batch 100)", so that they are never averaged together.
+    /// </summary>
+    public static List<Measurement> SeparateBatchSizes(IEnumerable<Measurement> measurements)
+    {
+        var list = measurements.ToList();
+        var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
+        return list.Select(m => swept.Contains(m.Transport) ? m with { Transport = BatchLabel(m.Transport, m.BatchSize) } : m).ToList();
+    }
+
+    public static string BatchLabel(string transport, int batchSize) => string.Create(Invariant, $"{transport} (batch {batchSize})");
+
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {
         var rows = new List<TransportSummary>();
-        foreach (var size in measurements.GroupBy(m => m.Records).OrderBy(g => g.Key))
+        foreach (var size in SeparateBatchSizes(measurements).GroupBy(m => m.Records).OrderBy(g => g.Key))
         {
             var groups = size.GroupBy(m => m.Transport)
                 .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmup: g.FirstOrDefault(m => m.Warmup)))
@@ -97,13 +110,15 @@ public static class ReportWriter
     }
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
-    public static string Verdict(TransportSummary row) => row.PValueVsFaster switch
+    public static string Verdict(TransportSummary row) => row.PValueVsFaster is { } p ? Significance(p) : "fastest";
+
+    /// <summary>Welch's p-value in words: slower, or indistinguishable on this evidence.</summary>
+    public static string Significance(double p) => p switch
     {
-        null => "fastest",
-        double p when double.IsNaN(p) => "too few runs to tell",
-        double p when p < 0.001 => "slower (p<0.001)",
-        double p when p < SignificanceLevel => string.Create(Invariant, $"slower (p={p:0.###})"),
-        double p => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
+        double.NaN => "too few runs to tell",
+        < 0.001 => "slower (p<0.001)",
+        < SignificanceLevel => string.Create(Invariant, $"slower (p={p:0.###})"),
+        _ => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
     };
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> measurements,
@@ -118,7 +133,7 @@ public static class ReportWriter
         File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
-        var markdownText = Markdown(summaries, environment, notRun) + Scaling.Markdown(measurements);
+        var markdownText = Markdown(summaries, environment, notRun) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements);
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText));
@@ -208,6 +223,27 @@ public static class ReportWriter
             Client and server peak memory is each process's resident high-water mark during the runs (the client
             runs inside the MSBuild process, so its figure includes MSBuild itself).
             """);
+        return md.ToString();
+    }
+
+    /// <summary>For each transport measured at several batch sizes (FindBatchSize): the sizes side by side, the best marked.</summary>
+    public static string BatchSweep(IEnumerable<Measurement> measurements)
+    {
+        var md = new StringBuilder();
+        foreach (var sweep in measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records))
+                     .Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1))
+        {
+            var rows = sweep.GroupBy(m => m.BatchSize).OrderBy(g => g.Key)
+                .Select(g => (BatchSize: g.Key, Seconds: Summary.Of(g.Select(m => m.ElapsedSeconds).ToList()))).ToList();
+            var best = rows.MinBy(r => r.Seconds.Mean);
+            md.Append(Invariant, $"\n## Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records\n\n");
+            md.Append("| Batch size | Batches | Mean (s) | ±95% CI (s) | Records/s | Against the best |\n|---:|---:|---:|---:|---:|---|\n");
+            foreach (var (batchSize, seconds) in rows)
+            {
+                var verdict = batchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, seconds));
+                md.Append(Invariant, $"| {batchSize:N0} | {sweep.Key.Records / batchSize:N0} | {seconds.Mean:F3} | {seconds.Ci95:F3} | {sweep.Key.Records / seconds.Mean:N0} | {verdict} |\n");
+            }
+        }
         return md.ToString();
     }
 

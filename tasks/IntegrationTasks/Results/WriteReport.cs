@@ -46,7 +46,7 @@ public sealed class WriteReport : IntegrationTask
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs):{1}{2}", measurements.Count, Environment.NewLine,
-            ReportWriter.ConsoleSummary(ReportWriter.Summarise(measurements)));
+            ReportWriter.ConsoleSummary(ReportWriter.Summarise(measurements)) + ReportWriter.BatchSweep(measurements));
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
     }
 }
