@@ -30,6 +30,11 @@ if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
   [ -n "$policy_added" ] && rm -f /usr/sbin/policy-rc.d
 fi
 
+# ss (iproute2) lets the tests check which addresses the broker listens on.
+if ! command -v ss >/dev/null && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iproute2) >&2
+fi
+
 # Chromium (Debian's) opens the HTML report in the tests.
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" != 0 ]; then
