@@ -13,9 +13,13 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
+    /// <summary>One transport's runs at several batch sizes, as rows labelled by batch size.</summary>
+    public sealed record Sweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
+
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, string markdownTables)
+        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null)
     {
+        sweeps ??= [];
         var html = new StringBuilder("""
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
@@ -44,6 +48,22 @@ public static class HtmlReport
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
             html.Append(BarChart($"memory-{size.Key}", "Peak memory of the client process (MB)", rows,
                 r => r.MaxClientPeakBytes / 1048576.0, _ => 0, "F0"));
+            var costed = rows.Where(r => r.Costs is not null).ToList();
+            if (costed.Count > 0)
+            {
+                html.Append(BarChart($"cpu-{size.Key}", "Client CPU per 1,000 records (ms)", costed, r => r.Costs!.ClientCpuMsPer1000, _ => 0, "F1"));
+                var served = costed.Where(r => r.Costs!.ServerCpuMsPer1000 is not null).ToList();
+                if (served.Count > 0)
+                    html.Append(BarChart($"server-cpu-{size.Key}", "Server CPU per 1,000 records (ms)", served, r => r.Costs!.ServerCpuMsPer1000!.Value, _ => 0, "F1"));
+                html.Append(BarChart($"alloc-{size.Key}", "Bytes the client allocated per record", costed, r => r.Costs!.ClientAllocatedBytesPerRecord, _ => 0, "N0"));
+            }
+        }
+
+        foreach (var sweep in sweeps)
+        {
+            html.Append(Invariant, $"<h2>Batch-size sweep: {Encode(sweep.Transport)}, {sweep.Records:N0} records</h2>");
+            html.Append(BarChart($"sweep-{sweep.Transport}-{sweep.Records}", "Mean time (s) by batch size, with 95% confidence interval", sweep.Rows,
+                r => r.Seconds.Mean, r => r.Seconds.Ci95, "F3"));
         }
 
         if (summaries.Select(s => s.Records).Distinct().Count() >= 2)

@@ -136,7 +136,7 @@ public static class ReportWriter
         var markdownText = Markdown(summaries, environment, notRun) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements);
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
-        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText));
+        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements)));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
@@ -225,6 +225,13 @@ public static class ReportWriter
             """);
         return md.ToString();
     }
+
+    /// <summary>The swept transports, each batch size as a row (for the report's sweep charts).</summary>
+    public static List<HtmlReport.Sweep> Sweeps(IEnumerable<Measurement> measurements) =>
+        measurements.GroupBy(m => (m.Transport, m.Records)).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1)
+            .Select(g => new HtmlReport.Sweep(g.Key.Transport, g.Key.Records,
+                Summarise(g.OrderBy(m => m.BatchSize)).OrderBy(r => r.Transport.Length).ThenBy(r => r.Transport, StringComparer.Ordinal).ToList()))
+            .ToList();
 
     /// <summary>For each transport measured at several batch sizes (FindBatchSize): the sizes side by side, the best marked.</summary>
     public static string BatchSweep(IEnumerable<Measurement> measurements)

@@ -37,6 +37,10 @@ public sealed class WriteReport : IntegrationTask
             environment["Data set"] = await RunEnvironment.FingerprintAsync(server, measurements.Max(m => m.Records), cancellationToken)
                 .ConfigureAwait(false);
         }
+        // What was measured is read from the measurements themselves, not from properties that may not have applied.
+        environment["Transports"] = string.Join(", ", measurements.Select(m => m.Transport).Distinct());
+        environment["Record counts"] = string.Join(", ", measurements.Select(m => m.Records).Distinct().Order());
+        environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
