@@ -2,7 +2,7 @@ using System.Globalization;
 
 namespace IntegrationTasks.HttpHost;
 
-internal sealed record HostArguments(string Url, string Provider, string ConnString, long MaxRequestBytes, bool StopOnStdinClose)
+internal sealed record HostArguments(string Url, string Provider, string ConnString, long MaxRequestBytes, bool StopOnStdinClose, string? StatsFile)
 {
     public static HostArguments Parse(string[] args)
     {
@@ -22,6 +22,7 @@ internal sealed record HostArguments(string Url, string Provider, string ConnStr
             values.GetValueOrDefault("--provider", "Sqlite"),
             values.GetValueOrDefault("--connstring") ?? throw new ArgumentException("--connstring is required."),
             long.Parse(values.GetValueOrDefault("--max-request-bytes", "33554432"), CultureInfo.InvariantCulture),
-            flags.Contains("--stop-on-stdin-close"));
+            flags.Contains("--stop-on-stdin-close"),
+            values.GetValueOrDefault("--stats-file"));
     }
 }

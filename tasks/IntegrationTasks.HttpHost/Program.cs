@@ -104,6 +104,7 @@ if (options.StopOnStdinClose)
         app.Lifetime.StopApplication();
     }, TaskCreationOptions.LongRunning);
 }
-await app.WaitForShutdownAsync();
+await using (var stats = options.StatsFile is { Length: > 0 } ? new IntegrationTasks.Results.ServerStatsWriter(options.StatsFile) : null)
+    await app.WaitForShutdownAsync();
 Console.WriteLine("HttpHost stopped.");
 return 0;

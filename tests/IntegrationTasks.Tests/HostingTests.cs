@@ -137,6 +137,9 @@ public sealed class HostingTests
             StringAssert.Contains(markdown, $"| {transport} |");
         StringAssert.Contains(markdown, "3,000 records (mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
+        // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
+        var costs = markdown.Split('\n').First(l => l.StartsWith("| TcpClient2 |", StringComparison.Ordinal) && l.Split('|').Length == 15);
+        Assert.AreNotEqual("–", costs.Split('|')[7].Trim(), costs);
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         Assert.HasCount(1 + AllTransports.Length * 2 * 3, csv); // header + transports × sizes × (warm-up + repetitions)
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");

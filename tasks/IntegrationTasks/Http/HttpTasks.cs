@@ -27,13 +27,16 @@ public sealed class HttpServer : TransferServerTask
 
     public int ReadyTimeoutSeconds { get; set; } = 60;
 
+    protected override bool ReportsOwnStats => false;
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
     {
         if (!File.Exists(HostAssembly))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The HTTP host {HostAssembly} does not exist; build it with -t:BuildTasks.");
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString,
-             "--max-request-bytes", MaxRequestBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), "--stop-on-stdin-close"],
+             "--max-request-bytes", MaxRequestBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), "--stop-on-stdin-close",
+             .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var host = ServerProcess.Start("HttpHost", launch, logFile: null, ServerLog.To(Log, "HttpHost"));
         string endpoint;

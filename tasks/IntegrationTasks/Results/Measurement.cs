@@ -25,6 +25,12 @@ public sealed record Measurement
 
     /// <summary>CPU the server's processes used during this repetition (null for the first one of a server, or none).</summary>
     public double? ServerCpuSeconds { get; init; }
+
+    /// <summary>What the server reported of its side for this repetition (null when it reported nothing).</summary>
+    public long? ServerAllocatedBytes { get; init; }
+    public long? ServerThreadPoolCompletedItems { get; init; }
+    public int? ServerThreadPoolMaxThreads { get; init; }
+    public long? ServerThreadPoolMaxQueue { get; init; }
     public long BytesSent { get; init; }
     public long BytesReceived { get; init; }
     public long ClientPeakBytes { get; init; }

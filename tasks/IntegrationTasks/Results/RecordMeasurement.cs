@@ -20,6 +20,9 @@ public sealed class RecordMeasurement : IntegrationTask
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
+    /// <summary>Where the server writes its own counters (<see cref="ServerStatsWriter"/>), if it does.</summary>
+    public string? ServerStatsFile { get; set; }
+
     /// <summary>The server's process, when there is one: its peak is read, then reset for the next repetition.</summary>
     public int ServerProcessId { get; set; }
 
@@ -38,6 +41,20 @@ public sealed class RecordMeasurement : IntegrationTask
         return previous is null ? null : total - previous;
     }
 
+    /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
+    private (long? Allocated, long? WorkItems, int? MaxThreads, long? MaxQueue) ServerReport()
+    {
+        if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
+            return (null, null, null, null);
+        var state = ResultsFile + ".server-stats";
+        var previous = File.Exists(state) ? ServerStatsWriter.Read(state) : null;
+        File.Copy(ServerStatsFile, state, overwrite: true);
+        // Thread and queue maxima are the server's since it started (a server cannot be asked to reset them).
+        return previous is null || previous.ProcessId != now.ProcessId
+            ? (null, null, now.MaxThreads, now.MaxQueue)
+            : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now.MaxThreads, now.MaxQueue);
+    }
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var run = MeasurementLog.ReadSingle(RunFile);
@@ -49,9 +66,12 @@ public sealed class RecordMeasurement : IntegrationTask
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
             serverCpu = ServerCpuSinceLastRepetition();
         }
+        var (serverAllocated, serverItems, serverThreads, serverQueue) = ServerReport();
         var measurement = run with
         {
             Transport = Transport, Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
+            ServerThreadPoolMaxQueue = serverQueue,
             Verified = true,
             Timestamp = DateTimeOffset.UtcNow,
         };

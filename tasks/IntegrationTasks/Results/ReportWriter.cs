@@ -32,7 +32,11 @@ public sealed record RunCosts(
     double ClientAllocatedBytesPerRecord,
     int ThreadPoolMaxThreads,
     long ThreadPoolMaxQueue,
-    double ThreadPoolItemsPer1000)
+    double ThreadPoolItemsPer1000,
+    double? ServerAllocatedBytesPerRecord,
+    double? ServerItemsPer1000,
+    int? ServerMaxThreads,
+    long? ServerMaxQueue)
 {
     public static RunCosts Of(IReadOnlyList<Measurement> runs)
     {
@@ -45,7 +49,17 @@ public sealed record RunCosts(
             runs.Average(r => (double)r.ClientAllocatedBytes / Math.Max(r.Records, 1)),
             runs.Max(r => r.ThreadPoolMaxThreads),
             runs.Max(r => r.ThreadPoolMaxQueue),
-            runs.Average(r => r.ThreadPoolCompletedItems * 1000.0 / Math.Max(r.Records, 1)));
+            runs.Average(r => r.ThreadPoolCompletedItems * 1000.0 / Math.Max(r.Records, 1)),
+            Mean(runs.Where(r => r.ServerAllocatedBytes is not null).Select(r => (double)r.ServerAllocatedBytes!.Value / Math.Max(r.Records, 1))),
+            Mean(runs.Where(r => r.ServerThreadPoolCompletedItems is not null).Select(r => r.ServerThreadPoolCompletedItems!.Value * 1000.0 / Math.Max(r.Records, 1))),
+            runs.Max(r => r.ServerThreadPoolMaxThreads),
+            runs.Max(r => r.ServerThreadPoolMaxQueue));
+    }
+
+    private static double? Mean(IEnumerable<double> values)
+    {
+        var list = values.ToList();
+        return list.Count > 0 ? list.Average() : null;
     }
 }
 
@@ -181,14 +195,16 @@ public static class ReportWriter
                 first = false;
             }
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
-            md.Append("| Method | Setup (s) | First commit (s) | Client CPU ms / 1,000 records | Server CPU ms / 1,000 records | Client bytes allocated / record | Thread-pool threads (max) | Queued work items (max) | Work items / 1,000 records |\n");
-            md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            md.Append("| Method | Setup (s) | First commit (s) | Client CPU ms / 1,000 records | Server CPU ms / 1,000 records | Client bytes allocated / record | Server bytes allocated / record | Client thread-pool threads (max) | Client queued work items (max) | Client work items / 1,000 records | Server work items / 1,000 records | Server thread-pool threads (max) | Server queued work items (max) |\n");
+            md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             foreach (var s in size.Where(s => s.Costs is not null))
             {
                 var c = s.Costs!;
                 md.Append(Invariant, $"| {s.Transport} | {c.SetupSeconds:F3} | {c.FirstCommitSeconds:F3} | {c.ClientCpuMsPer1000:F1} | ");
                 md.Append(Invariant, $"{(c.ServerCpuMsPer1000 is { } sc ? sc.ToString("F1", Invariant) : "–")} | {c.ClientAllocatedBytesPerRecord:N0} | ");
-                md.Append(Invariant, $"{c.ThreadPoolMaxThreads} | {c.ThreadPoolMaxQueue} | {c.ThreadPoolItemsPer1000:F1} |\n");
+                md.Append(Invariant, $"{(c.ServerAllocatedBytesPerRecord is { } sa ? sa.ToString("N0", Invariant) : "–")} | ");
+                md.Append(Invariant, $"{c.ThreadPoolMaxThreads} | {c.ThreadPoolMaxQueue} | {c.ThreadPoolItemsPer1000:F1} | ");
+                md.Append(Invariant, $"{(c.ServerItemsPer1000 is { } si ? si.ToString("F1", Invariant) : "–")} | {(c.ServerMaxThreads is { } st ? st.ToString(Invariant) : "–")} | {(c.ServerMaxQueue is { } sq ? sq.ToString(Invariant) : "–")} |\n");
             }
         }
         if (notRun is { Count: > 0 })

@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
+using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Transfer;
@@ -22,6 +23,12 @@ public abstract class TransferServerTask : IntegrationTask
     /// <summary>Stop when standard input reaches end of file (set by the suite's StartServer).</summary>
     public bool StopOnStdinClose { get; set; }
 
+    /// <summary>Where to report the server's own counters for the orchestrator (set by RunAll); nothing when empty.</summary>
+    public string? StatsFile { get; set; }
+
+    /// <summary>False for a task whose server is another process (HttpServer): that process reports instead.</summary>
+    protected virtual bool ReportsOwnStats => true;
+
     protected override bool CancellationIsSuccess => true;
 
     protected Database OpenDatabase() => Database.Create(ServerProvider, ServerConnString);
@@ -38,7 +45,8 @@ public abstract class TransferServerTask : IntegrationTask
         if (StopOnStdinClose)
             _ = WatchStandardInputAsync(stop);
         Log.LogMessage(MessageImportance.High, "{0} {1} ({2}, {3})", ReadyMarker, endpoint, GetType().Name, database.Describe());
-        await serve(stop.Token).ConfigureAwait(false);
+        await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile) : null)
+            await serve(stop.Token).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);
     }
 
