@@ -17,7 +17,7 @@ public static class HtmlReport
     public sealed record Sweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
 
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null)
+        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "")
     {
         sweeps ??= [];
         var html = new StringBuilder("""
@@ -72,6 +72,7 @@ public static class HtmlReport
             html.Append(LineChart(summaries));
         }
 
+        html.Append(labsHtml);
         html.Append("<h2>Tables</h2><p class=\"note\">The same figures as results.md.</p>");
         html.Append(MarkdownTables(markdownTables));
         if (notRun.Count > 0)
@@ -85,10 +86,18 @@ public static class HtmlReport
         return html.ToString();
     }
 
-    /// <summary>A horizontal bar chart, one bar per transport, with an optional interval drawn as a whisker.</summary>
+    /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>
+    public sealed record Bar(string Label, double Value, double Interval = 0, bool Baseline = false);
+
     private static string BarChart(string id, string title, IReadOnlyList<TransportSummary> rows,
-        Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format)
+        Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format) =>
+        BarChart(id, title, rows.Select(r => new Bar(r.Transport, value(r), interval(r), r.Transport == ReportWriter.Baseline)).ToList(), format);
+
+    /// <summary>A horizontal bar chart, one bar per row, with an optional interval drawn as a whisker.</summary>
+    public static string BarChart(string id, string title, IReadOnlyList<Bar> bars, string format)
     {
+        var rows = bars;
+        Func<Bar, double> value = b => b.Value, interval = b => b.Interval;
         const int labelWidth = 200, plotWidth = 640, rowHeight = 22, top = 28;
         var max = rows.Max(r => value(r) + interval(r));
         max = max > 0 ? max : 1;
@@ -101,9 +110,9 @@ public static class HtmlReport
             var row = rows[i];
             var y = top + i * rowHeight;
             var width = value(row) / max * plotWidth;
-            var css = row.Transport == ReportWriter.Baseline ? "bar baseline" : "bar";
-            svg.Append(Invariant, $"<text x=\"{labelWidth - 6}\" y=\"{y + 14}\" text-anchor=\"end\">{Encode(row.Transport)}</text>");
-            svg.Append(Invariant, $"<rect class=\"{css}\" data-transport=\"{Encode(row.Transport)}\" x=\"{labelWidth}\" y=\"{y + 3}\" width=\"{width:F1}\" height=\"{rowHeight - 6}\"/>");
+            var css = row.Baseline ? "bar baseline" : "bar";
+            svg.Append(Invariant, $"<text x=\"{labelWidth - 6}\" y=\"{y + 14}\" text-anchor=\"end\">{Encode(row.Label)}</text>");
+            svg.Append(Invariant, $"<rect class=\"{css}\" data-transport=\"{Encode(row.Label)}\" x=\"{labelWidth}\" y=\"{y + 3}\" width=\"{width:F1}\" height=\"{rowHeight - 6}\"/>");
             var ci = interval(row);
             if (ci > 0)
             {

@@ -26,11 +26,12 @@ public sealed class WriteReport : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var measurements = MeasurementLog.Read(ResultsFile);
-        if (measurements.Count == 0)
+        // Transports' runs, a lab's results, or both.
+        var measurements = File.Exists(ResultsFile) || Labs.IoLabReport.Load(OutputDirectory) is null ? MeasurementLog.Read(ResultsFile) : [];
+        if (measurements.Count == 0 && Labs.IoLabReport.Load(OutputDirectory) is null)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
         var environment = RunEnvironment.Describe(RepositoryRoot);
-        if (!string.IsNullOrEmpty(ServerConnString))
+        if (!string.IsNullOrEmpty(ServerConnString) && measurements.Count > 0)
         {
             var server = Data.Database.Create(ServerProvider, ServerConnString);
             environment["Database"] = await RunEnvironment.DatabaseVersionAsync(server, cancellationToken).ConfigureAwait(false);
@@ -38,9 +39,13 @@ public sealed class WriteReport : IntegrationTask
                 .ConfigureAwait(false);
         }
         // What was measured is read from the measurements themselves, not from properties that may not have applied.
-        environment["Transports"] = string.Join(", ", measurements.Select(m => m.Transport).Distinct());
-        environment["Record counts"] = string.Join(", ", measurements.Select(m => m.Records).Distinct().Order());
-        environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
+        if (measurements.Count > 0)
+            environment["Transports"] = string.Join(", ", measurements.Select(m => m.Transport).Distinct());
+        if (measurements.Count > 0)
+        {
+            environment["Record counts"] = string.Join(", ", measurements.Select(m => m.Records).Distinct().Order());
+            environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
+        }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),

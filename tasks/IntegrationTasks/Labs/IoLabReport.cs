@@ -1,0 +1,61 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using IntegrationTasks.Results;
+
+namespace IntegrationTasks.Labs;
+
+/// <summary>IoLab's results file (iolab.json beside the transports' results) and its report sections.</summary>
+public static class IoLabReport
+{
+    public const string FileName = "iolab.json";
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    public sealed record Run(IoLabOptions Options, IReadOnlyList<IoLabResult> Results, DateTimeOffset At);
+
+    public static void Save(string directory, Run run)
+    {
+        Directory.CreateDirectory(directory);
+        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(run, MeasurementLog.Json));
+    }
+
+    public static Run? Load(string directory)
+    {
+        var path = Path.Combine(directory, FileName);
+        try
+        {
+            return File.Exists(path) ? JsonSerializer.Deserialize<Run>(File.ReadAllText(path), MeasurementLog.Json) : null;
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
+    }
+
+    public static string Markdown(Run run)
+    {
+        var o = run.Options;
+        var md = new StringBuilder();
+        md.Append(Invariant, $"\n## IoLab: {o.Iterations} × (write {o.FileBytes / 1048576.0:N0} MB flushed to the device + bubble sort of {o.SortItems:N0} reversed items)\n\n");
+        md.Append("| Mode | Total (ms) | Per iteration (ms, mean) | Article, 2014 (ms) | Written per iteration | Sorted |\n|---|---:|---:|---:|---:|---|\n");
+        foreach (var r in run.Results)
+            md.Append(Invariant, $"| {r.Mode} | {r.TotalMilliseconds:N0} | {r.IterationMilliseconds.Average():N0} | {r.ArticleMilliseconds:N0} | {r.BytesWritten:N0} B | {(r.Sorted ? "yes" : "**no**")} |\n");
+        md.Append("""
+
+            The article's figures are for 10 × 100 MB on its 2014 Windows machine. Here every write ends with an fsync (FileStream.Flush(true)),
+            and .NET on Linux has no kernel-asynchronous file I/O: an "asynchronous" write is a blocking pwrite on a thread-pool thread. Both
+            overlapped modes therefore overlap by running the write on a second thread while this one sorts; the sum of write and sort becomes
+            roughly the longer of the two (on a machine with at least two cores).
+
+            """);
+        return md.ToString();
+    }
+
+    public static string Html(Run run) =>
+        $"<h2>IoLab</h2>" + HtmlReport.BarChart("iolab", "Total time (ms): here, and the article's 2014 figure",
+            run.Results.SelectMany(r => new[]
+            {
+                new HtmlReport.Bar($"{r.Mode} (here)", r.TotalMilliseconds),
+                new HtmlReport.Bar($"{r.Mode} (2014)", r.ArticleMilliseconds, Baseline: true),
+            }).ToList(), "N0");
+}
