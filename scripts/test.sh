@@ -35,6 +35,15 @@ if ! command -v ss >/dev/null && [ "$(id -u)" = 0 ]; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iproute2) >&2
 fi
 
+# hey (Debian's) loads the ThreadPoolStarvation lab's app in the tests.
+if ! command -v hey >/dev/null; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "scripts/test.sh: hey is not installed; as root: apt-get install -y hey" >&2
+    exit 1
+  fi
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hey) >&2
+fi
+
 # Chromium (Debian's) opens the HTML report in the tests.
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -13,7 +13,7 @@ HostArguments options;
 Database database;
 try
 {
-    options = HostArguments.Parse(args);
+    options = HostArgumentParser.Parse(args);
     database = Database.Create(options.Provider, options.ConnString);
     await database.EnsureSchemaAsync(CancellationToken.None);
 }
@@ -81,6 +81,9 @@ app.MapPost(HttpRecordsProtocol.Path, async Task<IResult> (HttpContext context) 
     }
 });
 
+if (options.StarvationConnString is { Length: > 0 } starvation)
+    StarvationLab.Map(app, starvation, options.MinThreads);
+
 try
 {
     await app.StartAsync();
@@ -105,6 +108,7 @@ if (options.StopOnStdinClose)
     }, TaskCreationOptions.LongRunning);
 }
 await using (var stats = options.StatsFile is { Length: > 0 } ? new IntegrationTasks.Results.ServerStatsWriter(options.StatsFile) : null)
+await using (var counters = options.CountersFile is { Length: > 0 } ? new IntegrationTasks.Labs.RuntimeCounters(options.CountersFile) : null)
     await app.WaitForShutdownAsync();
 Console.WriteLine("HttpHost stopped.");
 return 0;

@@ -148,12 +148,14 @@ public static class ReportWriter
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
         var ioLab = Labs.IoLabReport.Load(directory);
+        var starvation = Labs.StarvationReport.Load(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
-                               : "# IntegrationTasks results\n") + (ioLab is null ? "" : Labs.IoLabReport.Markdown(ioLab));
+                               : "# IntegrationTasks results\n") + (ioLab is null ? "" : Labs.IoLabReport.Markdown(ioLab))
+            + (starvation is null ? "" : Labs.StarvationReport.Markdown(starvation));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            ioLab is null ? "" : Labs.IoLabReport.Html(ioLab)));
+            (ioLab is null ? "" : Labs.IoLabReport.Html(ioLab)) + (starvation is null ? "" : Labs.StarvationReport.Html(starvation))));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);

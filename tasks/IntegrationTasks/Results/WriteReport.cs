@@ -27,8 +27,9 @@ public sealed class WriteReport : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
-        var measurements = File.Exists(ResultsFile) || Labs.IoLabReport.Load(OutputDirectory) is null ? MeasurementLog.Read(ResultsFile) : [];
-        if (measurements.Count == 0 && Labs.IoLabReport.Load(OutputDirectory) is null)
+        var labs = Labs.IoLabReport.Load(OutputDirectory) is not null || Labs.StarvationReport.Load(OutputDirectory) is not null;
+        var measurements = File.Exists(ResultsFile) || !labs ? MeasurementLog.Read(ResultsFile) : [];
+        if (measurements.Count == 0 && !labs)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
         var environment = RunEnvironment.Describe(RepositoryRoot);
         if (!string.IsNullOrEmpty(ServerConnString) && measurements.Count > 0)

@@ -1,0 +1,182 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Results;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Labs;
+
+/// <summary>One load run of seed 003's lab: an endpoint, the thread pool's minimum, and what hey and the counters saw.</summary>
+public sealed record StarvationRun(string Scenario, string Path, int MinThreads, int Concurrency, int Requests, HeyOutput Load,
+    IReadOnlyList<CounterSample> Counters, double? ArticleRequestsPerSecond)
+{
+    /// <summary>Each request waits 0.5 s in the database: c concurrent clients can get at most c / 0.5 s requests per second.</summary>
+    public double LimitRequestsPerSecond => Concurrency / 0.5;
+}
+
+/// <summary>
+/// Seed 003's experiment: a Kestrel app (the HTTP host process) whose two endpoints wait 500 ms in
+/// PostgreSQL, loaded with hey — the synchronous endpoint, the asynchronous one, and the synchronous
+/// one again with the thread pool's minimum raised (the mitigation a reader would try). The app
+/// samples its own thread count, queue length and completed work items once a second.
+/// </summary>
+public sealed class ThreadPoolStarvationTask : IntegrationTask
+{
+    [Required] public string PgConnString { get; set; } = "";
+    [Required] public string HostAssembly { get; set; } = "";
+    [Required] public string WorkDirectory { get; set; } = "";
+    [Required] public string ResultsDirectory { get; set; } = "";
+    public int Port { get; set; } = 8090;
+    public int Concurrency { get; set; } = 100;
+    public int Requests { get; set; } = 1000;
+    public int RaisedMinThreads { get; set; } = 200;
+    public string Hey { get; set; } = "hey";
+    public int LoadTimeoutSeconds { get; set; } = 600;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        (string Name, string Path, int MinThreads, double? Article)[] scenarios =
+        [
+            ("sync", "/starvation/sync", 0, 36.6380),
+            ("async", "/starvation/async", 0, 180.0777),
+            ($"sync, min threads {RaisedMinThreads}", "/starvation/sync", RaisedMinThreads, null),
+        ];
+        Directory.CreateDirectory(WorkDirectory);
+        var runs = new List<StarvationRun>();
+        foreach (var (name, path, minThreads, article) in scenarios)
+        {
+            var counters = Path.Combine(Path.GetFullPath(WorkDirectory), $"counters-{runs.Count}.jsonl");
+            var url = $"http://127.0.0.1:{Port}";
+            string[] arguments =
+            [
+                HostAssembly, "--url", url, "--provider", "Sqlite", "--connstring", $"Data Source={Path.Combine(Path.GetFullPath(WorkDirectory), "unused.db")}",
+                "--starvation-connstring", PgConnString, "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
+                "--stop-on-stdin-close",
+            ];
+            using var host = ServerProcess.Start("StarvationHost", new ServerLaunch(ServerLaunch.DotnetHost, arguments, WorkDirectory), null, ServerLog.To(Log, "StarvationHost"));
+            await host.WaitReadyAsync(TimeSpan.FromSeconds(60), cancellationToken).ConfigureAwait(false);
+            Log.LogMessage(MessageImportance.High, "ThreadPoolStarvation {0}: hey -n {1} -c {2} {3}{4}", name, Requests, Concurrency, url, path);
+            var output = await RunHeyAsync($"{url}{path}", cancellationToken).ConfigureAwait(false);
+            await host.StopAsync(TimeSpan.FromSeconds(20), CancellationToken.None).ConfigureAwait(false);
+            var run = new StarvationRun(name, path, minThreads, Concurrency, Requests, HeyOutput.Parse(output), RuntimeCounters.Read(counters), article);
+            Log.LogMessage(MessageImportance.High,
+                "ThreadPoolStarvation {0}: {1:F1} req/s (limit {2:F0}), average {3:F3} s, slowest {4:F3} s, threads up to {5}, queue up to {6}.",
+                name, run.Load.RequestsPerSecond, run.LimitRequestsPerSecond, run.Load.AverageSeconds, run.Load.SlowestSeconds,
+                run.Counters.Count > 0 ? run.Counters.Max(c => c.ThreadCount) : 0, run.Counters.Count > 0 ? run.Counters.Max(c => c.QueueLength) : 0);
+            runs.Add(run);
+        }
+        StarvationReport.Save(ResultsDirectory, runs);
+    }
+
+    private async Task<string> RunHeyAsync(string url, CancellationToken cancellationToken)
+    {
+        var info = new ProcessStartInfo(Hey) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in new[] { "-n", Requests.ToString(CultureInfo.InvariantCulture), "-c", Concurrency.ToString(CultureInfo.InvariantCulture), "-t", "60", url })
+            info.ArgumentList.Add(argument);
+        Process process;
+        try
+        {
+            process = Process.Start(info)!;
+        }
+        catch (System.ComponentModel.Win32Exception e)
+        {
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Cannot run hey ({Hey}): {e.Message}. Install it with: apt-get install -y hey", e);
+        }
+        using (process)
+        {
+            var stdout = process.StandardOutput.ReadToEndAsync(cancellationToken);
+            var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            timeout.CancelAfter(TimeSpan.FromSeconds(LoadTimeoutSeconds));
+            try
+            {
+                await process.WaitForExitAsync(timeout.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                process.Kill(entireProcessTree: true);
+                throw new IntegrationException(ErrorCodes.Timeout, $"hey did not finish within {LoadTimeoutSeconds} s.");
+            }
+            if (process.ExitCode != 0)
+                throw new IntegrationException(ErrorCodes.TransferFailed, $"hey failed ({process.ExitCode}): {await stderr.ConfigureAwait(false)}");
+            return await stdout.ConfigureAwait(false);
+        }
+    }
+}
+
+/// <summary>The lab's results file (starvation.json beside the transports' results) and its report sections.</summary>
+public static class StarvationReport
+{
+    public const string FileName = "starvation.json";
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    public static void Save(string directory, IReadOnlyList<StarvationRun> runs)
+    {
+        Directory.CreateDirectory(directory);
+        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(runs, MeasurementLog.Json));
+    }
+
+    public static List<StarvationRun>? Load(string directory)
+    {
+        var path = Path.Combine(directory, FileName);
+        try
+        {
+            return File.Exists(path) ? JsonSerializer.Deserialize<List<StarvationRun>>(File.ReadAllText(path), MeasurementLog.Json) : null;
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
+    }
+
+    public static string Markdown(IReadOnlyList<StarvationRun> runs)
+    {
+        var md = new StringBuilder("\n## ThreadPoolStarvation: endpoints waiting 500 ms in PostgreSQL, loaded with hey\n\n");
+        md.Append("| Scenario | Requests | Concurrency | Req/s | Limit (c ÷ 0.5 s) | Of the limit | Average (s) | p50 (s) | p90 (s) | p99 (s) | Slowest (s) | Threads (max) | Queue (max) | Working set (MB, max) | Article req/s |\n");
+        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        foreach (var r in runs)
+        {
+            string P(int p) => r.Load.Percentiles.TryGetValue(p, out var v) ? v.ToString("F3", Invariant) : "–";
+            md.Append(Invariant, $"| {r.Scenario} | {r.Requests:N0} | {r.Concurrency} | {r.Load.RequestsPerSecond:F1} | {r.LimitRequestsPerSecond:F0} | ");
+            md.Append(Invariant, $"{r.Load.RequestsPerSecond / r.LimitRequestsPerSecond * 100:F0}% | {r.Load.AverageSeconds:F3} | {P(50)} | {P(90)} | {P(99)} | {r.Load.SlowestSeconds:F3} | ");
+            md.Append(Invariant, $"{(r.Counters.Count > 0 ? r.Counters.Max(c => c.ThreadCount) : 0)} | {(r.Counters.Count > 0 ? r.Counters.Max(c => c.QueueLength) : 0)} | ");
+            md.Append(Invariant, $"{(r.Counters.Count > 0 ? r.Counters.Max(c => c.WorkingSetMegabytes) : 0):F0} | {(r.ArticleRequestsPerSecond is { } a ? a.ToString("F1", Invariant) : "–")} |\n");
+        }
+        md.Append("""
+
+            The article (seed 003, SQL Server, docker): sync 36.6 req/s, average 2.6 s, queue 74, 36 threads; async 180.1 req/s, average 0.53 s,
+            queue 0, 30 threads. The synchronous endpoint holds a thread-pool thread for each 500 ms wait, and the pool adds threads only about
+            one or two a second, so requests queue; the asynchronous one holds no thread while PostgreSQL waits. Raising the pool's minimum lets
+            the synchronous endpoint start a thread per waiting request at once — at the cost of those threads (their stacks: see the working set).
+
+            """);
+        return md.ToString();
+    }
+
+    /// <summary>Thread count and queue length, second by second, one line per scenario.</summary>
+    public static string Html(IReadOnlyList<StarvationRun> runs)
+    {
+        var html = new StringBuilder("<h2>ThreadPoolStarvation</h2>");
+        foreach (var (title, value) in new (string, Func<CounterSample, double>)[] { ("Thread-pool threads", c => c.ThreadCount), ("Thread-pool queue length", c => c.QueueLength) })
+        {
+            const int left = 60, width = 640, height = 200, top = 30;
+            var samples = runs.SelectMany(r => r.Counters).ToList();
+            var maxX = samples.Count > 0 ? samples.Max(c => c.Second) : 1;
+            var maxY = Math.Max(1, samples.Count > 0 ? samples.Max(value) : 1);
+            string[] colours = ["#d0704a", "#4a7bd0", "#4ab07b"];
+            html.Append(Invariant, $"<figure><svg id=\"starvation-{(title.Contains("queue") ? "queue" : "threads")}\" class=\"chart\" width=\"{left + width + 240}\" height=\"{top + height + 30}\">");
+            html.Append(Invariant, $"<text x=\"0\" y=\"16\" font-weight=\"bold\">{title}, each second (max {maxY:F0})</text>");
+            for (var i = 0; i < runs.Count; i++)
+            {
+                var points = string.Join(" ", runs[i].Counters.Select(c => string.Create(Invariant, $"{left + c.Second / maxX * width:F1},{top + height - value(c) / maxY * height:F1}")));
+                html.Append(Invariant, $"<polyline class=\"series\" fill=\"none\" stroke=\"{colours[i % 3]}\" stroke-width=\"2\" points=\"{points}\"/>");
+                html.Append(Invariant, $"<text x=\"{left + width + 12}\" y=\"{top + 14 + i * 16}\" fill=\"{colours[i % 3]}\">{System.Net.WebUtility.HtmlEncode(runs[i].Scenario)}</text>");
+            }
+            html.Append("</svg></figure>");
+        }
+        return html.ToString();
+    }
+}

@@ -1,0 +1,85 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Labs;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+public sealed class StarvationTests
+{
+    private const string HeyText = """
+
+        Summary:
+          Total:	27.2940 secs
+          Slowest:	5.1772 secs
+          Fastest:	0.5020 secs
+          Average:	2.6085 secs
+          Requests/sec:	36.6380
+
+          Total data:	0 bytes
+
+        Latency distribution:
+          10% in 0.5100 secs
+          50% in 2.5000 secs
+          90% in 4.9000 secs
+          99% in 5.1000 secs
+
+        Status code distribution:
+          [200]	1000 responses
+
+        """;
+
+    [TestMethod]
+    public void Heys_summary_is_read_as_numbers()
+    {
+        var load = HeyOutput.Parse(HeyText);
+        Assert.AreEqual(27.294, load.TotalSeconds, 1e-9);
+        Assert.AreEqual(36.638, load.RequestsPerSecond, 1e-9);
+        Assert.AreEqual(2.6085, load.AverageSeconds, 1e-9);
+        Assert.AreEqual(0.502, load.FastestSeconds, 1e-9);
+        Assert.AreEqual(5.1772, load.SlowestSeconds, 1e-9);
+        Assert.AreEqual(2.5, load.Percentiles[50], 1e-9);
+        Assert.AreEqual(5.1, load.Percentiles[99], 1e-9);
+        Assert.AreEqual(1000, load.StatusCodes[200]);
+    }
+
+    [TestMethod]
+    public void A_cut_short_load_run_is_a_coded_error()
+    {
+        var e = Assert.ThrowsExactly<IntegrationException>(() => HeyOutput.Parse("Error: connection refused"));
+        Assert.AreEqual(ErrorCodes.InvalidFieldValue, e.Code);
+    }
+
+    [TestMethod]
+    public void The_report_puts_each_run_beside_its_limit_and_the_article()
+    {
+        var run = new StarvationRun("sync", "/starvation/sync", 0, 100, 1000, HeyOutput.Parse(HeyText),
+            [new CounterSample(1, 20, 74, 55, 232), new CounterSample(2, 36, 60, 50, 240)], 36.638);
+        var markdown = StarvationReport.Markdown([run]);
+        StringAssert.Contains(markdown, "| sync | 1,000 | 100 | 36.6 | 200 | 18% | 2.608 | 2.500 | 4.900 | 5.100 | 5.177 | 36 | 74 | 240 | 36.6 |");
+        var html = StarvationReport.Html([run]);
+        StringAssert.Contains(html, "<svg id=\"starvation-threads\"");
+        StringAssert.Contains(html, "<svg id=\"starvation-queue\"");
+    }
+
+    [TestMethod]
+    public void A_small_load_run_against_the_real_app_and_PostgreSQL_is_measured_and_counted()
+    {
+        var results = Directory.CreateTempSubdirectory("it-starvation-").FullName;
+        var engine = new FakeBuildEngine();
+        var task = new ThreadPoolStarvationTask
+        {
+            BuildEngine = engine, PgConnString = PostgresCluster.AdminConnectionString, HostAssembly = RunningHttpServer.HostAssembly,
+            WorkDirectory = Path.Combine(results, "work"), ResultsDirectory = results, Port = TcpTransferTests.FreePort(),
+            Concurrency = 8, Requests = 24, RaisedMinThreads = 16,
+        };
+        Assert.IsTrue(task.Execute(), engine.Log);
+        var runs = StarvationReport.Load(results)!;
+        Assert.HasCount(3, runs);
+        foreach (var run in runs)
+        {
+            Assert.AreEqual(24, run.Load.StatusCodes.GetValueOrDefault(200), $"{run.Scenario}: every request answered 200");
+            Assert.IsGreaterThanOrEqualTo(0.5, run.Load.FastestSeconds, $"{run.Scenario}: each request waited 500 ms in PostgreSQL");
+            Assert.IsNotEmpty(run.Counters, $"{run.Scenario}: the app sampled its counters");
+        }
+    }
+}
