@@ -116,7 +116,7 @@ public static class HtmlReport
             var ci = interval(row);
             if (ci > 0)
             {
-                var low = labelWidth + (value(row) - ci) / max * plotWidth;
+                var low = labelWidth + Math.Max(0, value(row) - ci) / max * plotWidth; // an interval wider than the value stops at zero
                 var high = labelWidth + (value(row) + ci) / max * plotWidth;
                 svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{high:F1}\" y1=\"{y + 11}\" y2=\"{y + 11}\"/>");
                 svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{low:F1}\" y1=\"{y + 6}\" y2=\"{y + 16}\"/>");

@@ -1,0 +1,132 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using IntegrationTasks.Common;
+using IntegrationTasks.Results;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Labs;
+
+/// <summary>One benchmark of seed 004's lab: time and allocation per call.</summary>
+public sealed record AsyncOverheadResult(string Method, double NanosecondsPerCall, double? ErrorNanoseconds, long BytesPerCall);
+
+/// <summary>Reads BenchmarkDotNet's full JSON report and writes the lab's section of the suite's report.</summary>
+public static class AsyncOverheadReport
+{
+    public const string FileName = "asyncoverhead.json";
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    /// <summary>The article's figures (x64, 2017–2018), where it gives one.</summary>
+    public static string Article(string method) => method switch
+    {
+        "Sync" => "baseline",
+        "AsyncTask" => "≈ +15% over sync; 88 B per Task<T>",
+        "SyncOverAsync" => "0 B (already-completed init)",
+        "AsyncValueTask" or "FastPath" => "no allocation",
+        "AwaitYielding" or "AwaitYieldingValueTask" => "≈ 4 µs and ≈ 300 B per real await",
+        _ => "–",
+    };
+
+    public static List<AsyncOverheadResult> ParseBenchmarkDotNet(string json)
+    {
+        try
+        {
+            using var document = JsonDocument.Parse(json);
+            return document.RootElement.GetProperty("Benchmarks").EnumerateArray().Select(b => new AsyncOverheadResult(
+                b.GetProperty("Method").GetString()!,
+                b.GetProperty("Statistics").GetProperty("Mean").GetDouble(),
+                b.GetProperty("Statistics").TryGetProperty("ConfidenceInterval", out var ci) && ci.TryGetProperty("Margin", out var margin) ? margin.GetDouble() : null,
+                b.GetProperty("Memory").GetProperty("BytesAllocatedPerOperation").GetInt64())).ToList();
+        }
+        catch (Exception e) when (e is JsonException or KeyNotFoundException or InvalidOperationException)
+        {
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"BenchmarkDotNet's report cannot be read: {e.Message}", e);
+        }
+    }
+
+    public static void Save(string directory, IReadOnlyList<AsyncOverheadResult> results)
+    {
+        Directory.CreateDirectory(directory);
+        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(results, MeasurementLog.Json));
+    }
+
+    public static List<AsyncOverheadResult>? Load(string directory)
+    {
+        var path = Path.Combine(directory, FileName);
+        try
+        {
+            return File.Exists(path) ? JsonSerializer.Deserialize<List<AsyncOverheadResult>>(File.ReadAllText(path), MeasurementLog.Json) : null;
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
+    }
+
+    public static string Markdown(IReadOnlyList<AsyncOverheadResult> results)
+    {
+        var sync = results.FirstOrDefault(r => r.Method == "Sync")?.NanosecondsPerCall;
+        var md = new StringBuilder("\n## AsyncOverhead: the cost of async methods (BenchmarkDotNet, per call, 100 cached prices a run)\n\n");
+        md.Append("| Method | ns / call | ± (99.9% CI) | × Sync | Bytes / call | The article |\n|---|---:|---:|---:|---:|---|\n");
+        foreach (var r in results)
+            md.Append(Invariant, $"| {r.Method} | {r.NanosecondsPerCall:F2} | {(r.ErrorNanoseconds is { } e ? e.ToString("F2", Invariant) : "–")} | {(sync is > 0 ? (r.NanosecondsPerCall / sync.Value).ToString("F2", Invariant) : "–")} | {r.BytesPerCall:N0} | {Article(r.Method)} |\n");
+        md.Append("""
+
+            BenchmarkDotNet's short job (3 iterations): the CI is wide; the ratios and allocations are the point. An async method that completes
+            synchronously still builds its state machine and, for Task<T> of a non-cached value, allocates the Task; ValueTask and the fast path
+            do not allocate. A real await (Task.Yield) queues a continuation on the thread pool.
+
+            """);
+        return md.ToString();
+    }
+
+    public static string Html(IReadOnlyList<AsyncOverheadResult> results) =>
+        "<h2>AsyncOverhead</h2>"
+        + HtmlReport.BarChart("async-time", "Nanoseconds per call", results.Select(r => new HtmlReport.Bar(r.Method, r.NanosecondsPerCall, r.ErrorNanoseconds ?? 0, r.Method == "Sync")).ToList(), "F1")
+        + HtmlReport.BarChart("async-alloc", "Bytes allocated per call", results.Select(r => new HtmlReport.Bar(r.Method, r.BytesPerCall, 0, r.Method == "Sync")).ToList(), "N0");
+}
+
+/// <summary>Runs the BenchmarkDotNet project (labs/AsyncOverhead) and records its figures beside the transports' results.</summary>
+public sealed class AsyncOverheadTask : IntegrationTask
+{
+    [Required] public string Project { get; set; } = "";
+    [Required] public string ArtifactsDirectory { get; set; } = "";
+    [Required] public string ResultsDirectory { get; set; } = "";
+
+    /// <summary>BenchmarkDotNet's job: short (3 iterations, under a minute here) or default (minutes, tighter intervals).</summary>
+    public string Job { get; set; } = "short";
+
+    public int TimeoutSeconds { get; set; } = 1800;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var info = new ProcessStartInfo(Hosting.ServerLaunch.DotnetHost) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in new[] { "run", "-c", "Release", "--project", Project, "--", "--filter", "*", "--job", Job, "--exporters", "json", "--artifacts", ArtifactsDirectory })
+            info.ArgumentList.Add(argument);
+        Log.LogMessage(MessageImportance.High, "AsyncOverhead: dotnet {0}", string.Join(' ', info.ArgumentList));
+        using var process = Process.Start(info)!;
+        var stdout = process.StandardOutput.ReadToEndAsync(cancellationToken);
+        var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
+        try
+        {
+            await process.WaitForExitAsync(timeout.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new IntegrationException(ErrorCodes.Timeout, $"The benchmarks did not finish within {TimeoutSeconds} s.");
+        }
+        var output = await stdout.ConfigureAwait(false);
+        if (process.ExitCode != 0)
+            throw new IntegrationException(ErrorCodes.TransferFailed, $"The benchmarks failed ({process.ExitCode}): {await stderr.ConfigureAwait(false)}{output[^Math.Min(2000, output.Length)..]}");
+        var report = Directory.EnumerateFiles(Path.Combine(ArtifactsDirectory, "results"), "*-report-full-compressed.json").FirstOrDefault()
+                     ?? throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"BenchmarkDotNet wrote no JSON report under {ArtifactsDirectory}/results.");
+        var results = AsyncOverheadReport.ParseBenchmarkDotNet(await File.ReadAllTextAsync(report, cancellationToken).ConfigureAwait(false));
+        AsyncOverheadReport.Save(ResultsDirectory, results);
+        foreach (var r in results)
+            Log.LogMessage(MessageImportance.High, "AsyncOverhead {0}: {1:F2} ns and {2:N0} bytes per call.", r.Method, r.NanosecondsPerCall, r.BytesPerCall);
+    }
+}
