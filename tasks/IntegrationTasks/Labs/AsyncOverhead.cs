@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
@@ -101,27 +100,12 @@ public sealed class AsyncOverheadTask : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var info = new ProcessStartInfo(Hosting.ServerLaunch.DotnetHost) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in new[] { "run", "-c", "Release", "--project", Project, "--", "--filter", "*", "--job", Job, "--exporters", "json", "--artifacts", ArtifactsDirectory })
-            info.ArgumentList.Add(argument);
-        Log.LogMessage(MessageImportance.High, "AsyncOverhead: dotnet {0}", string.Join(' ', info.ArgumentList));
-        using var process = Process.Start(info)!;
-        var stdout = process.StandardOutput.ReadToEndAsync(cancellationToken);
-        var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new IntegrationException(ErrorCodes.Timeout, $"The benchmarks did not finish within {TimeoutSeconds} s.");
-        }
-        var output = await stdout.ConfigureAwait(false);
-        if (process.ExitCode != 0)
-            throw new IntegrationException(ErrorCodes.TransferFailed, $"The benchmarks failed ({process.ExitCode}): {await stderr.ConfigureAwait(false)}{output[^Math.Min(2000, output.Length)..]}");
+        string[] arguments = ["run", "-c", "Release", "--project", Project, "--", "--filter", "*", "--job", Job, "--exporters", "json", "--artifacts", ArtifactsDirectory];
+        Log.LogMessage(MessageImportance.High, "AsyncOverhead: dotnet {0}", string.Join(' ', arguments));
+        var run = await Hosting.ExternalCommand.RunAsync(Hosting.ServerLaunch.DotnetHost, arguments, TimeSpan.FromSeconds(TimeoutSeconds), cancellationToken)
+            .ConfigureAwait(false);
+        if (run.ExitCode != 0)
+            throw new IntegrationException(ErrorCodes.TransferFailed, $"The benchmarks failed ({run.ExitCode}): {run.Errors}{run.Output[^Math.Min(2000, run.Output.Length)..]}");
         var report = Directory.EnumerateFiles(Path.Combine(ArtifactsDirectory, "results"), "*-report-full-compressed.json").FirstOrDefault()
                      ?? throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"BenchmarkDotNet wrote no JSON report under {ArtifactsDirectory}/results.");
         var results = AsyncOverheadReport.ParseBenchmarkDotNet(await File.ReadAllTextAsync(report, cancellationToken).ConfigureAwait(false));

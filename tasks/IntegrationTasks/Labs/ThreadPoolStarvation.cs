@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
@@ -73,37 +72,10 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
 
     private async Task<string> RunHeyAsync(string url, CancellationToken cancellationToken)
     {
-        var info = new ProcessStartInfo(Hey) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in new[] { "-n", Requests.ToString(CultureInfo.InvariantCulture), "-c", Concurrency.ToString(CultureInfo.InvariantCulture), "-t", "60", url })
-            info.ArgumentList.Add(argument);
-        Process process;
-        try
-        {
-            process = Process.Start(info)!;
-        }
-        catch (System.ComponentModel.Win32Exception e)
-        {
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Cannot run hey ({Hey}): {e.Message}. Install it with: apt-get install -y hey", e);
-        }
-        using (process)
-        {
-            var stdout = process.StandardOutput.ReadToEndAsync(cancellationToken);
-            var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
-            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timeout.CancelAfter(TimeSpan.FromSeconds(LoadTimeoutSeconds));
-            try
-            {
-                await process.WaitForExitAsync(timeout.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                process.Kill(entireProcessTree: true);
-                throw new IntegrationException(ErrorCodes.Timeout, $"hey did not finish within {LoadTimeoutSeconds} s.");
-            }
-            if (process.ExitCode != 0)
-                throw new IntegrationException(ErrorCodes.TransferFailed, $"hey failed ({process.ExitCode}): {await stderr.ConfigureAwait(false)}");
-            return await stdout.ConfigureAwait(false);
-        }
+        var run = await ExternalCommand.RunAsync(Hey,
+            ["-n", Requests.ToString(CultureInfo.InvariantCulture), "-c", Concurrency.ToString(CultureInfo.InvariantCulture), "-t", "60", url],
+            TimeSpan.FromSeconds(LoadTimeoutSeconds), cancellationToken, installHint: "Install it with: apt-get install -y hey").ConfigureAwait(false);
+        return run.ExitCode == 0 ? run.Output : throw new IntegrationException(ErrorCodes.TransferFailed, $"hey failed ({run.ExitCode}): {run.Errors}");
     }
 }
 

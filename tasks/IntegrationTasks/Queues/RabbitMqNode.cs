@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
@@ -97,35 +96,17 @@ public sealed class RabbitMqNode : IDisposable
 
     private async Task RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        var info = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in arguments)
-            info.ArgumentList.Add(argument);
-        foreach (var (name, value) in Environment(_options))
-            info.Environment[name] = value;
-        Process process;
         try
         {
-            process = Process.Start(info)!;
+            await ExternalCommand.RunAsync(program, arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
         }
-        catch (System.ComponentModel.Win32Exception)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.InvalidParameter)
         {
-            return; // epmd not on PATH: nothing of ours to stop
+            // epmd or rabbitmqctl not on PATH: nothing of ours to stop with it.
         }
-        using (process)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.Timeout)
         {
-            var output = process.StandardOutput.ReadToEndAsync(cancellationToken);
-            var errors = process.StandardError.ReadToEndAsync(cancellationToken);
-            using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timer.CancelAfter(timeout);
-            try
-            {
-                await process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
-                await Task.WhenAll(output, errors).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-            {
-                process.Kill(entireProcessTree: true);
-            }
+            // The caller kills what is left.
         }
     }
 
