@@ -75,7 +75,7 @@ public sealed class IoLab(IoLabOptions options)
                         var callbackWrite = WriteWithCallbacks(path, chunk, done);
                         BubbleSort(items);
                         done.Wait(cancellationToken); // the article waited on its event the same way
-                        written = callbackWrite.Result();
+                        written = callbackWrite.WrittenOrThrow();
                     }
                     break;
                 default:
@@ -176,7 +176,7 @@ public sealed class IoLab(IoLabOptions options)
             done.Set();
         }
 
-        public long Result() => _failure is null ? Written : throw new IOException($"The callback write failed: {_failure.Message}", _failure);
+        public long WrittenOrThrow() => _failure is null ? Written : throw new IOException($"The callback write failed: {_failure.Message}", _failure);
     }
 
     /// <summary>The article's workload: a reversed array, the worst case of bubble sort.</summary>
