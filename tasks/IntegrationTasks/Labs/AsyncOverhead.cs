@@ -44,24 +44,9 @@ public static class AsyncOverheadReport
         }
     }
 
-    public static void Save(string directory, IReadOnlyList<AsyncOverheadResult> results)
-    {
-        Directory.CreateDirectory(directory);
-        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(results, MeasurementLog.Json));
-    }
+    public static void Save(string directory, IReadOnlyList<AsyncOverheadResult> results) => LabResults.Save(directory, FileName, results);
 
-    public static List<AsyncOverheadResult>? Load(string directory)
-    {
-        var path = Path.Combine(directory, FileName);
-        try
-        {
-            return File.Exists(path) ? JsonSerializer.Deserialize<List<AsyncOverheadResult>>(File.ReadAllText(path), MeasurementLog.Json) : null;
-        }
-        catch (JsonException)
-        {
-            return null;
-        }
-    }
+    public static List<AsyncOverheadResult>? Load(string directory) => LabResults.Load<List<AsyncOverheadResult>>(directory, FileName);
 
     public static string Markdown(IReadOnlyList<AsyncOverheadResult> results)
     {

@@ -13,24 +13,9 @@ public static class IoLabReport
 
     public sealed record Run(IoLabOptions Options, IReadOnlyList<IoLabResult> Results, DateTimeOffset At);
 
-    public static void Save(string directory, Run run)
-    {
-        Directory.CreateDirectory(directory);
-        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(run, MeasurementLog.Json));
-    }
+    public static void Save(string directory, Run run) => LabResults.Save(directory, FileName, run);
 
-    public static Run? Load(string directory)
-    {
-        var path = Path.Combine(directory, FileName);
-        try
-        {
-            return File.Exists(path) ? JsonSerializer.Deserialize<Run>(File.ReadAllText(path), MeasurementLog.Json) : null;
-        }
-        catch (JsonException)
-        {
-            return null;
-        }
-    }
+    public static Run? Load(string directory) => LabResults.Load<Run>(directory, FileName);
 
     public static string Markdown(Run run)
     {

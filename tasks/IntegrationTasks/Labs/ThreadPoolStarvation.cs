@@ -85,24 +85,9 @@ public static class StarvationReport
     public const string FileName = "starvation.json";
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    public static void Save(string directory, IReadOnlyList<StarvationRun> runs)
-    {
-        Directory.CreateDirectory(directory);
-        File.WriteAllText(Path.Combine(directory, FileName), JsonSerializer.Serialize(runs, MeasurementLog.Json));
-    }
+    public static void Save(string directory, IReadOnlyList<StarvationRun> runs) => LabResults.Save(directory, FileName, runs);
 
-    public static List<StarvationRun>? Load(string directory)
-    {
-        var path = Path.Combine(directory, FileName);
-        try
-        {
-            return File.Exists(path) ? JsonSerializer.Deserialize<List<StarvationRun>>(File.ReadAllText(path), MeasurementLog.Json) : null;
-        }
-        catch (JsonException)
-        {
-            return null;
-        }
-    }
+    public static List<StarvationRun>? Load(string directory) => LabResults.Load<List<StarvationRun>>(directory, FileName);
 
     public static string Markdown(IReadOnlyList<StarvationRun> runs)
     {

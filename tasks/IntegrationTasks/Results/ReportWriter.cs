@@ -147,18 +147,13 @@ public static class ReportWriter
         File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(measurements));
-        var ioLab = Labs.IoLabReport.Load(directory);
-        var starvation = Labs.StarvationReport.Load(directory);
-        var asyncOverhead = Labs.AsyncOverheadReport.Load(directory);
+        var labs = Labs.LabResults.Sections(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
-                               : "# IntegrationTasks results\n") + (ioLab is null ? "" : Labs.IoLabReport.Markdown(ioLab))
-            + (starvation is null ? "" : Labs.StarvationReport.Markdown(starvation))
-            + (asyncOverhead is null ? "" : Labs.AsyncOverheadReport.Markdown(asyncOverhead));
+                               : "# IntegrationTasks results\n") + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            (ioLab is null ? "" : Labs.IoLabReport.Html(ioLab)) + (starvation is null ? "" : Labs.StarvationReport.Html(starvation))
-            + (asyncOverhead is null ? "" : Labs.AsyncOverheadReport.Html(asyncOverhead))));
+            string.Concat(labs.Select(l => l.Html))));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);

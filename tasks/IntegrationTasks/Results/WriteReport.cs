@@ -27,8 +27,7 @@ public sealed class WriteReport : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
-        var labs = Labs.IoLabReport.Load(OutputDirectory) is not null || Labs.StarvationReport.Load(OutputDirectory) is not null
-                   || Labs.AsyncOverheadReport.Load(OutputDirectory) is not null;
+        var labs = Labs.LabResults.Sections(OutputDirectory).Count > 0;
         var measurements = File.Exists(ResultsFile) || !labs ? MeasurementLog.Read(ResultsFile) : [];
         if (measurements.Count == 0 && !labs)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
