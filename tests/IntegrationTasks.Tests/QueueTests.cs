@@ -170,6 +170,30 @@ public sealed class QueueTests
     }
 
     [TestMethod]
+    public async Task A_durable_consumer_stopped_mid_transfer_leaves_its_unanswered_requests_to_the_next_one()
+    {
+        // Stopping cancels the handlers' lookups and confirmed publishes (safe since RabbitMQ.Client 7.2.1):
+        // the stop is prompt, nothing is dead-lettered, and the next consumer answers what was left.
+        await using var databases = TestDatabases.Sqlite();
+        const int batches = 200, batchSize = 250;
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(batches * batchSize, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        var first = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
+        var engine = new FakeBuildEngine();
+        var transfer = Task.Run(Client(durable: true, databases, engine, batches, batchSize).Execute);
+        await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+        await first.DisposeAsync();
+        Assert.IsLessThan(batches * batchSize, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None), "stopped too late to prove anything");
+        Assert.AreEqual(0L, first.Server.Rejected, string.Join("\n", first.Log.Lines));
+
+        await using var second = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
+        Assert.IsTrue(await transfer.WaitAsync(TimeSpan.FromMinutes(3)), engine.Log);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(batches * batchSize, CancellationToken.None);
+        Assert.AreEqual(batches * batchSize, report.Matched);
+        Assert.AreEqual(0u, await TestBroker.CountAsync(QueueTopology.DeadLetterQueue(QueueTopology.Reliable.RequestQueue)));
+    }
+
+    [TestMethod]
     public async Task A_durable_client_killed_mid_transfer_resumes_and_ends_with_every_row_once()
     {
         await using var databases = TestDatabases.Sqlite();

@@ -19,6 +19,9 @@ public sealed class QueueServer(Database database, BrokerOptions broker, QueueTo
     public int Prefetch { get; init; } = 8;
     public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
 
+    // Cancelled first when the server stops: a handler mid-lookup or mid-publish gives up without acknowledging,
+    // so the broker redelivers its request. (RabbitMQ.Client 7.2.1 made cancelling a confirmed publish safe, #1900.)
+    private readonly CancellationTokenSource _stopping = new();
     private long _answered;
     private long _rejected;
     public long Answered => Interlocked.Read(ref _answered);
@@ -45,6 +48,7 @@ public sealed class QueueServer(Database database, BrokerOptions broker, QueueTo
                 catch (OperationCanceledException)
                 {
                 }
+                await _stopping.CancelAsync().ConfigureAwait(false);
                 await channel.CloseAsync(CancellationToken.None).ConfigureAwait(false);
                 await lookup.DisposeAsync().ConfigureAwait(false);
                 await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
@@ -72,11 +76,15 @@ public sealed class QueueServer(Database database, BrokerOptions broker, QueueTo
             using var response = new PooledBufferStream();
             // The body belongs to the client library only during this handler: it is read here, not kept.
             using (var request = new MemoryStream(delivery.Body.ToArray(), writable: false))
-                await RecordService.AnswerAsync(lookup, request, response, CancellationToken.None).ConfigureAwait(false);
+                await RecordService.AnswerAsync(lookup, request, response, _stopping.Token).ConfigureAwait(false);
             await channel.BasicPublishAsync("", replyTo, mandatory: true, topology.Properties(correlation, replyTo: null),
-                response.WrittenMemory, CancellationToken.None).ConfigureAwait(false);
+                response.WrittenMemory, _stopping.Token).ConfigureAwait(false);
             await channel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
             Interlocked.Increment(ref _answered);
+        }
+        catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+        {
+            // Stopping: not acknowledged, so the request goes back to the queue for the next consumer.
         }
         catch (IntegrationException e)
         {
