@@ -66,7 +66,7 @@ public sealed class CompareTests
         var (before, after) = TwoRuns(after: 1.0, cpuAfter: "another CPU");
         var engine = new FakeBuildEngine();
         Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after }.Execute(), engine.Log);
-        Assert.IsTrue(engine.Warnings.Any(w => w.Code == ErrorCodes.ResultsNotComparable && w.Message.Contains("CPU: same CPU → another CPU")), engine.Log);
+        Assert.IsTrue(engine.Warnings.Any(w => w.Code == ErrorCodes.ResultsNotComparable && w.Message!.Contains("CPU: same CPU → another CPU")), engine.Log);
     }
 
     [TestMethod]
