@@ -252,6 +252,30 @@ public sealed class QueueTests
     }
 
     [TestMethod]
+    public void StartRabbitMQ_twice_in_one_build_reuses_the_node_it_started()
+    {
+        var engine = new FakeBuildEngine();
+        StartRabbitMQ Start() => new()
+        {
+            BuildEngine = engine, Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            Port = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
+        };
+        var first = Start();
+        Assert.IsTrue(first.Execute(), engine.Log);
+        try
+        {
+            var second = Start();
+            Assert.IsTrue(second.Execute(), engine.Log);
+            Assert.AreEqual(first.ProcessId, second.ProcessId, "a second node was started");
+        }
+        finally
+        {
+            Assert.IsTrue(new StopRabbitMQ { BuildEngine = engine }.Execute(), engine.Log);
+        }
+        Assert.IsFalse(Process.GetProcesses().Any(p => p.Id == first.ProcessId && !p.HasExited), "the node outlived StopRabbitMQ");
+    }
+
+    [TestMethod]
     public async Task The_private_node_listens_on_loopback_only_and_leaves_nothing_behind()
     {
         var options = new RabbitMqNodeOptions

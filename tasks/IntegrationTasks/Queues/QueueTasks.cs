@@ -30,9 +30,10 @@ public sealed class StartRabbitMQ : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is RabbitMqNode running)
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is NodeHandle running)
         {
-            ProcessId = running.ProcessId;
+            ProcessId = running.Node.ProcessId;
+            Log.LogMessage(MessageImportance.High, "RabbitMQ is already running for this build (process {0}).", ProcessId);
             return;
         }
         var options = new RabbitMqNodeOptions
