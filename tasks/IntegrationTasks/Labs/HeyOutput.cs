@@ -26,9 +26,22 @@ public sealed partial record HeyOutput(double TotalSeconds, double RequestsPerSe
                 throw new IntegrationException(ErrorCodes.InvalidFieldValue, $"hey's output has no '{name}:' line; was the load run cut short?");
         }
         return new HeyOutput(summary["Total"], summary["Requests/sec"], summary["Average"], summary["Fastest"], summary["Slowest"],
-            Percentile().Matches(text).ToDictionary(m => int.Parse(m.Groups["p"].Value, CultureInfo.InvariantCulture), m => Number(m.Groups["value"].Value)),
+            ReadPercentiles(text),
             Status().Matches(text).ToDictionary(m => int.Parse(m.Groups["code"].Value, CultureInfo.InvariantCulture),
                 m => int.Parse(m.Groups["count"].Value, CultureInfo.InvariantCulture)));
+    }
+
+    /// <summary>With fewer requests than percentiles, hey pads the list with "0% in 0.0000 secs" lines: those are not measurements.</summary>
+    private static Dictionary<int, double> ReadPercentiles(string text)
+    {
+        var percentiles = new Dictionary<int, double>();
+        foreach (Match match in Percentile().Matches(text))
+        {
+            var p = int.Parse(match.Groups["p"].Value, CultureInfo.InvariantCulture);
+            if (p > 0)
+                percentiles.TryAdd(p, Number(match.Groups["value"].Value));
+        }
+        return percentiles;
     }
 
     private static double Number(string text) => double.Parse(text, CultureInfo.InvariantCulture);
