@@ -2,7 +2,9 @@
 # A private PostgreSQL cluster on loopback, for the tests and for -p:Provider=PostgreSql runs.
 #   scripts/postgres.sh start   installs PostgreSQL if missing, starts the cluster, prints its connection string
 #   scripts/postgres.sh stop    stops it (fast shutdown)
+#   scripts/postgres.sh status  exits 0 (and prints the connection string) if the cluster runs, 3 if not
 #   scripts/postgres.sh env     prints the connection string only
+#   scripts/postgres.sh dir     prints the cluster's data directory
 # Settings: IT_PG_DIR (data directory, default /tmp/integrationtasks-pg), IT_PG_PORT (default 55432).
 set -euo pipefail
 dir=${IT_PG_DIR:-/tmp/integrationtasks-pg}
@@ -45,11 +47,21 @@ case "${1:-start}" in
       as_postgres "$bin/pg_ctl" -D "$dir" -m fast -w -t 60 stop >/dev/null 2>&1 || true
     fi
     ;;
+  status)
+    if [ -n "$bin" ] && [ -s "$dir/PG_VERSION" ] && as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+      echo "$conn"
+    else
+      exit 3
+    fi
+    ;;
   env)
     echo "$conn"
     ;;
+  dir)
+    echo "$dir"
+    ;;
   *)
-    echo "usage: $0 start|stop|env" >&2
+    echo "usage: $0 start|stop|status|env|dir" >&2
     exit 2
     ;;
 esac

@@ -301,7 +301,7 @@ public sealed class QueueTests
         }
         var left = Listeners().Where(l => l.Port == options.AmqpPort || l.Port == options.DistributionPort || l.Port == options.EpmdPort).ToList();
         Assert.IsEmpty(left, $"still listening: {string.Join(", ", left)}");
-        Assert.DoesNotContain(options.Directory, AllCommandLines(), "a node process outlived StopAsync");
+        Assert.DoesNotContain(options.Directory, Processes.AllCommandLines(), "a node process outlived StopAsync");
     }
 
     [TestMethod]
@@ -337,10 +337,6 @@ public sealed class QueueTests
         }
         return result;
     }
-
-    private static string AllCommandLines() => string.Join("\n", Directory.EnumerateDirectories("/proc")
-        .Where(d => int.TryParse(Path.GetFileName(d), out _))
-        .Select(d => { try { return File.ReadAllText(Path.Combine(d, "cmdline")).Replace('\0', ' '); } catch (IOException) { return ""; } }));
 
     private static async Task WaitUntilAsync(Func<Task<bool>> condition)
     {

@@ -82,4 +82,80 @@ public sealed class StarvationTests
             Assert.IsNotEmpty(run.Counters, $"{run.Scenario}: the app sampled its counters");
         }
     }
+
+    [TestMethod]
+    public void A_short_run_with_fewer_requests_than_percentiles_parses()
+    {
+        // hey -n 4: it pads the latency distribution with "0% in 0.0000 secs" lines.
+        var load = HeyOutput.Parse("""
+            Summary:
+              Total:	0.1087 secs
+              Slowest:	0.1071 secs
+              Fastest:	0.0014 secs
+              Average:	0.0542 secs
+              Requests/sec:	36.8109
+
+            Latency distribution:
+              10% in 0.0017 secs
+              25% in 0.1067 secs
+              50% in 0.1071 secs
+              0% in 0.0000 secs
+              0% in 0.0000 secs
+
+            Status code distribution:
+              [200]	4 responses
+            """);
+        Assert.AreEqual(3, load.Percentiles.Count);
+        Assert.AreEqual(0.1071, load.Percentiles[50]);
+        Assert.IsFalse(load.Percentiles.ContainsKey(0));
+        Assert.AreEqual(4, load.StatusCodes[200]);
+    }
+
+    [TestMethod]
+    public async Task The_lab_target_stops_the_PostgreSQL_cluster_it_started_and_leaves_one_it_found_running()
+    {
+        // The suite's cluster runs (the test command started it): the target uses it and leaves it running.
+        var connection = PostgresCluster.AdminConnectionString;
+        var (exitCode, output) = RunLab(new Dictionary<string, string>());
+        Assert.AreEqual(0, exitCode, output);
+        await using (var dataSource = Npgsql.NpgsqlDataSource.Create(connection))
+        await using (var open = await dataSource.OpenConnectionAsync())
+            Assert.AreEqual(1, await new Npgsql.NpgsqlCommand("SELECT 1", open).ExecuteScalarAsync());
+
+        // No cluster at this directory and port: the target starts one, and must stop it again.
+        var directory = $"/tmp/it-pg-{Guid.NewGuid():N}";
+        var environment = new Dictionary<string, string> { ["IT_PG_DIR"] = directory, ["IT_PG_PORT"] = TcpTransferTests.FreePort().ToString() };
+        try
+        {
+            (exitCode, output) = RunLab(environment);
+            Assert.AreEqual(0, exitCode, output);
+            Assert.IsFalse(Processes.AllCommandLines().Contains(directory, StringComparison.Ordinal), "the cluster the target started is still running");
+            StringAssert.Contains(output, $"Stopped the PostgreSQL cluster ({directory}), which this target had started.");
+        }
+        finally
+        {
+            RepositoryPaths.Run("bash", [Path.Combine(RepositoryPaths.Root, "scripts/postgres.sh"), "stop"], environment);
+            if (Directory.Exists(directory))
+                Directory.Delete(directory, recursive: true);
+        }
+    }
+
+    private static (int ExitCode, string Output) RunLab(Dictionary<string, string> environment)
+    {
+        var artifacts = Directory.CreateTempSubdirectory("it-starvation-target-").FullName;
+        try
+        {
+            var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
+            [
+                "msbuild", RepositoryPaths.BuildProject, "-t:ThreadPoolStarvation", "-nologo", "-tl:off", "-v:n",
+                $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
+                "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TcpTransferTests.FreePort()}",
+            ], environment);
+            return (exitCode, stdout + stderr);
+        }
+        finally
+        {
+            Directory.Delete(artifacts, recursive: true);
+        }
+    }
 }

@@ -141,11 +141,14 @@ internal static class RepositoryPaths
     }
 
     /// <summary>Runs a command from the repository root; five minutes at most, then its tree is killed.</summary>
-    public static (int ExitCode, string Stdout, string Stderr) Run(string fileName, IEnumerable<string> arguments)
+    public static (int ExitCode, string Stdout, string Stderr) Run(string fileName, IEnumerable<string> arguments,
+        IReadOnlyDictionary<string, string>? environment = null)
     {
         var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
         foreach (var argument in arguments)
             info.ArgumentList.Add(argument);
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+            info.Environment[name] = value;
         using var process = Process.Start(info)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
@@ -156,6 +159,14 @@ internal static class RepositoryPaths
         }
         return (process.ExitCode, stdout.Result, stderr.Result);
     }
+}
+
+internal static class Processes
+{
+    /// <summary>Every process's command line, to find what a test's code left running.</summary>
+    public static string AllCommandLines() => string.Join("\n", Directory.EnumerateDirectories("/proc")
+        .Where(d => int.TryParse(Path.GetFileName(d), out _))
+        .Select(d => { try { return File.ReadAllText(Path.Combine(d, "cmdline")).Replace('\0', ' '); } catch (IOException) { return ""; } }));
 }
 
 [TestClass]

@@ -31,6 +31,7 @@ public static class ErrorCodes
     public const string ServerNotRunning = "IT4004";
     public const string ServerStopTimeout = "IT4005";
     public const string BrokerUnavailable = "IT4006";
+    public const string ServiceUnavailable = "IT4007";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

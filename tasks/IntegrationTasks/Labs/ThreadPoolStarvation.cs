@@ -24,7 +24,11 @@ public sealed record StarvationRun(string Scenario, string Path, int MinThreads,
 /// </summary>
 public sealed class ThreadPoolStarvationTask : IntegrationTask
 {
-    [Required] public string PgConnString { get; set; } = "";
+    /// <summary>The PostgreSQL the endpoints wait in; when empty, the suite's private cluster (<see cref="PostgresScript"/>).</summary>
+    public string PgConnString { get; set; } = "";
+
+    /// <summary>scripts/postgres.sh: its cluster is started if it is not running, and then stopped again when the lab ends.</summary>
+    public string PostgresScript { get; set; } = "";
     [Required] public string HostAssembly { get; set; } = "";
     [Required] public string WorkDirectory { get; set; } = "";
     [Required] public string ResultsDirectory { get; set; } = "";
@@ -36,6 +40,22 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
     public int LoadTimeoutSeconds { get; set; } = 600;
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (PgConnString.Length > 0)
+        {
+            await RunScenariosAsync(PgConnString, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+        if (PostgresScript.Length == 0)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, "ThreadPoolStarvation needs PgConnString or PostgresScript.");
+        var directory = (await ExternalCommand.RunAsync("bash", [PostgresScript, "dir"], TimeSpan.FromSeconds(10), cancellationToken)
+            .ConfigureAwait(false)).Output.Trim();
+        await using var cluster = await ScriptedService.EnsureRunningAsync(PostgresScript, $"the PostgreSQL cluster ({directory})", EventLog, cancellationToken)
+            .ConfigureAwait(false);
+        await RunScenariosAsync(cluster.Output, cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task RunScenariosAsync(string pgConnString, CancellationToken cancellationToken)
     {
         (string Name, string Path, int MinThreads, double? Article)[] scenarios =
         [
@@ -52,7 +72,7 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
             string[] arguments =
             [
                 HostAssembly, "--url", url, "--provider", "Sqlite", "--connstring", $"Data Source={Path.Combine(Path.GetFullPath(WorkDirectory), "unused.db")}",
-                "--starvation-connstring", PgConnString, "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
+                "--starvation-connstring", pgConnString, "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
                 "--stop-on-stdin-close",
             ];
             using var host = ServerProcess.Start("StarvationHost", new ServerLaunch(ServerLaunch.DotnetHost, arguments, WorkDirectory), null, ServerLog.To(Log, "StarvationHost"));
