@@ -15,7 +15,7 @@ public sealed class StartServer : IntegrationTask
     [Required] public string Project { get; set; } = "";
     [Required] public string Target { get; set; } = "";
 
-    /// <summary>Global properties for the server's build: item spec = name, metadata Value = value.</summary>
+    /// <summary>Global properties for the server's build: item spec = name, metadata Value = value (families may declare one twice; the first counts).</summary>
     public ITaskItem[] Properties { get; set; } = [];
 
     /// <summary>When set, checked free before starting, so a taken port fails at once and clearly.</summary>
@@ -40,7 +40,8 @@ public sealed class StartServer : IntegrationTask
         if (Port > 0)
             TcpEndpoints.Listen(BindAddress, Port).Stop();
 
-        var launch = ServerLaunch.ForTarget(Project, Target, Properties.ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
+        var launch = ServerLaunch.ForTarget(Project, Target, Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
+            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {

@@ -15,6 +15,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>Transports that did not run (item spec = name; metadata Reason, Fix, SeriesSeconds, Replacement).</summary>
     public ITaskItem[] NotRun { get; set; } = [];
 
+    /// <summary>The series' 2014 figures (item spec = the series' name for the method; metadata Seconds, Transport).</summary>
+    public ITaskItem[] Series { get; set; } = [];
+
     /// <summary>The repository, for the commit recorded with the results.</summary>
     public string? RepositoryRoot { get; set; }
 
@@ -51,7 +54,9 @@ public sealed class WriteReport : IntegrationTask
             environment[property.ItemSpec] = property.GetMetadata("Value");
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun)];
+        var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
+            double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
