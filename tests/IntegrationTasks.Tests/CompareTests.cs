@@ -1,5 +1,7 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Tests;
 

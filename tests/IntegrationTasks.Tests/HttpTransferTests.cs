@@ -24,8 +24,8 @@ internal sealed class RunningHttpServer : IAsyncDisposable
     public int Port { get; }
     public string Url => $"http://127.0.0.1:{Port}{HttpRecordsProtocol.Path}";
 
-    public static string HostAssembly => Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.HttpHost", "bin", HostingTests.Configuration,
-        "net10.0", "IntegrationTasks.HttpHost.dll");
+    public static string HostAssembly => Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Host", "bin", HostingTests.Configuration,
+        "net10.0", "IntegrationTasks.Host.dll");
 
     public static async Task<RunningHttpServer> StartAsync(TestDatabases databases, long maxRequestBytes = HttpRecordsProtocol.DefaultMaxRequestBytes)
     {
@@ -38,7 +38,7 @@ internal sealed class RunningHttpServer : IAsyncDisposable
         };
         var server = new RunningHttpServer(task, Task.Run(task.Execute), port);
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        while (!engine.Log.Contains(TransferServerTask.ReadyMarker))
+        while (!engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker))
         {
             if (server._execution.IsCompleted)
                 Assert.Fail($"HttpServer ended before it was ready:\n{engine.Log}");

@@ -2,6 +2,8 @@ using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Results;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,6 +1,6 @@
 namespace IntegrationTasks.Common;
 
-/// <summary>Every error code the suite logs, in one place so that codes stay unique.</summary>
+/// <summary>Every error code the suite logs, one meaning each (docs/errors.md says what each means and what to do).</summary>
 public static class ErrorCodes
 {
     // Configuration and parameters
@@ -15,6 +15,7 @@ public static class ErrorCodes
     public const string UnencodableValue = "IT2003";
     public const string FrameTooLarge = "IT2101";
     public const string TruncatedFrame = "IT2102";
+    public const string MalformedMessage = "IT2004";
     public const string InvalidFrameLength = "IT2103";
 
     // Transfers
@@ -22,7 +23,8 @@ public static class ErrorCodes
     public const string TransferFailed = "IT3002";
     public const string ConnectionFailed = "IT3003";
     public const string Timeout = "IT3004";
-    public const string ClientRejected = "IT3005";
+    public const string RequestRefused = "IT3005";
+    public const string ConnectionLost = "IT3006";
 
     // Hosting
     public const string PortInUse = "IT4001";
@@ -32,12 +34,16 @@ public static class ErrorCodes
     public const string ServerStopTimeout = "IT4005";
     public const string BrokerUnavailable = "IT4006";
     public const string ServiceUnavailable = "IT4007";
+    public const string ProgramNotFound = "IT4008";
 
     // Results
     public const string ResultsUnreadable = "IT5001";
     public const string MissingBaseline = "IT5002";
     public const string Regression = "IT5003";
     public const string ResultsNotComparable = "IT5004";
+
+    // Labs
+    public const string LabFailed = "IT6001";
 
     public const string Unexpected = "IT9999";
 }

@@ -12,8 +12,6 @@ namespace IntegrationTasks.Files;
 /// </summary>
 public sealed partial class FileTransferClient(string serverInbox, string clientInbox, bool listIds)
 {
-    [GeneratedRegex(@"^(?<code>IT\d{4}): (?<message>.*)$", RegexOptions.Singleline)]
-    private static partial Regex CodedError();
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
@@ -40,9 +38,8 @@ public sealed partial class FileTransferClient(string serverInbox, string client
         {
             var text = await File.ReadAllTextAsync(error, cancellationToken).ConfigureAwait(false);
             File.Delete(error);
-            var match = CodedError().Match(text);
-            throw new IntegrationException(match.Success ? match.Groups["code"].Value : ErrorCodes.TransferFailed,
-                $"The file server refused the request: {(match.Success ? match.Groups["message"].Value : text)}");
+            var coded = CodedError.TryParse(text, out var code, out var message);
+            throw new IntegrationException(coded ? code : ErrorCodes.RequestRefused, $"The file server refused the request: {message}");
         }
         var received = new FileInfo(response).Length;
         await using (var stream = FileExchange.OpenRead(response))

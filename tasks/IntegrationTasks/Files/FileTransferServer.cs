@@ -113,7 +113,7 @@ public sealed class FileTransferServer(Database database, string inbox, string o
         await FileExchange.PublishAsync(outbox, id + FileExchange.ErrorSuffix, async output =>
         {
             await using var writer = new StreamWriter(output, leaveOpen: true);
-            await writer.WriteAsync($"{code}: {message}").ConfigureAwait(false);
+            await writer.WriteAsync(CodedError.Format(code, message)).ConfigureAwait(false);
         }, cancellationToken).ConfigureAwait(false);
     }
 

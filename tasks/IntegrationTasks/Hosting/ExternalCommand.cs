@@ -8,7 +8,7 @@ public static class ExternalCommand
 {
     public sealed record Outcome(int ExitCode, string Output, string Errors);
 
-    /// <exception cref="IntegrationException">IT3004 when the timeout passes; IT1001 when the program cannot be started.</exception>
+    /// <exception cref="IntegrationException">IT3004 when the timeout passes; IT4008 when the program cannot be started.</exception>
     public static async Task<Outcome> RunAsync(string fileName, IEnumerable<string> arguments, TimeSpan timeout, CancellationToken cancellationToken,
         IReadOnlyDictionary<string, string>? environment = null, string? installHint = null)
     {
@@ -24,7 +24,7 @@ public static class ExternalCommand
         }
         catch (System.ComponentModel.Win32Exception e)
         {
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Cannot run {fileName}: {e.Message}.{(installHint is null ? "" : " " + installHint)}", e);
+            throw new IntegrationException(ErrorCodes.ProgramNotFound, $"Cannot run {fileName}: {e.Message}.{(installHint is null ? "" : " " + installHint)}", e);
         }
         using (process)
         {

@@ -15,6 +15,7 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
         var arguments = new List<string>
         {
             "msbuild", projectFile, $"-t:{target}", "-nologo", "-v:n", "-tl:off", "-nr:false", "-p:StopOnStdinClose=true",
+            "-clp:NoSummary", // its errors and warnings are forwarded as they happen; a summary would repeat them
         };
         foreach (var (name, value) in properties)
             arguments.Add($"-p:{name}={Escape(value)}");

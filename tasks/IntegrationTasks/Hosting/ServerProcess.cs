@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
-using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Hosting;
 
@@ -23,7 +22,7 @@ public sealed class ServerProcess : IDisposable
     private readonly StreamWriter? _logFile;
     private readonly object _gate = new();
     private Action<string>? _sink;
-    private string _readyMarker = TransferServerTask.ReadyMarker;
+    private string _readyMarker = ServerSignals.ReadyMarker;
     private int _droppedLines;
 
     private ServerProcess(string name, Process process, string? logFile)
@@ -62,7 +61,7 @@ public sealed class ServerProcess : IDisposable
             info.Environment[variable] = value;
 
         var process = new Process { StartInfo = info, EnableRaisingEvents = true };
-        var server = new ServerProcess(name, process, logFile) { _sink = sink, _readyMarker = readyMarker ?? TransferServerTask.ReadyMarker };
+        var server = new ServerProcess(name, process, logFile) { _sink = sink, _readyMarker = readyMarker ?? ServerSignals.ReadyMarker };
         process.OutputDataReceived += (_, e) => server.OnLine(e.Data);
         process.ErrorDataReceived += (_, e) => server.OnLine(e.Data);
         try

@@ -1,5 +1,4 @@
 using IntegrationTasks.Common;
-using IntegrationTasks.Tcp;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Hosting;
@@ -38,7 +37,7 @@ public sealed class StartServer : IntegrationTask
             && !running.HasExited)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");
         if (Port > 0)
-            TcpEndpoints.Listen(BindAddress, Port).Stop();
+            Ports.EnsureFree(BindAddress, Port);
 
         var launch = ServerLaunch.ForTarget(Project, Target, Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
             .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));

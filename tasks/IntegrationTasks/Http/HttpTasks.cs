@@ -1,8 +1,6 @@
 using System.Net;
-using System.Text.RegularExpressions;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Hosting;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 using Microsoft.Build.Framework;
@@ -10,66 +8,25 @@ using Microsoft.Build.Framework;
 namespace IntegrationTasks.Http;
 
 /// <summary>
-/// The series' HTTP server (GenericHandler.ashx), on Kestrel. ASP.NET Core cannot load inside
-/// MSBuild's process, so this task runs the host (IntegrationTasks.HttpHost.dll) as a process of
-/// its own and stays its entry point: it waits until the host is ready, forwards its log, and
-/// stops it when the task is cancelled or stopped by the suite.
+/// The series' HTTP server (GenericHandler.ashx), on Kestrel: the host process's "records" module
+/// (tasks/IntegrationTasks.Host/Http), started, watched and stopped by this task.
 /// </summary>
-public sealed class HttpServer : TransferServerTask
+public sealed class HttpServer : HostModuleServerTask
 {
-    [Required] public string HostAssembly { get; set; } = "";
-
-    /// <summary>The URL Kestrel listens on; loopback by default.</summary>
-    public string Url { get; set; } = "http://127.0.0.1:8082";
-
     /// <summary>Request bodies over this are refused with 413.</summary>
     public long MaxRequestBytes { get; set; } = HttpRecordsProtocol.DefaultMaxRequestBytes;
 
-    public int ReadyTimeoutSeconds { get; set; } = 60;
+    protected override string Module => "records";
 
-    protected override bool ReportsOwnStats => false;
-
-    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
-    {
-        if (!File.Exists(HostAssembly))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"The HTTP host {HostAssembly} does not exist; build it with -t:BuildTasks.");
-        var launch = new ServerLaunch(ServerLaunch.DotnetHost,
-            [HostAssembly, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString,
-             "--max-request-bytes", MaxRequestBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), "--stop-on-stdin-close",
-             .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
-            Path.GetDirectoryName(HostAssembly)!);
-        var host = ServerProcess.Start("HttpHost", launch, logFile: null, ServerLog.To(Log, "HttpHost"));
-        string endpoint;
-        try
-        {
-            endpoint = await host.WaitReadyAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
-        }
-        catch
-        {
-            host.Dispose();
-            throw;
-        }
-        Func<CancellationToken, Task> serve = async token =>
-        {
-            using (host)
-            {
-                var exited = await host.WaitForExitOrCancellationAsync(token).ConfigureAwait(false);
-                if (exited)
-                    throw new IntegrationException(ErrorCodes.ServerExited,
-                        $"The HTTP host exited on its own. Its last output:{Environment.NewLine}{host.RecentOutput()}");
-                if (await host.StopAsync(TimeSpan.FromSeconds(20), CancellationToken.None).ConfigureAwait(false) is null)
-                    throw new IntegrationException(ErrorCodes.ServerStopTimeout, "The HTTP host did not stop within 20 s and was killed.");
-            }
-        };
-        return (endpoint, serve);
-    }
+    protected override IEnumerable<string> ModuleArguments() =>
+        ["--max-request-bytes", MaxRequestBytes.ToString(System.Globalization.CultureInfo.InvariantCulture)];
 }
 
 /// <summary>
 /// The series' HTTPRequestTest: one POST carries the IDs (streamed, not buffered), and the records
 /// are imported while the response is still arriving, one transaction per batch.
 /// </summary>
-public sealed partial class HttpRequest : TransferClientTask
+public sealed class HttpRequest : TransferClientTask
 {
     private static readonly HttpClient Client = new(new SocketsHttpHandler { AutomaticDecompression = DecompressionMethods.None })
     {
@@ -82,9 +39,6 @@ public sealed partial class HttpRequest : TransferClientTask
     public bool Flush { get; set; } = true;
 
     protected override string TransportName => "HttpRequest";
-
-    [GeneratedRegex(@"^(?<code>IT\d{4}): (?<message>.*)$", RegexOptions.Singleline)]
-    private static partial Regex CodedError();
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
@@ -109,9 +63,9 @@ public sealed partial class HttpRequest : TransferClientTask
             if (!response.IsSuccessStatusCode)
             {
                 var text = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
-                var match = CodedError().Match(text);
-                throw new IntegrationException(match.Success ? match.Groups["code"].Value : ErrorCodes.TransferFailed,
-                    $"The HTTP server answered {(int)response.StatusCode} {response.ReasonPhrase}: {(match.Success ? match.Groups["message"].Value : text)}");
+                var coded = CodedError.TryParse(text, out var code, out var message);
+                throw new IntegrationException(coded ? code : ErrorCodes.RequestRefused,
+                    $"The HTTP server answered {(int)response.StatusCode} {response.ReasonPhrase}: {message}");
             }
             await using var body = new CountingStream(await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false));
             try
@@ -120,7 +74,7 @@ public sealed partial class HttpRequest : TransferClientTask
             }
             catch (Exception e) when (e is HttpIOException or IOException)
             {
-                throw new IntegrationException(ErrorCodes.TransferFailed, $"The response broke off after {body.BytesRead:N0} bytes: {e.Message}", e);
+                throw new IntegrationException(ErrorCodes.ConnectionLost, $"The response broke off after {body.BytesRead:N0} bytes: {e.Message}", e);
             }
             return new TransferResult(content.BytesWritten, body.BytesRead);
         }

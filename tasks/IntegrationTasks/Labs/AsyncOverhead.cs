@@ -90,7 +90,7 @@ public sealed class AsyncOverheadTask : IntegrationTask
         var run = await Hosting.ExternalCommand.RunAsync(Hosting.ServerLaunch.DotnetHost, arguments, TimeSpan.FromSeconds(TimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);
         if (run.ExitCode != 0)
-            throw new IntegrationException(ErrorCodes.TransferFailed, $"The benchmarks failed ({run.ExitCode}): {run.Errors}{run.Output[^Math.Min(2000, run.Output.Length)..]}");
+            throw new IntegrationException(ErrorCodes.LabFailed, $"The benchmarks failed ({run.ExitCode}): {run.Errors}{run.Output[^Math.Min(2000, run.Output.Length)..]}");
         var report = Directory.EnumerateFiles(Path.Combine(ArtifactsDirectory, "results"), "*-report-full-compressed.json").FirstOrDefault()
                      ?? throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"BenchmarkDotNet wrote no JSON report under {ArtifactsDirectory}/results.");
         var results = AsyncOverheadReport.ParseBenchmarkDotNet(await File.ReadAllTextAsync(report, cancellationToken).ConfigureAwait(false));

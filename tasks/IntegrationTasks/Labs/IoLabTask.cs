@@ -28,7 +28,7 @@ public sealed class IoLabTask : IntegrationTask
                 mode, Iterations, FileMegabytes, SortItems);
             var result = await lab.RunAsync(mode, cancellationToken).ConfigureAwait(false);
             if (!result.Sorted || result.BytesWritten != options.FileBytes)
-                throw new IntegrationException(ErrorCodes.TransferFailed, $"IoLab {mode} did not write the whole file or did not sort.");
+                throw new IntegrationException(ErrorCodes.LabFailed, $"IoLab {mode} did not write the whole file or did not sort.");
             Log.LogMessage(MessageImportance.High, "IoLab {0}: {1:N0} ms in all, {2:N0} ms per iteration (article: {3:N0} ms).",
                 mode, result.TotalMilliseconds, result.IterationMilliseconds.Average(), result.ArticleMilliseconds);
             results.Add(result);

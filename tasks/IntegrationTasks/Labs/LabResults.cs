@@ -1,5 +1,6 @@
 using System.Text.Json;
 using IntegrationTasks.Results;
+using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Labs;
 
@@ -12,7 +13,7 @@ public static class LabResults
     internal static void Save<T>(string directory, string fileName, T value)
     {
         Directory.CreateDirectory(directory);
-        File.WriteAllText(Path.Combine(directory, fileName), JsonSerializer.Serialize(value, MeasurementLog.Json));
+        File.WriteAllText(Path.Combine(directory, fileName), JsonSerializer.Serialize(value, JsonFiles.Options));
     }
 
     internal static T? Load<T>(string directory, string fileName) where T : class
@@ -20,7 +21,7 @@ public static class LabResults
         var path = Path.Combine(directory, fileName);
         try
         {
-            return File.Exists(path) ? JsonSerializer.Deserialize<T>(File.ReadAllText(path), MeasurementLog.Json) : null;
+            return File.Exists(path) ? JsonSerializer.Deserialize<T>(File.ReadAllText(path), JsonFiles.Options) : null;
         }
         catch (JsonException)
         {

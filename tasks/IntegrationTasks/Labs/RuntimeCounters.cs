@@ -1,6 +1,5 @@
-using System.Diagnostics;
 using System.Text.Json;
-using IntegrationTasks.Results;
+using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Labs;
 
@@ -11,47 +10,29 @@ public sealed record CounterSample(double Second, int ThreadCount, long QueueLen
 public sealed class RuntimeCounters : IAsyncDisposable
 {
     private readonly string _path;
-    private readonly CancellationTokenSource _stop = new();
-    private readonly Task _loop;
+    private readonly RuntimeSampler _sampler;
+    private long _completed = ThreadPool.CompletedWorkItemCount;
 
     public RuntimeCounters(string path)
     {
         _path = Path.GetFullPath(path);
         Directory.CreateDirectory(Path.GetDirectoryName(_path)!);
         File.WriteAllText(_path, "");
-        _loop = RunAsync();
+        _sampler = new RuntimeSampler(TimeSpan.FromSeconds(1), Append, sampleAtStart: false);
     }
 
-    private async Task RunAsync()
+    private void Append(RuntimeSample sample)
     {
-        var clock = Stopwatch.StartNew();
-        var completed = ThreadPool.CompletedWorkItemCount;
-        using var timer = new PeriodicTimer(TimeSpan.FromSeconds(1));
-        try
-        {
-            while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false))
-            {
-                var now = ThreadPool.CompletedWorkItemCount;
-                var sample = new CounterSample(Math.Round(clock.Elapsed.TotalSeconds, 1), ThreadPool.ThreadCount, ThreadPool.PendingWorkItemCount,
-                    now - completed, Environment.WorkingSet / 1048576.0);
-                completed = now;
-                await File.AppendAllTextAsync(_path, JsonSerializer.Serialize(sample, MeasurementLog.Json) + "\n").ConfigureAwait(false);
-            }
-        }
-        catch (OperationCanceledException)
-        {
-        }
+        var line = new CounterSample(Math.Round(sample.Elapsed.TotalSeconds, 1), sample.Threads, sample.QueueLength,
+            sample.CompletedWorkItems - _completed, sample.WorkingSetMegabytes);
+        _completed = sample.CompletedWorkItems;
+        File.AppendAllText(_path, JsonSerializer.Serialize(line, JsonFiles.Options) + "\n");
     }
 
     public static List<CounterSample> Read(string path) =>
         File.Exists(path)
-            ? File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<CounterSample>(l, MeasurementLog.Json)!).ToList()
+            ? File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<CounterSample>(l, JsonFiles.Options)!).ToList()
             : [];
 
-    public async ValueTask DisposeAsync()
-    {
-        await _stop.CancelAsync().ConfigureAwait(false);
-        await _loop.ConfigureAwait(false);
-        _stop.Dispose();
-    }
+    public ValueTask DisposeAsync() => _sampler.DisposeAsync();
 }

@@ -71,7 +71,7 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
             var url = $"http://127.0.0.1:{Port}";
             string[] arguments =
             [
-                HostAssembly, "--url", url, "--provider", "Sqlite", "--connstring", $"Data Source={Path.Combine(Path.GetFullPath(WorkDirectory), "unused.db")}",
+                HostAssembly, "--module", "starvation", "--url", url,
                 "--starvation-connstring", pgConnString, "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
                 "--stop-on-stdin-close",
             ];
@@ -95,7 +95,7 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
         var run = await ExternalCommand.RunAsync(Hey,
             ["-n", Requests.ToString(CultureInfo.InvariantCulture), "-c", Concurrency.ToString(CultureInfo.InvariantCulture), "-t", "60", url],
             TimeSpan.FromSeconds(LoadTimeoutSeconds), cancellationToken, installHint: "Install it with: apt-get install -y hey").ConfigureAwait(false);
-        return run.ExitCode == 0 ? run.Output : throw new IntegrationException(ErrorCodes.TransferFailed, $"hey failed ({run.ExitCode}): {run.Errors}");
+        return run.ExitCode == 0 ? run.Output : throw new IntegrationException(ErrorCodes.LabFailed, $"hey failed ({run.ExitCode}): {run.Errors}");
     }
 }
 

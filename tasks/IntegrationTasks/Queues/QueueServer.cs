@@ -72,7 +72,7 @@ public sealed class QueueServer(Database database, BrokerOptions broker, QueueTo
                 throw new IntegrationException(ErrorCodes.FrameTooLarge,
                     $"The request is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
             if (string.IsNullOrEmpty(replyTo) || string.IsNullOrEmpty(correlation))
-                throw new IntegrationException(ErrorCodes.MalformedXml, "The request has no reply queue or correlation id.");
+                throw new IntegrationException(ErrorCodes.MalformedMessage, "The request has no reply queue or correlation id.");
             using var response = new PooledBufferStream();
             // The body belongs to the client library only during this handler: it is read here, not kept.
             using (var request = new MemoryStream(delivery.Body.ToArray(), writable: false))

@@ -40,7 +40,7 @@ public sealed class StartRabbitMQ : IntegrationTask
         {
             Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
         };
-        Tcp.TcpEndpoints.Listen("127.0.0.1", Port).Stop(); // a taken port fails here, clearly
+        Ports.EnsureFree("127.0.0.1", Port);
         Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on 127.0.0.1:{1} ({2}).", options.NodeName, Port, options.Directory);
         var node = await RabbitMqNode.StartAsync(options, ServerLog.To(Log, "RabbitMQ"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);

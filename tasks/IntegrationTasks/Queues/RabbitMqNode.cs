@@ -100,7 +100,7 @@ public sealed class RabbitMqNode : IDisposable
         {
             await ExternalCommand.RunAsync(program, arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
         }
-        catch (IntegrationException e) when (e.Code == ErrorCodes.InvalidParameter)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.ProgramNotFound)
         {
             // epmd or rabbitmqctl not on PATH: nothing of ours to stop with it.
         }

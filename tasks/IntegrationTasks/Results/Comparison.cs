@@ -3,6 +3,7 @@ using System.Text;
 using System.Text.Json;
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
+using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 

@@ -2,6 +2,7 @@ using System.Globalization;
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
+using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 

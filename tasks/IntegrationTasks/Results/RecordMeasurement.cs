@@ -1,5 +1,7 @@
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Results;
 

@@ -1,3 +1,4 @@
+using IntegrationTasks.Transfer;
 namespace IntegrationTasks.Results;
 
 /// <summary>

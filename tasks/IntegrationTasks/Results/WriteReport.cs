@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
+using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 

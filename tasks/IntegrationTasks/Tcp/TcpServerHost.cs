@@ -28,7 +28,7 @@ public sealed class TcpServerHost(Database database, TcpServerOptions options, S
 
     public IPEndPoint Start()
     {
-        _listener = TcpEndpoints.Listen(options.BindAddress, options.Port);
+        _listener = Hosting.Ports.Listen(options.BindAddress, options.Port);
         return (IPEndPoint)_listener.LocalEndpoint;
     }
 
@@ -92,7 +92,7 @@ public sealed class TcpServerHost(Database database, TcpServerOptions options, S
         catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
         {
             Interlocked.Increment(ref _failedConnections);
-            log.Warning(ErrorCodes.TruncatedFrame, $"The connection from {peer} broke after {connection?.Answered ?? 0} requests: {e.Message}");
+            log.Warning(ErrorCodes.ConnectionLost, $"The connection from {peer} broke after {connection?.Answered ?? 0} requests: {e.Message}");
         }
         catch (Exception e)
         {

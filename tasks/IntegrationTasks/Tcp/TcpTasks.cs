@@ -77,7 +77,7 @@ public abstract class TcpClientTask : TransferClientTask
         }
         catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
         {
-            throw new IntegrationException(ErrorCodes.TransferFailed, $"The connection to the server broke: {e.Message}", e);
+            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to the server broke: {e.Message}", e);
         }
         return new TransferResult(frames.BytesWritten, frames.BytesRead);
     }

@@ -3,6 +3,7 @@ using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
+using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Transfer;
 
@@ -63,7 +64,7 @@ public abstract class TransferClientTask : IntegrationTask
 
         ProcessMemory.ResetPeak();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
-        await using var sampler = new RuntimeSampler();
+        await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
         TransferResult result;

@@ -2,6 +2,7 @@ using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
+using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Transfer;
 
@@ -12,9 +13,6 @@ namespace IntegrationTasks.Transfer;
 /// </summary>
 public abstract class TransferServerTask : IntegrationTask
 {
-    /// <summary>The line the hosting layer waits for; followed by the endpoint.</summary>
-    public const string ReadyMarker = "IT-SERVER-READY";
-
     public string ServerProvider { get; set; } = "Sqlite";
 
     [Required]
@@ -43,23 +41,10 @@ public abstract class TransferServerTask : IntegrationTask
         var (endpoint, serve) = await StartAsync(database, cancellationToken).ConfigureAwait(false);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (StopOnStdinClose)
-            _ = WatchStandardInputAsync(stop);
-        Log.LogMessage(MessageImportance.High, "{0} {1} ({2}, {3})", ReadyMarker, endpoint, GetType().Name, database.Describe());
+            _ = ServerSignals.StopWhenInputClosesAsync(stop.Cancel);
+        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {database.Describe()}"));
         await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile) : null)
             await serve(stop.Token).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);
     }
-
-    private static Task WatchStandardInputAsync(CancellationTokenSource stop) =>
-        Task.Factory.StartNew(() =>
-        {
-            // A blocking read on a thread of its own: console input cannot be cancelled, and the
-            // process ends soon after the server stops anyway.
-            using var input = Console.OpenStandardInput();
-            var buffer = new byte[256];
-            while (input.Read(buffer, 0, buffer.Length) > 0)
-            {
-            }
-            stop.Cancel();
-        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 }

@@ -2,7 +2,7 @@ using System.Text.Json;
 using System.Text.Json.Serialization;
 using IntegrationTasks.Common;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Transfer;
 
 /// <summary>One verified repetition of one transport at one record count.</summary>
 public sealed record Measurement
@@ -47,13 +47,7 @@ public sealed record Measurement
 /// <summary>Measurements as JSON lines: appended one per repetition, read back for the report.</summary>
 public static class MeasurementLog
 {
-    internal static readonly JsonSerializerOptions Json = new()
-    {
-        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
-        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals, // a p-value of one run is NaN
-        WriteIndented = false,
-    };
+    internal static JsonSerializerOptions Json => JsonFiles.Options;
 
     public static void Append(string path, Measurement measurement)
     {

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Hosting;
 
 /// <summary>
 /// Peak resident memory from Linux's /proc: VmHWM is the high-water mark, and writing "5" to

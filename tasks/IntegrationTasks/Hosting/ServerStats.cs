@@ -1,6 +1,7 @@
 using System.Text.Json;
+using IntegrationTasks.Common;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Hosting;
 
 /// <summary>A server process's own counters, cumulative since it started.</summary>
 public sealed record ServerStatsSnapshot(int ProcessId, long AllocatedBytes, long CompletedWorkItems, int MaxThreads, long MaxQueue);
@@ -13,43 +14,22 @@ public sealed record ServerStatsSnapshot(int ProcessId, long AllocatedBytes, lon
 public sealed class ServerStatsWriter : IAsyncDisposable
 {
     private readonly string _path;
-    private readonly CancellationTokenSource _stop = new();
-    private readonly Task _loop;
-    private int _maxThreads;
-    private long _maxQueue;
+    private readonly RuntimeSampler _sampler;
 
     public ServerStatsWriter(string path)
     {
         _path = Path.GetFullPath(path);
         Directory.CreateDirectory(Path.GetDirectoryName(_path)!);
-        _loop = RunAsync();
+        _sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100), Write);
     }
 
-    private async Task RunAsync()
+    private void Write(RuntimeSample sample)
     {
-        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(100));
-        try
-        {
-            do
-            {
-                Write();
-            }
-            while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false));
-        }
-        catch (OperationCanceledException)
-        {
-        }
-    }
-
-    private void Write()
-    {
-        _maxThreads = Math.Max(_maxThreads, ThreadPool.ThreadCount);
-        _maxQueue = Math.Max(_maxQueue, ThreadPool.PendingWorkItemCount);
-        var snapshot = new ServerStatsSnapshot(Environment.ProcessId, GC.GetTotalAllocatedBytes(), ThreadPool.CompletedWorkItemCount, _maxThreads, _maxQueue);
+        var snapshot = new ServerStatsSnapshot(Environment.ProcessId, sample.AllocatedBytes, sample.CompletedWorkItems, sample.MaxThreads, sample.MaxQueueLength);
         var temporary = _path + ".tmp";
         try
         {
-            File.WriteAllText(temporary, JsonSerializer.Serialize(snapshot, MeasurementLog.Json));
+            File.WriteAllText(temporary, JsonSerializer.Serialize(snapshot, JsonFiles.Options));
             File.Move(temporary, _path, overwrite: true);
         }
         catch (IOException)
@@ -62,7 +42,7 @@ public sealed class ServerStatsWriter : IAsyncDisposable
     {
         try
         {
-            return File.Exists(path) ? JsonSerializer.Deserialize<ServerStatsSnapshot>(File.ReadAllText(path), MeasurementLog.Json) : null;
+            return File.Exists(path) ? JsonSerializer.Deserialize<ServerStatsSnapshot>(File.ReadAllText(path), JsonFiles.Options) : null;
         }
         catch (Exception e) when (e is IOException or JsonException)
         {
@@ -72,9 +52,7 @@ public sealed class ServerStatsWriter : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        await _stop.CancelAsync().ConfigureAwait(false);
-        await _loop.ConfigureAwait(false);
-        Write();
-        _stop.Dispose();
+        await _sampler.StopAsync().ConfigureAwait(false); // its last sample is written too
+        await _sampler.DisposeAsync().ConfigureAwait(false);
     }
 }

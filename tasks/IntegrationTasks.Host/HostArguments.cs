@@ -1,0 +1,40 @@
+using System.Globalization;
+
+namespace IntegrationTasks.Host;
+
+/// <summary>The host's command line: --name value pairs, flags, and one or more --module names.</summary>
+internal sealed class HostArguments
+{
+    private readonly Dictionary<string, string> _values = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _flags = new(StringComparer.Ordinal);
+
+    public List<string> Modules { get; } = [];
+
+    public string Url => Value("--url") ?? "http://127.0.0.1:8082";
+    public bool StopOnStdinClose => _flags.Contains("--stop-on-stdin-close");
+    public string? StatsFile => Value("--stats-file");
+
+    public string? Value(string name) => _values.GetValueOrDefault(name);
+
+    public string Required(string name) => Value(name) ?? throw new ArgumentException($"{name} is required.");
+
+    public long Number(string name, long fallback) =>
+        Value(name) is { } text ? long.Parse(text, NumberStyles.None, CultureInfo.InvariantCulture) : fallback;
+
+    public static HostArguments Parse(string[] args)
+    {
+        var parsed = new HostArguments();
+        for (var i = 0; i < args.Length; i++)
+        {
+            if (args[i] == "--stop-on-stdin-close")
+                parsed._flags.Add(args[i]);
+            else if (args[i] == "--module" && i + 1 < args.Length)
+                parsed.Modules.Add(args[++i]);
+            else if (args[i].StartsWith("--", StringComparison.Ordinal) && i + 1 < args.Length)
+                parsed._values[args[i]] = args[++i];
+            else
+                throw new ArgumentException($"Unexpected argument '{args[i]}'.");
+        }
+        return parsed;
+    }
+}

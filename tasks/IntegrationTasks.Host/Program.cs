@@ -1,0 +1,58 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Host;
+using IntegrationTasks.Host.Http;
+using IntegrationTasks.Host.Labs;
+using IntegrationTasks.Hosting;
+
+// The one ASP.NET Core host process (ASP.NET Core cannot load inside MSBuild): Kestrel with the endpoint
+// modules named by --module. Its server task starts it, waits for the ready line, forwards its log and stops it.
+// Arguments: --module NAME (one or more), --url, --stop-on-stdin-close, --stats-file, --counters-file, and each module's own.
+HostArguments arguments;
+List<IHostModule> modules;
+var builder = WebApplication.CreateSlimBuilder();
+try
+{
+    arguments = HostArguments.Parse(args);
+    if (arguments.Modules.Count == 0)
+        throw new ArgumentException("Name at least one module with --module (records, starvation).");
+    modules = arguments.Modules.Select(name => name switch
+    {
+        "records" => (IHostModule)new RecordsModule(arguments),
+        "starvation" => new StarvationModule(arguments),
+        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, starvation)."),
+    }).ToList();
+    foreach (var module in modules)
+        await module.ConfigureAsync(builder, CancellationToken.None);
+}
+catch (Exception e) when (e is IntegrationException or ArgumentException or FormatException)
+{
+    Console.Error.WriteLine($"error {CodedError.Format(e is IntegrationException ie ? ie.Code : ErrorCodes.InvalidParameter, e.Message)}");
+    return 1;
+}
+
+builder.Logging.ClearProviders();
+builder.Logging.AddSimpleConsole(o => o.SingleLine = true);
+builder.Logging.SetMinimumLevel(LogLevel.Warning);
+builder.WebHost.UseUrls(arguments.Url);
+builder.WebHost.ConfigureKestrel(kestrel => kestrel.AddServerHeader = false);
+var app = builder.Build();
+foreach (var module in modules)
+    module.Map(app);
+
+try
+{
+    await app.StartAsync();
+}
+catch (IOException e) when (e.InnerException is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.AddressAlreadyInUse } || e.Message.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
+{
+    Console.Error.WriteLine($"error {CodedError.Format(ErrorCodes.PortInUse, $"{arguments.Url} is already in use (a server left running?): {e.Message}")}");
+    return 1;
+}
+Console.WriteLine(ServerSignals.ReadyLine(arguments.Url, $"Host: {string.Join(", ", modules.Select(m => $"{m.Name}: {m.Describe()}"))}"));
+if (arguments.StopOnStdinClose)
+    _ = ServerSignals.StopWhenInputClosesAsync(app.Lifetime.StopApplication);
+await using (var stats = arguments.StatsFile is { Length: > 0 } ? new ServerStatsWriter(arguments.StatsFile) : null)
+await using (var counters = arguments.Value("--counters-file") is { Length: > 0 } countersFile ? new IntegrationTasks.Labs.RuntimeCounters(countersFile) : null)
+    await app.WaitForShutdownAsync();
+Console.WriteLine("Host stopped.");
+return 0;

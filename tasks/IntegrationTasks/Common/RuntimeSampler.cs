@@ -1,0 +1,100 @@
+using System.Diagnostics;
+
+namespace IntegrationTasks.Common;
+
+/// <summary>One reading of this process's runtime: thread pool, allocations, working set, and the maxima seen so far.</summary>
+public readonly record struct RuntimeSample(
+    TimeSpan Elapsed, int Threads, long QueueLength, long CompletedWorkItems, long AllocatedBytes, double WorkingSetMegabytes,
+    int MaxThreads, long MaxQueueLength);
+
+/// <summary>
+/// Samples this process's thread pool on a timer (threads, queued and completed work items) and keeps
+/// the maxima; each sample also goes to an observer, if any. Clients use it for what a run costs,
+/// servers to report their side to the orchestrator, the starvation lab for its time series.
+/// </summary>
+public sealed class RuntimeSampler : IAsyncDisposable
+{
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private readonly TimeSpan _cpuAtStart = Process.GetCurrentProcess().TotalProcessorTime;
+    private readonly long _allocatedAtStart = GC.GetTotalAllocatedBytes();
+    private readonly long _completedAtStart = ThreadPool.CompletedWorkItemCount;
+    private readonly Action<RuntimeSample>? _observer;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _sampling;
+    private readonly object _gate = new();
+    private int _maxThreads;
+    private long _maxQueue;
+    private bool _stopped;
+
+    /// <param name="interval">Time between samples (100 ms for runs, 1 s for the lab's series).</param>
+    /// <param name="observer">Called with every sample, on the sampling loop; it must not block for long.</param>
+    /// <param name="sampleAtStart">Whether the first sample is taken at once rather than after one interval.</param>
+    public RuntimeSampler(TimeSpan interval, Action<RuntimeSample>? observer = null, bool sampleAtStart = true)
+    {
+        _observer = observer;
+        _sampling = SampleAsync(interval, sampleAtStart);
+    }
+
+    public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems);
+
+    private async Task SampleAsync(TimeSpan interval, bool sampleAtStart)
+    {
+        if (sampleAtStart)
+            Sample();
+        using var timer = new PeriodicTimer(interval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false))
+                Sample();
+        }
+        catch (OperationCanceledException)
+        {
+        }
+    }
+
+    /// <summary>Takes a sample now (and hands it to the observer).</summary>
+    public RuntimeSample Sample()
+    {
+        RuntimeSample sample;
+        lock (_gate)
+        {
+            var threads = ThreadPool.ThreadCount;
+            var queue = ThreadPool.PendingWorkItemCount;
+            _maxThreads = Math.Max(_maxThreads, threads);
+            _maxQueue = Math.Max(_maxQueue, queue);
+            sample = new RuntimeSample(_clock.Elapsed, threads, queue, ThreadPool.CompletedWorkItemCount, GC.GetTotalAllocatedBytes(),
+                Environment.WorkingSet / 1048576.0, _maxThreads, _maxQueue);
+        }
+        _observer?.Invoke(sample);
+        return sample;
+    }
+
+    /// <summary>Stops sampling and returns what the process spent since the sampler started.</summary>
+    public async Task<Figures> StopAsync()
+    {
+        var last = Sample();
+        await StopSamplingAsync().ConfigureAwait(false);
+        return new Figures(
+            (Process.GetCurrentProcess().TotalProcessorTime - _cpuAtStart).TotalSeconds,
+            last.AllocatedBytes - _allocatedAtStart,
+            last.MaxThreads, last.MaxQueueLength, last.CompletedWorkItems - _completedAtStart);
+    }
+
+    private async Task StopSamplingAsync()
+    {
+        lock (_gate)
+        {
+            if (_stopped)
+                return;
+            _stopped = true;
+        }
+        await _stop.CancelAsync().ConfigureAwait(false);
+        await _sampling.ConfigureAwait(false);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await StopSamplingAsync().ConfigureAwait(false);
+        _stop.Dispose();
+    }
+}

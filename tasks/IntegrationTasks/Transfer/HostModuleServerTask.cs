@@ -1,0 +1,66 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>
+/// A server built on ASP.NET Core (HTTP records; SOAP and gRPC next). ASP.NET Core cannot load inside
+/// MSBuild's process, so the task runs the suite's one host process (IntegrationTasks.Host.dll) with its
+/// family's module and stays the server's entry point: it waits until the host is ready, forwards its
+/// log, and stops it when the task is cancelled or stopped by the suite. The host reports its own stats.
+/// </summary>
+public abstract class HostModuleServerTask : TransferServerTask
+{
+    [Required] public string HostAssembly { get; set; } = "";
+
+    /// <summary>The URL Kestrel listens on.</summary>
+    [Required] public string Url { get; set; } = "";
+
+    public int ReadyTimeoutSeconds { get; set; } = 60;
+
+    public int StopTimeoutSeconds { get; set; } = 20;
+
+    /// <summary>The host module that serves this family (its --module name).</summary>
+    protected abstract string Module { get; }
+
+    /// <summary>The module's own arguments, besides the database's.</summary>
+    protected virtual IEnumerable<string> ModuleArguments() => [];
+
+    protected override bool ReportsOwnStats => false;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    {
+        if (!File.Exists(HostAssembly))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"The host {HostAssembly} does not exist; build it with -t:BuildTasks.");
+        var launch = new ServerLaunch(ServerLaunch.DotnetHost,
+            [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--stop-on-stdin-close",
+             .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
+            Path.GetDirectoryName(HostAssembly)!);
+        var name = $"Host ({Module})";
+        var host = ServerProcess.Start(name, launch, logFile: null, ServerLog.To(Log, name));
+        string endpoint;
+        try
+        {
+            endpoint = await host.WaitReadyAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            host.Dispose();
+            throw;
+        }
+        Func<CancellationToken, Task> serve = async token =>
+        {
+            using (host)
+            {
+                if (await host.WaitForExitOrCancellationAsync(token).ConfigureAwait(false))
+                    throw new IntegrationException(ErrorCodes.ServerExited,
+                        $"The {name} process exited on its own. Its last output:{Environment.NewLine}{host.RecentOutput()}");
+                if (await host.StopAsync(TimeSpan.FromSeconds(StopTimeoutSeconds), CancellationToken.None).ConfigureAwait(false) is null)
+                    throw new IntegrationException(ErrorCodes.ServerStopTimeout, $"The {name} process did not stop within {StopTimeoutSeconds} s and was killed.");
+            }
+        };
+        return (endpoint, serve);
+    }
+}
