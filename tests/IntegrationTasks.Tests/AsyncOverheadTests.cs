@@ -6,6 +6,7 @@ using IntegrationTasks.Results;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class AsyncOverheadTests
 {
     [TestMethod]

@@ -6,6 +6,7 @@ using IntegrationTasks.Hosting;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class CompareTests
 {
     private static string ResultsFile(string folder, string cpu, double tcpSeconds, double spread)
@@ -22,11 +23,13 @@ public sealed class CompareTests
         return Path.Combine(folder, "results.json");
     }
 
-    private static (string Before, string After) TwoRuns(double after, string cpuAfter = "same CPU")
-    {
-        var root = Directory.CreateTempSubdirectory("it-compare-").FullName;
-        return (ResultsFile(Path.Combine(root, "before"), "same CPU", 1.0, 0.01), ResultsFile(Path.Combine(root, "after"), cpuAfter, after, 0.01));
-    }
+    private readonly TempDirectory _root = new("it-compare-");
+
+    [TestCleanup]
+    public void RemoveResults() => _root.Dispose();
+
+    private (string Before, string After) TwoRuns(double after, string cpuAfter = "same CPU") =>
+        (ResultsFile(Path.Combine(_root, "before"), "same CPU", 1.0, 0.01), ResultsFile(Path.Combine(_root, "after"), cpuAfter, after, 0.01));
 
     [TestMethod]
     public void A_significant_slowdown_beyond_the_threshold_fails_with_IT5003()
@@ -53,7 +56,7 @@ public sealed class CompareTests
     [TestMethod]
     public void A_difference_within_the_noise_is_not_a_regression()
     {
-        var root = Directory.CreateTempSubdirectory("it-compare-").FullName;
+        using var root = new TempDirectory("it-compare-");
         var before = ResultsFile(Path.Combine(root, "b"), "cpu", 1.0, 0.3);
         var after = ResultsFile(Path.Combine(root, "a"), "cpu", 1.2, 0.3); // +20%, but runs spread ±0.6 s
         var engine = new FakeBuildEngine();

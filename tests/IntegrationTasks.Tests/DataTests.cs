@@ -4,6 +4,7 @@ using IntegrationTasks.Data;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class SampleDataTests
 {
     [TestMethod]
@@ -34,6 +35,7 @@ public sealed class SampleDataTests
 }
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class ProviderTests
 {
     [TestMethod]
@@ -59,6 +61,8 @@ public sealed class ProviderTests
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class DataGeneratorTests
 {
     [TestMethod]
@@ -113,6 +117,8 @@ public sealed class DataGeneratorTests
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class TransferVerifierTests
 {
     private const int Records = 200;

@@ -11,11 +11,12 @@ internal sealed class RunningFileServer : IAsyncDisposable
     private readonly FileTransferServer _server;
     private readonly Task _serving;
 
+    private readonly TempDirectory _root = new("it-files-");
+
     public RunningFileServer(Database database)
     {
-        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
-        ServerInbox = Path.Combine(root, "server-inbox");
-        ClientInbox = Path.Combine(root, "client-inbox");
+        ServerInbox = Path.Combine(_root, "server-inbox");
+        ClientInbox = Path.Combine(_root, "client-inbox");
         _server = new FileTransferServer(database, ServerInbox, ClientInbox, Log);
         _server.Start();
         _serving = _server.RunAsync(_stop.Token);
@@ -31,10 +32,13 @@ internal sealed class RunningFileServer : IAsyncDisposable
         await _stop.CancelAsync();
         await _serving.WaitAsync(TimeSpan.FromSeconds(30));
         _server.Dispose();
+        _root.Dispose();
     }
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class FileTransferTests
 {
     private static FileTransferClientTask Client(bool listIds, TestDatabases databases, string serverInbox, string clientInbox,
@@ -114,7 +118,7 @@ public sealed class FileTransferTests
     public async Task The_client_reports_the_servers_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();
-        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
+        using var root = new TempDirectory("it-files-");
         string serverInbox = Path.Combine(root, "s"), clientInbox = Path.Combine(root, "c");
         var engine = new FakeBuildEngine();
         var run = Task.Run(Client(true, databases, serverInbox, clientInbox, engine).Execute);
@@ -135,7 +139,7 @@ public sealed class FileTransferTests
     public async Task Without_a_server_the_client_times_out_with_IT3004()
     {
         await using var databases = TestDatabases.Sqlite();
-        var root = Directory.CreateTempSubdirectory("it-files-").FullName;
+        using var root = new TempDirectory("it-files-");
         var engine = new FakeBuildEngine();
         var client = Client(false, databases, Path.Combine(root, "s"), Path.Combine(root, "c"), engine);
         client.TimeoutSeconds = 1;

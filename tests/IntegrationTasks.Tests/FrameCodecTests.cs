@@ -5,6 +5,7 @@ using IntegrationTasks.Wire;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class FrameCodecTests
 {
     [TestMethod]

@@ -11,6 +11,8 @@ namespace IntegrationTasks.Tests;
 
 /// <summary>Servers as real processes (`dotnet msbuild build.proj -t:TcpServer2`) and RunAll as a user runs it.</summary>
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class HostingTests
 {
 #if DEBUG
@@ -73,7 +75,7 @@ public sealed class HostingTests
     {
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
-        var artifacts = Directory.CreateTempSubdirectory("it-hosting-").FullName;
+        using var artifacts = new TempDirectory("it-hosting-");
         var port = TcpTransferTests.FreePort();
         var engine = new FakeBuildEngine();
 
@@ -129,7 +131,8 @@ public sealed class HostingTests
         await using var databases = TestDatabases.Sqlite();
         var port = TcpTransferTests.FreePort();
         var engine = new FakeBuildEngine();
-        var start = Starter(engine, Directory.CreateTempSubdirectory("it-hosting-").FullName, databases.Server.ConnectionString, port);
+        using var artifacts = new TempDirectory("it-hosting-");
+        var start = Starter(engine, artifacts, databases.Server.ConnectionString, port);
         Assert.IsTrue(start.Execute(), engine.Log);
         engine.EndBuild(); // what MSBuild does with registered objects when a build ends, failed or not
         await WaitForExitAsync(start.ProcessId);
@@ -141,7 +144,7 @@ public sealed class HostingTests
     [TestMethod]
     public void RunAll_transfers_verifies_and_reports_every_transport()
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;
+        using var artifacts = new TempDirectory("it-runall-");
         var port = TcpTransferTests.FreePort();
         var httpPort = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
@@ -168,7 +171,7 @@ public sealed class HostingTests
     [TestMethod]
     public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size()
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-sweep-").FullName;
+        using var artifacts = new TempDirectory("it-sweep-");
         var port = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:Port={port}", "-p:SweepRecords=1000", "-p:BatchSizes=100+500",
             "-p:Repetitions=2", "-p:Warmup=false");
@@ -185,7 +188,7 @@ public sealed class HostingTests
     [TestMethod]
     public void A_failing_client_still_stops_the_server_and_fails_the_build()
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-runall-").FullName;
+        using var artifacts = new TempDirectory("it-runall-");
         var port = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
             $"-p:Port={port}", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Transports=TcpClient2", "-p:MaxInFlight=0");
@@ -199,7 +202,7 @@ public sealed class HostingTests
     [TestMethod]
     public void The_series_target_names_and_a_standalone_client_run_work()
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-standalone-").FullName;
+        using var artifacts = new TempDirectory("it-standalone-");
         var (exitCode, output) = RunBuild("GenerateData", artifacts, "-p:Records=500");
         Assert.AreEqual(0, exitCode, output);
         (exitCode, output) = RunBuild("DirectCopy", artifacts, "-p:TotalBatches=5", "-p:BatchSize=100");
@@ -216,7 +219,7 @@ public sealed class HostingTests
     {
         // No SQL Server can run here: this shows the driver's Linux build loads through the task's
         // .deps.json and that a connection failure is a coded error with the password kept out of the log.
-        var artifacts = Directory.CreateTempSubdirectory("it-sqlserver-").FullName;
+        using var artifacts = new TempDirectory("it-sqlserver-");
         var (exitCode, output) = RunBuild("GenerateData", artifacts, "-p:Provider=SqlServer",
             "-p:ConnString=Server=127.0.0.1%2C1%3BDatabase=IntegrationTests%3BUser Id=sa%3BPassword=secret%3BConnect Timeout=3%3BEncrypt=false");
         Assert.AreNotEqual(0, exitCode, output);

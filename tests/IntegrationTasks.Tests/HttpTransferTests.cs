@@ -57,6 +57,8 @@ internal sealed class RunningHttpServer : IAsyncDisposable
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class HttpTransferTests
 {
     private static HttpRequest Client(TestDatabases databases, string url, bool flush, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300) =>

@@ -4,6 +4,7 @@ using IntegrationTasks.Results;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class IoLabTests
 {
     [TestMethod]
@@ -21,9 +22,10 @@ public sealed class IoLabTests
     [DataRow(IoMode.AsyncAwait)]
     public async Task Each_mode_writes_the_whole_file_and_sorts(IoMode mode)
     {
+        using var iolab = new TempDirectory("it-iolab-");
         var options = new IoLabOptions
         {
-            Directory = Directory.CreateTempSubdirectory("it-iolab-").FullName, Iterations = 3, FileBytes = 3 * 1024 * 1024 + 123,
+            Directory = iolab, Iterations = 3, FileBytes = 3 * 1024 * 1024 + 123,
             SortItems = 500, ChunkBytes = 64 * 1024, KeepFiles = true,
         };
         var lab = new IoLab(options);
@@ -44,11 +46,12 @@ public sealed class IoLabTests
     [TestMethod]
     public void The_task_records_its_results_and_the_report_shows_them_beside_the_articles()
     {
-        var results = Directory.CreateTempSubdirectory("it-iolab-results-").FullName;
+        using var results = new TempDirectory("it-iolab-results-");
+        using var iolab = new TempDirectory("it-iolab-");
         var engine = new FakeBuildEngine();
         var task = new IoLabTask
         {
-            BuildEngine = engine, Directory = Directory.CreateTempSubdirectory("it-iolab-").FullName, ResultsDirectory = results,
+            BuildEngine = engine, Directory = iolab, ResultsDirectory = results,
             Iterations = 2, FileMegabytes = 1, SortItems = 300,
         };
         Assert.IsTrue(task.Execute(), engine.Log);

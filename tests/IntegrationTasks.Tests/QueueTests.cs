@@ -34,6 +34,7 @@ internal static class TestBroker
             return;
         Node.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
         Node.Value.Dispose();
+        Directory.Delete(Node.Value.Options.Directory, recursive: true);
     }
 
     /// <summary>Empties the suite's queues (and their dead-letter queues) so tests do not see each other's messages.</summary>
@@ -86,6 +87,8 @@ internal sealed class RunningQueueServer : IAsyncDisposable
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class QueueTests
 {
     [TestInitialize]
@@ -151,7 +154,7 @@ public sealed class QueueTests
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(batches * batchSize, CancellationToken.None);
         await databases.Client.EnsureSchemaAsync(CancellationToken.None); // the test watches ClientTable fill up
         var engine = new FakeBuildEngine();
-        var artifacts = Directory.CreateTempSubdirectory("it-durable-").FullName;
+        using var artifacts = new TempDirectory("it-durable-");
 
         // The consumer is a real server process (as RunAll runs it), so it can be killed outright.
         var first = StartServerProcess(engine, databases, artifacts);
@@ -203,7 +206,7 @@ public sealed class QueueTests
         await using var server = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
 
         // The client as a process of its own (the transfer target, without the table reset), killed outright.
-        var artifacts = Directory.CreateTempSubdirectory("it-durable-").FullName;
+        using var artifacts = new TempDirectory("it-durable-");
         var info = new ProcessStartInfo("dotnet") { WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in new[]
                  {
@@ -255,9 +258,12 @@ public sealed class QueueTests
     public void StartRabbitMQ_twice_in_one_build_reuses_the_node_it_started()
     {
         var engine = new FakeBuildEngine();
+        using var first_ = new TempDirectory("it-rabbitmq-");
+        using var second_ = new TempDirectory("it-rabbitmq-");
+        var directories = new Queue<string>([first_, second_]);
         StartRabbitMQ Start() => new()
         {
-            BuildEngine = engine, Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            BuildEngine = engine, Directory = directories.Dequeue(),
             Port = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
         };
         var first = Start();
@@ -278,9 +284,10 @@ public sealed class QueueTests
     [TestMethod]
     public async Task The_private_node_listens_on_loopback_only_and_leaves_nothing_behind()
     {
+        using var directory = new TempDirectory("it-rabbitmq-");
         var options = new RabbitMqNodeOptions
         {
-            Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            Directory = directory,
             AmqpPort = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
         };
         var node = await RabbitMqNode.StartAsync(options, null, TimeSpan.FromSeconds(120), CancellationToken.None);
@@ -307,7 +314,7 @@ public sealed class QueueTests
     [TestMethod]
     public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-nobroker-").FullName;
+        using var artifacts = new TempDirectory("it-nobroker-");
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
         [
             "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",

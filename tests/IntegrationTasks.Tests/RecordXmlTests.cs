@@ -7,6 +7,7 @@ using IntegrationTasks.Wire;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
+[TestCategory("Unit")]
 public sealed class RecordXmlTests
 {
     private static List<ServiceRecord> RoundTrip(IEnumerable<ServiceRecord> records)

@@ -29,6 +29,7 @@ public sealed class StarvationTests
         """;
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void Heys_summary_is_read_as_numbers()
     {
         var load = HeyOutput.Parse(HeyText);
@@ -43,6 +44,7 @@ public sealed class StarvationTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void A_cut_short_load_run_is_a_coded_error()
     {
         var e = Assert.ThrowsExactly<IntegrationException>(() => HeyOutput.Parse("Error: connection refused"));
@@ -50,6 +52,7 @@ public sealed class StarvationTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void The_report_puts_each_run_beside_its_limit_and_the_article()
     {
         var run = new StarvationRun("sync", "/starvation/sync", 0, 100, 1000, HeyOutput.Parse(HeyText),
@@ -62,9 +65,11 @@ public sealed class StarvationTests
     }
 
     [TestMethod]
+    [TestCategory("EndToEnd")]
+    [DoNotParallelize]
     public void A_small_load_run_against_the_real_app_and_PostgreSQL_is_measured_and_counted()
     {
-        var results = Directory.CreateTempSubdirectory("it-starvation-").FullName;
+        using var results = new TempDirectory("it-starvation-");
         var engine = new FakeBuildEngine();
         var task = new ThreadPoolStarvationTask
         {
@@ -84,6 +89,7 @@ public sealed class StarvationTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void A_short_run_with_fewer_requests_than_percentiles_parses()
     {
         // hey -n 4: it pads the latency distribution with "0% in 0.0000 secs" lines.
@@ -112,6 +118,8 @@ public sealed class StarvationTests
     }
 
     [TestMethod]
+    [TestCategory("EndToEnd")]
+    [DoNotParallelize]
     public async Task The_lab_target_stops_the_PostgreSQL_cluster_it_started_and_leaves_one_it_found_running()
     {
         // The suite's cluster runs (the test command started it): the target uses it and leaves it running.
@@ -142,20 +150,13 @@ public sealed class StarvationTests
 
     private static (int ExitCode, string Output) RunLab(Dictionary<string, string> environment)
     {
-        var artifacts = Directory.CreateTempSubdirectory("it-starvation-target-").FullName;
-        try
-        {
-            var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
-            [
-                "msbuild", RepositoryPaths.BuildProject, "-t:ThreadPoolStarvation", "-nologo", "-tl:off", "-v:n",
-                $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
-                "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TcpTransferTests.FreePort()}",
-            ], environment);
-            return (exitCode, stdout + stderr);
-        }
-        finally
-        {
-            Directory.Delete(artifacts, recursive: true);
-        }
+        using var artifacts = new TempDirectory("it-starvation-target-");
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
+        [
+            "msbuild", RepositoryPaths.BuildProject, "-t:ThreadPoolStarvation", "-nologo", "-tl:off", "-v:n",
+            $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
+            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TcpTransferTests.FreePort()}",
+        ], environment);
+        return (exitCode, stdout + stderr);
     }
 }

@@ -9,6 +9,7 @@ namespace IntegrationTasks.Tests;
 
 /// <summary>TCP 3's defining trait: responses matched to requests by batch id, in any order.</summary>
 [TestClass]
+[TestCategory("Unit")]
 public sealed class TaggedFramesTests
 {
     /// <summary>A scripted server: reads every tagged request, then answers them in the order the script chooses.</summary>

@@ -9,6 +9,8 @@ namespace IntegrationTasks.Tests;
 
 /// <summary>The data tasks through a fake build engine: outputs on success, coded errors and false on failure.</summary>
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class DataTaskTests
 {
     [TestMethod]
@@ -104,6 +106,7 @@ public sealed class DataTaskTests
 public sealed class ResultsTests
 {
     [TestMethod]
+    [TestCategory("Unit")]
     public void Statistics_match_hand_computed_values()
     {
         // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sample variance 32/7. Records/s in the report is the mean of each run's rate.
@@ -128,6 +131,7 @@ public sealed class ResultsTests
     };
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void The_report_ranks_transports_against_the_fastest_and_DirectCopy()
     {
         Measurement[] runs =
@@ -145,7 +149,7 @@ public sealed class ResultsTests
         Assert.AreEqual(300.0, tcp.MeanBytesPerRecord, 1e-12);
         Assert.IsNull(rows.Single(r => r.Records == 2000).RatioToBaseline, "no baseline at 2000 records");
 
-        var folder = Directory.CreateTempSubdirectory("it-report-").FullName;
+        using var folder = new TempDirectory("it-report-");
         var files = ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["Provider"] = "Sqlite" },
             series: [new SeriesEntry("TCP client (single thread)", 1079.72, "TcpClientSingleThreadTest"), new SeriesEntry("Tcp Client 2 (multi thread)", 355.43, "TcpClient2")]);
         Assert.HasCount(5, files); // json, csv, md, html, and the dated copy of the json
@@ -160,6 +164,7 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void Confidence_intervals_outliers_and_significance_match_hand_computed_values()
     {
         // Student's t quantiles from tables.
@@ -187,6 +192,7 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void Warmup_runs_are_reported_apart_and_outliers_by_repetition()
     {
         Measurement[] runs =
@@ -203,6 +209,8 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("EndToEnd")]
+    [DoNotParallelize]
     public async Task The_data_fingerprint_is_the_same_for_the_same_rows_whatever_the_provider()
     {
         await using var sqlite = TestDatabases.Sqlite();
@@ -215,6 +223,8 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("EndToEnd")]
+    [DoNotParallelize]
     public void The_HTML_report_renders_its_charts_in_a_real_browser()
     {
         Measurement[] runs =
@@ -223,7 +233,7 @@ public sealed class ResultsTests
             Run("TcpClient2", 1000, 0.8, 1), Run("TcpClient2", 1000, 0.9, 2),
             Run("HttpRequest", 1000, 1.5, 1), Run("HttpRequest", 1000, 1.7, 2),
         ];
-        var folder = Directory.CreateTempSubdirectory("it-html-").FullName;
+        using var folder = new TempDirectory("it-html-");
         ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["CPU"] = "test" },
             [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")]);
         var report = Path.Combine(folder, "report.html");
@@ -232,8 +242,9 @@ public sealed class ResultsTests
         Assert.DoesNotContain("http://", html.Replace("http://www.w3.org", ""), "the report must not need the network");
 
         // Debian's Chromium, headless (the test command installs it): the DOM it builds, and a screenshot.
+        using var chromiumProfile = new TempDirectory("it-chromium-");
         string[] flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", $"--user-data-dir={Directory.CreateTempSubdirectory("it-chromium-").FullName}"];
+            "--disable-component-update", "--disable-sync", $"--user-data-dir={chromiumProfile}"];
         var (code, dom, errors) = RepositoryPaths.Run("/usr/bin/chromium", [.. flags, "--dump-dom", $"file://{report}"]);
         Assert.AreEqual(0, code, errors);
         // Time, throughput, memory, client CPU and allocations (no server in these runs, so no server CPU chart).
@@ -252,6 +263,7 @@ public sealed class ResultsTests
     private static int CountOf(string text, string part) => (text.Length - text.Replace(part, "").Length) / part.Length;
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void Scaling_fits_fixed_and_per_record_costs_and_finds_where_lines_cross()
     {
         var runs = new List<Measurement>();
@@ -277,6 +289,7 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void A_batch_size_sweep_is_reported_per_size_with_the_best_marked()
     {
         var runs = new List<Measurement>();
@@ -295,9 +308,11 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void Measurements_round_trip_through_the_results_log()
     {
-        var path = Path.Combine(Directory.CreateTempSubdirectory("it-log-").FullName, "runs.jsonl");
+        using var folder = new TempDirectory("it-log-");
+        var path = Path.Combine(folder, "runs.jsonl");
         var run = Run("TcpClient2", 1000, 0.1 + 0.2, 1) with { ServerPeakBytes = 12345 };
         MeasurementLog.Append(path, run);
         MeasurementLog.Append(path, run with { Repetition = 2 });
@@ -310,6 +325,7 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void PlanRuns_expands_sizes_times_repetitions_and_refuses_bad_sizes()
     {
         var engine = new FakeBuildEngine();
@@ -330,9 +346,10 @@ public sealed class ResultsTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
     public void WriteReport_task_writes_the_files_and_prints_a_summary()
     {
-        var folder = Directory.CreateTempSubdirectory("it-report-").FullName;
+        using var folder = new TempDirectory("it-report-");
         var log = Path.Combine(folder, "runs.jsonl");
         MeasurementLog.Append(log, Run("DirectCopy", 1000, 1.0, 1));
         MeasurementLog.Append(log, Run("TcpClient2", 1000, 1.5, 1));

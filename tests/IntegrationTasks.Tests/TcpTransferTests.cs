@@ -71,6 +71,8 @@ public sealed record TcpGeneration(string Name, Func<ServerModel> ServerModel, F
 }
 
 [TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
 public sealed class TcpTransferTests
 {
     private static TcpClientTask Client(TestDatabases databases, int port, int totalBatches, int batchSize, FakeBuildEngine engine,
@@ -112,7 +114,7 @@ public sealed class TcpTransferTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
         await using var server = new RunningTcpServer(databases.Server);
-        var folder = Directory.CreateTempSubdirectory("it-clients-").FullName;
+        using var folder = new TempDirectory("it-clients-");
         var clients = Enumerable.Range(0, 3).Select(i =>
         {
             var engine = new FakeBuildEngine();
