@@ -21,6 +21,14 @@ internal sealed class HostArguments
     public long Number(string name, long fallback) =>
         Value(name) is { } text ? long.Parse(text, NumberStyles.None, CultureInfo.InvariantCulture) : fallback;
 
+    /// <summary>The server database a module answers from (--provider, --connstring), its schema ensured.</summary>
+    public async Task<IntegrationTasks.Data.Database> OpenDatabaseAsync(CancellationToken cancellationToken)
+    {
+        var database = IntegrationTasks.Data.Database.Create(Value("--provider") ?? "Sqlite", Required("--connstring"));
+        await database.EnsureSchemaAsync(cancellationToken);
+        return database;
+    }
+
     public static HostArguments Parse(string[] args)
     {
         var parsed = new HostArguments();

@@ -2,6 +2,7 @@ using IntegrationTasks.Common;
 using IntegrationTasks.Host;
 using IntegrationTasks.Host.Http;
 using IntegrationTasks.Host.Labs;
+using IntegrationTasks.Host.Wcf;
 using IntegrationTasks.Hosting;
 
 // The one ASP.NET Core host process (ASP.NET Core cannot load inside MSBuild): Kestrel with the endpoint
@@ -14,12 +15,13 @@ try
 {
     arguments = HostArguments.Parse(args);
     if (arguments.Modules.Count == 0)
-        throw new ArgumentException("Name at least one module with --module (records, starvation).");
+        throw new ArgumentException("Name at least one module with --module (records, soap, starvation).");
     modules = arguments.Modules.Select(name => name switch
     {
         "records" => (IHostModule)new RecordsModule(arguments),
         "starvation" => new StarvationModule(arguments),
-        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, starvation)."),
+        "soap" => new SoapModule(arguments),
+        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, soap, starvation)."),
     }).ToList();
     foreach (var module in modules)
         await module.ConfigureAsync(builder, CancellationToken.None);

@@ -22,8 +22,7 @@ internal sealed class RecordsModule(HostArguments arguments) : IHostModule
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
         _maxRequestBytes = arguments.Number("--max-request-bytes", HttpRecordsProtocol.DefaultMaxRequestBytes);
-        _database = Database.Create(arguments.Value("--provider") ?? "Sqlite", arguments.Required("--connstring"));
-        await _database.EnsureSchemaAsync(cancellationToken);
+        _database = await arguments.OpenDatabaseAsync(cancellationToken);
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxRequestBytes);
     }
 

@@ -1,0 +1,58 @@
+using System.ServiceModel.Channels;
+using System.Xml;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Wcf;
+using SoapCore;
+
+namespace IntegrationTasks.Host.Wcf;
+
+/// <summary>
+/// The series' IntegrationTestsService over SOAP 1.1 (what BasicHttpBinding speaks) with SoapCore, WSDL at ?wsdl.
+/// Arguments: --provider, --connstring, --connections, --answerers, --max-message-bytes, --max-batch-records.
+/// A request body over --max-message-bytes is refused before it is read; one the service cannot take is a fault
+/// with a coded reason; either way the service goes on serving.
+/// </summary>
+internal sealed class SoapModule(HostArguments arguments) : IHostModule
+{
+    private Database _database = null!;
+    private IntegrationTestsService _service = null!;
+    private long _maxMessageBytes;
+
+    public string Name => "soap";
+
+    public string Describe() => $"{ServiceNames.SoapPath}, {_database.Describe()}";
+
+    public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
+    {
+        _maxMessageBytes = arguments.Number("--max-message-bytes", 64L * 1024 * 1024);
+        _database = await arguments.OpenDatabaseAsync(cancellationToken);
+        _service = await IntegrationTestsService.OpenAsync(_database, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
+            (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
+        builder.Services.AddSoapCore();
+        builder.Services.AddSingleton<SoapCore.Extensibility.ISoapMessageProcessor, CarriageReturnPreservingProcessor>();
+        builder.Services.AddSingleton<IIntegrationTestsService>(_service);
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxMessageBytes);
+    }
+
+    public void Map(WebApplication app)
+    {
+        app.Lifetime.ApplicationStopped.Register(() => _service.DisposeAsync().AsTask().GetAwaiter().GetResult());
+        var size = (int)Math.Min(_maxMessageBytes, int.MaxValue);
+        // Called on IApplicationBuilder: on WebApplication the overloads are ambiguous.
+        ((IApplicationBuilder)app).UseSoapEndpoint<IIntegrationTestsService>(options =>
+        {
+            options.Path = ServiceNames.SoapPath;
+            options.SoapSerializer = SoapSerializer.DataContractSerializer;
+            options.NormalizeNewLines = false; // a CR LF inside a value is data, never rewritten (and see CarriageReturnPreservingProcessor)
+            options.EncoderOptions =
+            [
+                new SoapEncoderOptions
+                {
+                    MessageVersion = MessageVersion.Soap11,
+                    ReaderQuotas = new XmlDictionaryReaderQuotas { MaxArrayLength = size, MaxStringContentLength = size, MaxDepth = 32, MaxBytesPerRead = 64 * 1024, MaxNameTableCharCount = 16 * 1024 },
+                },
+            ];
+        });
+    }
+}

@@ -1,0 +1,59 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using Microsoft.Build.Framework;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// Gives each transport the record counts it runs at: all of RunAll's, except above a transport's
+/// <c>MaxRecords</c> (one call per record makes those runs long). Each count left out is reported
+/// as not run, with the reason and the property that raises the cap.
+/// </summary>
+public sealed class CapRecordCounts : IntegrationTask
+{
+    /// <summary>The selected transports; metadata MaxRecords (optional) and MaxRecordsProperty (the property that sets it).</summary>
+    [Required] public ITaskItem[] Transports { get; set; } = [];
+
+    [Required] public string[] RecordCounts { get; set; } = [];
+
+    /// <summary>The transports, each with metadata RecordCounts ('+'-separated; empty when none is left).</summary>
+    [Output] public ITaskItem[] Capped { get; private set; } = [];
+
+    /// <summary>Transport × record count left out (metadata Reason, Fix, SeriesSeconds, Replacement, as NotRunTransport).</summary>
+    [Output] public ITaskItem[] NotRun { get; private set; } = [];
+
+    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var counts = RecordCounts.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0)
+            .Select(c => int.TryParse(c, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"RecordCounts holds '{c}', which is not a positive whole number."))
+            .ToList();
+        var capped = new List<ITaskItem>();
+        var notRun = new List<ITaskItem>();
+        foreach (var transport in Transports)
+        {
+            var cap = transport.GetMetadata("MaxRecords");
+            var limit = cap.Length == 0 ? int.MaxValue
+                : int.TryParse(cap, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{transport.ItemSpec}'s MaxRecords '{cap}' is not a whole number.");
+            var item = new TaskItem(transport);
+            item.SetMetadata("RecordCounts", string.Join('+', counts.Where(c => c <= limit)));
+            capped.Add(item);
+            foreach (var count in counts.Where(c => c > limit))
+            {
+                var entry = new TaskItem($"{transport.ItemSpec} at {count:N0} records");
+                var property = transport.GetMetadata("MaxRecordsProperty");
+                entry.SetMetadata("Reason", string.Create(CultureInfo.InvariantCulture,
+                    $"One call per record: RunAll runs it up to {limit:N0} records by default."));
+                entry.SetMetadata("Fix", property.Length > 0 ? $"-p:{property}={count}" : "");
+                entry.SetMetadata("SeriesSeconds", "");
+                entry.SetMetadata("Replacement", "");
+                notRun.Add(entry);
+            }
+        }
+        Capped = [.. capped];
+        NotRun = [.. notRun];
+        return Task.CompletedTask;
+    }
+}

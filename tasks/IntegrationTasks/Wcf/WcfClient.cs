@@ -1,0 +1,164 @@
+using System.ServiceModel;
+using System.ServiceModel.Channels;
+using System.Xml;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Wcf;
+
+public enum WcfBinding { Soap, NetTcp }
+
+/// <summary>The series' six ways a client calls the service.</summary>
+public enum WcfVariant
+{
+    /// <summary>One synchronous call per record.</summary>
+    SmallRequests,
+
+    /// <summary>One synchronous call per batch, then its import; next.</summary>
+    SmallBatches,
+
+    /// <summary>Batch calls issued without waiting for each other (bounded) against the concurrent operation; asynchronous imports.</summary>
+    SmallBatchesAsync,
+
+    /// <summary>The same client against the sequential operation.</summary>
+    SmallBatchesAsyncSyncServer,
+
+    /// <summary>Threads taking batches (bounded): a synchronous call and import each.</summary>
+    SmallBatchesMultiThread,
+
+    /// <summary>A task per batch (bounded): a synchronous call and import each.</summary>
+    SmallBatchesTask,
+}
+
+/// <summary>
+/// The WCF client (System.ServiceModel) of both bindings in every variant: one channel per transfer,
+/// opened before the clock's setup mark, closed on success and aborted on failure; at most
+/// <see cref="MaxInFlight"/> batches requested and not yet imported; a fault is a coded error.
+/// </summary>
+public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri address, string serverTarget)
+{
+    public int MaxInFlight { get; init; } = 8;
+    public long MaxMessageBytes { get; init; } = 64L * 1024 * 1024;
+    public TimeSpan CallTimeout { get; init; } = TimeSpan.FromMinutes(30);
+
+    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout)
+    {
+        var size = (int)Math.Min(maxMessageBytes, int.MaxValue);
+        var quotas = new XmlDictionaryReaderQuotas { MaxArrayLength = size, MaxStringContentLength = size, MaxDepth = 32, MaxBytesPerRead = 64 * 1024, MaxNameTableCharCount = 16 * 1024 };
+        Binding result = binding switch
+        {
+            WcfBinding.Soap => new BasicHttpBinding(BasicHttpSecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
+            _ => new NetTcpBinding(SecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
+        };
+        result.OpenTimeout = result.CloseTimeout = TimeSpan.FromSeconds(Math.Min(60, timeout.TotalSeconds));
+        result.SendTimeout = result.ReceiveTimeout = timeout;
+        return result;
+    }
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        if (MaxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout), new EndpointAddress(address));
+        IIntegrationTestsClient? service = null;
+        try
+        {
+            service = factory.CreateChannel();
+            var channel = (IClientChannel)service;
+            using (cancellationToken.Register(channel.Abort)) // a cancelled run ends its calls at once
+            {
+                await Task.Factory.FromAsync(channel.BeginOpen, channel.EndOpen, null).ConfigureAwait(false);
+                importer.MarkSetupDone();
+                await TransferAsync(service, plan, importer, cancellationToken).ConfigureAwait(false);
+                await Task.Factory.FromAsync(channel.BeginClose, channel.EndClose, null).ConfigureAwait(false);
+            }
+            factory.Close();
+        }
+        catch (Exception e)
+        {
+            (service as IClientChannel)?.Abort();
+            factory.Abort();
+            cancellationToken.ThrowIfCancellationRequested();
+            throw Translate(e);
+        }
+        // Message sizes are not exposed by the WCF client; the report shows "–" for bytes on the wire.
+        return new TransferResult(0, 0);
+    }
+
+    private Task TransferAsync(IIntegrationTestsClient service, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        var imports = new SerialImporter(importer);
+        return variant switch
+        {
+            WcfVariant.SmallRequests => EachBatchInTurnAsync(plan, b => Records(service, plan, b), imports, cancellationToken),
+            WcfVariant.SmallBatches => EachBatchInTurnAsync(plan, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), imports, cancellationToken),
+            WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (b, token) =>
+                await imports.ImportAsync(await service.GetRecordsConcurrentlyAsync(plan.FirstId(b), plan.BatchSize).ConfigureAwait(false), token)
+                    .ConfigureAwait(false), cancellationToken),
+            WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (b, token) =>
+                await imports.ImportAsync(await service.GetRecordsAsync(plan.FirstId(b), plan.BatchSize).ConfigureAwait(false), token)
+                    .ConfigureAwait(false), cancellationToken),
+            WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, (b, token) => Task.Run(() =>
+                imports.ImportAsync(service.GetRecords(plan.FirstId(b), plan.BatchSize), token), token), cancellationToken),
+            WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(plan.TotalBatches, MaxInFlight, (b, token) =>
+                imports.Import(service.GetRecords(plan.FirstId(b), plan.BatchSize), token), cancellationToken),
+            _ => throw new ArgumentOutOfRangeException(nameof(variant)),
+        };
+    }
+
+    /// <summary>One call per record, collected into the batch it belongs to.</summary>
+    private static RecordData[] Records(IIntegrationTestsClient service, BatchPlan plan, int batch) =>
+        plan.Ids(batch).Select(service.GetRecord).OfType<RecordData>().ToArray();
+
+    /// <summary>Lock-step: the calls are synchronous, as in the series; the import of a batch completes before the next call.</summary>
+    private static async Task EachBatchInTurnAsync(BatchPlan plan, Func<int, RecordData[]> call, SerialImporter imports, CancellationToken cancellationToken)
+    {
+        for (var batch = 0; batch < plan.TotalBatches; batch++)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            await imports.ImportAsync(call(batch), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private Exception Translate(Exception e)
+    {
+        if (e is AggregateException { InnerExceptions.Count: 1 } aggregate)
+            e = aggregate.InnerException!;
+        return e switch
+        {
+            IntegrationException => e,
+            FaultException fault => CodedError.TryParse(fault.Message, out var code, out var message)
+                ? new IntegrationException(code, $"The service answered with a fault: {message}", e)
+                : new IntegrationException(ErrorCodes.RequestRefused, $"The service answered with a fault: {fault.Message}", e),
+            EndpointNotFoundException => new IntegrationException(ErrorCodes.ConnectionFailed,
+                $"Cannot reach {address}: {e.Message} Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
+            TimeoutException => new IntegrationException(ErrorCodes.Timeout, $"A call to {address} timed out: {e.Message}", e),
+            CommunicationException => new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
+            _ => e,
+        };
+    }
+
+    /// <summary>One import at a time into the client's one connection, from whichever call or thread finished.</summary>
+    private sealed class SerialImporter(BatchImporter importer)
+    {
+        private readonly SemaphoreSlim _gate = new(1, 1);
+
+        public async Task ImportAsync(RecordData[] records, CancellationToken cancellationToken)
+        {
+            var batch = records.Select(r => r.ToRecord()).ToList();
+            await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                await importer.ImportAsync(batch, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _gate.Release();
+            }
+        }
+
+        /// <summary>For the thread-per-batch model: the thread waits for its own import, as the series' threads did.</summary>
+        public void Import(RecordData[] records, CancellationToken cancellationToken) =>
+            ImportAsync(records, cancellationToken).GetAwaiter().GetResult();
+    }
+}

@@ -1,0 +1,147 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Wcf;
+
+/// <summary>
+/// A client of the series' web service: the binding and the variant are what a concrete task names;
+/// the service's address, the calls in flight and the message quota are its parameters.
+/// </summary>
+public abstract class WcfClientTask : TransferClientTask
+{
+    /// <summary>The service's address: http://host:port/IntegrationTestsService.svc or net.tcp://host:port/IntegrationTestsService.</summary>
+    [Required] public string Address { get; set; } = "";
+
+    /// <summary>Batches requested and not yet imported, at most (the asynchronous, thread and task variants).</summary>
+    public int MaxInFlight { get; set; } = 8;
+
+    /// <summary>The largest reply the client accepts (the binding's MaxReceivedMessageSize and reader quotas).</summary>
+    public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
+
+    protected abstract WcfBinding Binding { get; }
+    protected abstract WcfVariant Variant { get; }
+
+    protected override string TransportName => GetType().Name;
+
+    protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
+        var client = new WcfClient(Binding, Variant, address, Binding == WcfBinding.Soap ? "SoapServer" : "NetTcpServer")
+        {
+            MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, CallTimeout = TimeSpan.FromSeconds(TimeoutSeconds),
+        };
+        return client.RunAsync(plan, importer, cancellationToken);
+    }
+}
+
+/// <summary>
+/// The series' SOAP service on Kestrel (SoapCore, SOAP 1.1 as BasicHttpBinding speaks it): the host process's
+/// "soap" module (tasks/IntegrationTasks.Host/Wcf), started, watched and stopped by this task. WSDL at ?wsdl.
+/// </summary>
+public sealed class SoapServer : HostModuleServerTask
+{
+    /// <summary>Database connections the service's lookups share, and how many one concurrent batch call uses.</summary>
+    public int Connections { get; set; } = 8;
+    public int Answerers { get; set; } = 4;
+
+    /// <summary>The largest request body and the largest batch a call may ask for.</summary>
+    public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
+    public int MaxBatchRecords { get; set; } = 100_000;
+
+    protected override string Module => "soap";
+
+    protected override IEnumerable<string> ModuleArguments() =>
+    [
+        "--connections", Connections.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--answerers", Answerers.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-message-bytes", MaxMessageBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-batch-records", MaxBatchRecords.ToString(System.Globalization.CultureInfo.InvariantCulture),
+    ];
+}
+
+/// <summary>SOAP: one call per record.</summary>
+public sealed class SoapSmallRequests : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallRequests;
+}
+
+/// <summary>SOAP: one synchronous call per batch.</summary>
+public sealed class SoapSmallBatches : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallBatches;
+}
+
+/// <summary>SOAP: batch calls without waiting for each other, against the concurrent operation.</summary>
+public sealed class SoapSmallBatchesAsync : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsync;
+}
+
+/// <summary>SOAP: batch calls without waiting for each other, against the sequential operation.</summary>
+public sealed class SoapSmallBatchesAsyncSyncServer : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsyncSyncServer;
+}
+
+/// <summary>SOAP: a thread per batch (bounded).</summary>
+public sealed class SoapSmallBatchesMultiThread : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesMultiThread;
+}
+
+/// <summary>SOAP: a task per batch (bounded).</summary>
+public sealed class SoapSmallBatchesTask : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.Soap;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesTask;
+}
+
+/// <summary>net.tcp: one call per record.</summary>
+public sealed class NetTcpSmallRequests : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallRequests;
+}
+
+/// <summary>net.tcp: one synchronous call per batch.</summary>
+public sealed class NetTcpSmallBatches : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallBatches;
+}
+
+/// <summary>net.tcp: batch calls without waiting for each other, against the concurrent operation.</summary>
+public sealed class NetTcpSmallBatchesAsync : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsync;
+}
+
+/// <summary>net.tcp: batch calls without waiting for each other, against the sequential operation.</summary>
+public sealed class NetTcpSmallBatchesAsyncSyncServer : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsyncSyncServer;
+}
+
+/// <summary>net.tcp: a thread per batch (bounded).</summary>
+public sealed class NetTcpSmallBatchesMultiThread : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesMultiThread;
+}
+
+/// <summary>net.tcp: a task per batch (bounded).</summary>
+public sealed class NetTcpSmallBatchesTask : WcfClientTask
+{
+    protected override WcfBinding Binding => WcfBinding.NetTcp;
+    protected override WcfVariant Variant => WcfVariant.SmallBatchesTask;
+}
