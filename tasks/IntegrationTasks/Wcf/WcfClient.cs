@@ -41,6 +41,9 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     public long MaxMessageBytes { get; init; } = 64L * 1024 * 1024;
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromMinutes(30);
 
+    /// <summary>The net.tcp client's connection buffer (and so its socket receive buffer).</summary>
+    public const int ConnectionBufferBytes = 64 * 1024;
+
     public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout)
     {
         var size = (int)Math.Min(maxMessageBytes, int.MaxValue);
@@ -52,7 +55,16 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         };
         result.OpenTimeout = result.CloseTimeout = TimeSpan.FromSeconds(Math.Min(60, timeout.TotalSeconds));
         result.SendTimeout = result.ReceiveTimeout = timeout;
-        return result;
+        if (binding == WcfBinding.Soap)
+            return result;
+        // NetTcpBinding's default ConnectionBufferSize (8 KB) also sizes the socket's receive buffer: on Linux the window
+        // then reopens only every ~200 ms, and a 100 KB reply took 1.3 s on loopback (measured). 64 KB: 15 ms.
+        var elements = result.CreateBindingElements();
+        elements.Find<TcpTransportBindingElement>()!.ConnectionBufferSize = ConnectionBufferBytes;
+        return new CustomBinding(elements)
+        {
+            OpenTimeout = result.OpenTimeout, CloseTimeout = result.CloseTimeout, SendTimeout = result.SendTimeout, ReceiveTimeout = result.ReceiveTimeout,
+        };
     }
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)

@@ -145,3 +145,50 @@ public sealed class NetTcpSmallBatchesTask : WcfClientTask
     protected override WcfBinding Binding => WcfBinding.NetTcp;
     protected override WcfVariant Variant => WcfVariant.SmallBatchesTask;
 }
+
+/// <summary>
+/// The series' net.tcp service: the same IntegrationTestsService behind our own .NET Message Framing endpoint
+/// (<see cref="NetTcp.NetTcpServiceHost"/>), in this task's process; until Ctrl+C or stopped by the suite.
+/// </summary>
+public sealed class NetTcpServer : TransferServerTask
+{
+    [Required] public int Port { get; set; } = 8084;
+    public string BindAddress { get; set; } = "127.0.0.1";
+
+    /// <summary>Database connections the service's lookups share, and how many one concurrent batch call uses.</summary>
+    public int Connections { get; set; } = 8;
+    public int Answerers { get; set; } = 4;
+
+    public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
+    public int MaxBatchRecords { get; set; } = 100_000;
+
+    /// <summary>Requests of one connection answered at once.</summary>
+    public int MaxPendingRequests { get; set; } = 8;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    {
+        if (MaxPendingRequests < 1 || MaxMessageBytes < 1024)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}) and MaxMessageBytes at least 1024 (was {MaxMessageBytes}).");
+        var service = await IntegrationTestsService.OpenAsync(database, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
+        var host = new NetTcp.NetTcpServiceHost(service, new NetTcp.NetTcpOptions
+        {
+            BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,
+        }, EventLog);
+        System.Net.IPEndPoint endpoint;
+        try
+        {
+            endpoint = host.Start();
+        }
+        catch
+        {
+            await service.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+        return ($"net.tcp://{endpoint}{ServiceNames.NetTcpPath}", async stop =>
+        {
+            await using (service)
+                await host.RunAsync(stop).ConfigureAwait(false);
+        });
+    }
+}

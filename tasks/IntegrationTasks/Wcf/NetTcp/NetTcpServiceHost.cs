@@ -1,0 +1,285 @@
+using System.Net;
+using System.Net.Sockets;
+using System.ServiceModel.Channels;
+using System.Xml;
+using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
+
+namespace IntegrationTasks.Wcf.NetTcp;
+
+public sealed record NetTcpOptions
+{
+    public string BindAddress { get; init; } = "127.0.0.1";
+    public int Port { get; init; } = 8084;
+
+    /// <summary>The largest envelope accepted; a larger declared size is refused before it is read.</summary>
+    public int MaxMessageBytes { get; init; } = 64 * 1024 * 1024;
+
+    /// <summary>Requests of one connection being answered at once; the connection is not read further meanwhile (back-pressure).</summary>
+    public int MaxPendingRequests { get; init; } = 8;
+}
+
+/// <summary>
+/// A net.tcp endpoint of our own, for WCF's NetTcpBinding with security None: the .NET Message Framing
+/// records (duplex session mode) are ours (<see cref="MessageFraming"/>); the envelopes are read and written
+/// by WCF's own binary session encoder (System.ServiceModel.Primitives), one per session, and dispatched to
+/// the service by <see cref="NetTcpDispatcher"/>. Not implemented: transport security (stream upgrades),
+/// streamed transfer, one-way operations, other modes and encodings — each is refused with a framing fault.
+/// A connection that breaks the protocol is answered with a fault record, closed, and logged with a code;
+/// the other connections go on.
+/// </summary>
+public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOptions options, IEventLog log)
+{
+    private readonly NetTcpOptions _options = options;
+    private readonly IEventLog _log = log;
+    private readonly NetTcpDispatcher _dispatcher = new(service);
+    private readonly MessageEncoderFactory _encoders = CreateEncoderFactory(options.MaxMessageBytes);
+    private readonly BufferManager _buffers = BufferManager.CreateBufferManager(16L * 1024 * 1024, options.MaxMessageBytes);
+    private TcpListener? _listener;
+    private long _failedConnections;
+
+    public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
+
+    public static MessageEncoderFactory CreateEncoderFactory(int maxMessageBytes) => new BinaryMessageEncodingBindingElement
+    {
+        MessageVersion = MessageVersion.Soap12WSAddressing10,
+        ReaderQuotas = new XmlDictionaryReaderQuotas
+        {
+            MaxArrayLength = maxMessageBytes, MaxStringContentLength = maxMessageBytes, MaxDepth = 32, MaxBytesPerRead = 64 * 1024,
+            MaxNameTableCharCount = 16 * 1024,
+        },
+    }.CreateMessageEncoderFactory();
+
+    public IPEndPoint Start()
+    {
+        _listener = Ports.Listen(_options.BindAddress, _options.Port);
+        return (IPEndPoint)_listener.LocalEndpoint;
+    }
+
+    /// <summary>Accepts until cancelled, then closes the open connections and waits for them.</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        var listener = _listener ?? throw new InvalidOperationException("Start the endpoint first.");
+        var connections = new List<Task>();
+        try
+        {
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                Socket socket;
+                try
+                {
+                    socket = await listener.AcceptSocketAsync(cancellationToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    break;
+                }
+                connections.RemoveAll(t => t.IsCompleted);
+                connections.Add(ServeAsync(socket, cancellationToken));
+            }
+        }
+        finally
+        {
+            listener.Stop();
+            await Task.WhenAll(connections).ConfigureAwait(false);
+        }
+    }
+
+    private async Task ServeAsync(Socket socket, CancellationToken cancellationToken)
+    {
+        await Task.Yield();
+        var peer = socket.RemoteEndPoint?.ToString() ?? "?";
+        socket.NoDelay = true;
+        await using var stream = new NetworkStream(socket, ownsSocket: true);
+        var connection = new Connection(this, stream);
+        try
+        {
+            await connection.RunAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+        }
+        catch (FramingException e)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            _log.Warning(e.Code, $"Closed the net.tcp connection from {peer} with a framing fault ({e.Fault}): {e.Message}");
+            await connection.TryWriteAsync(MessageFraming.FaultRecord(e.Fault)).ConfigureAwait(false);
+        }
+        catch (IntegrationException e)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            _log.Warning(e.Code, $"Closed the net.tcp connection from {peer}: {e.Message}");
+        }
+        catch (Exception e) when (e is IOException or SocketException or ObjectDisposedException)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            _log.Warning(ErrorCodes.ConnectionLost, $"The net.tcp connection from {peer} broke: {e.Message}");
+        }
+        catch (Exception e)
+        {
+            Interlocked.Increment(ref _failedConnections);
+            _log.Warning(ErrorCodes.Unexpected, $"Closed the net.tcp connection from {peer} after an unexpected error: {e}");
+        }
+    }
+
+    /// <summary>One connection: sessions one after another (the client pools connections and starts a new preamble after an End).</summary>
+    private sealed class Connection(NetTcpServiceHost host, Stream stream)
+    {
+        private readonly FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
+        private readonly SemaphoreSlim _writeLock = new(1, 1);
+
+        public async Task RunAsync(CancellationToken cancellationToken)
+        {
+            while (true)
+            {
+                var first = await _reader.ReadByteOrEndAsync(cancellationToken).ConfigureAwait(false);
+                if (first < 0)
+                    return; // closed between sessions: a clean goodbye
+                if (first != MessageFraming.Version)
+                    throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {first} where a preamble's version record was expected (not a net.tcp client?).",
+                        MessageFraming.UnsupportedVersionFault);
+                var via = await _reader.ReadPreambleAsync(cancellationToken).ConfigureAwait(false);
+                if (!Uri.TryCreate(via, UriKind.Absolute, out var uri) || uri.Scheme != "net.tcp"
+                    || !string.Equals(uri.AbsolutePath.TrimEnd('/'), ServiceNames.NetTcpPath, StringComparison.OrdinalIgnoreCase))
+                    throw new FramingException(ErrorCodes.InvalidParameter, $"No service at '{via}' (this endpoint serves net.tcp://…{ServiceNames.NetTcpPath}).",
+                        MessageFraming.EndpointNotFoundFault);
+                await WriteAsync([MessageFraming.PreambleAck], cancellationToken).ConfigureAwait(false);
+                await RunSessionAsync(host._encoders.CreateSessionEncoder(), cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        private async Task RunSessionAsync(MessageEncoder encoder, CancellationToken cancellationToken)
+        {
+            using var slots = new SemaphoreSlim(host._options.MaxPendingRequests, host._options.MaxPendingRequests);
+            var answering = new List<Task>();
+            try
+            {
+                while (true)
+                {
+                    await slots.WaitAsync(cancellationToken).ConfigureAwait(false);
+                    var type = await _reader.ReadByteOrEndAsync(cancellationToken).ConfigureAwait(false);
+                    if (type < 0)
+                        throw new IntegrationException(ErrorCodes.ConnectionLost, "The client closed the connection inside a session, without an End record.");
+                    if (type == MessageFraming.End)
+                    {
+                        await Task.WhenAll(answering).ConfigureAwait(false);
+                        await WriteAsync([MessageFraming.End], cancellationToken).ConfigureAwait(false);
+                        return;
+                    }
+                    if (type != MessageFraming.SizedEnvelope)
+                        throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {type} inside a session (a sized envelope or an End was expected).",
+                            MessageFraming.ContentTypeInvalidFault);
+                    var request = await ReadRequestAsync(encoder, cancellationToken).ConfigureAwait(false);
+                    answering.RemoveAll(t => t.IsCompletedSuccessfully);
+                    answering.Add(AnswerAsync(encoder, request, slots, cancellationToken));
+                }
+            }
+            finally
+            {
+                // A session that ends badly still lets its answers finish before the connection is closed.
+                await Task.WhenAll(answering).ConfigureAwait(false);
+            }
+        }
+
+        private async Task<Message> ReadRequestAsync(MessageEncoder encoder, CancellationToken cancellationToken)
+        {
+            var size = await _reader.ReadSizeAsync(cancellationToken).ConfigureAwait(false);
+            if (size > host._options.MaxMessageBytes)
+                throw new FramingException(ErrorCodes.FrameTooLarge, $"An envelope of {size:N0} bytes is over the limit of {host._options.MaxMessageBytes:N0}.",
+                    MessageFraming.MaxMessageSizeExceededFault);
+            var buffer = host._buffers.TakeBuffer(size);
+            await _reader.ReadExactlyAsync(buffer.AsMemory(0, size), cancellationToken).ConfigureAwait(false);
+            try
+            {
+                // The message owns the buffer from here and gives it back to the buffer manager when closed.
+                return encoder.ReadMessage(new ArraySegment<byte>(buffer, 0, size), host._buffers);
+            }
+            catch (Exception e) when (e is XmlException or System.ServiceModel.CommunicationException or FormatException)
+            {
+                throw new FramingException(ErrorCodes.MalformedXml, $"An envelope of {size:N0} bytes is not a binary SOAP message: {e.Message}",
+                    MessageFraming.ContentTypeInvalidFault);
+            }
+        }
+
+        private async Task AnswerAsync(MessageEncoder encoder, Message message, SemaphoreSlim slots, CancellationToken cancellationToken)
+        {
+            try
+            {
+                await Task.Yield(); // answered off the reading loop, which goes on to the next request
+                Message reply;
+                using (message)
+                {
+                    try
+                    {
+                        reply = await host._dispatcher.AnswerAsync(NetTcpDispatcher.Read(message)).ConfigureAwait(false);
+                    }
+                    catch (IntegrationException e)
+                    {
+                        host._log.Warning(e.Code, $"Refused a net.tcp request with a fault: {e.Message}");
+                        reply = NetTcpDispatcher.Fault(message.Version, message.Headers.MessageId, CodedError.Format(e));
+                    }
+                }
+                using (reply)
+                    await WriteMessageAsync(encoder, reply, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                slots.Release();
+            }
+        }
+
+        private async Task WriteMessageAsync(MessageEncoder encoder, Message reply, CancellationToken cancellationToken)
+        {
+            await _writeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                // Encoded under the lock: the session encoder's dictionary must see messages in the order they go out.
+                // Room is left before the envelope for its record header, so that both go out in one write.
+                var envelope = encoder.WriteMessage(reply, int.MaxValue, host._buffers, MessageFraming.MaxHeaderBytes);
+                try
+                {
+                    var header = MessageFraming.SizedEnvelopeHeader(envelope.Count);
+                    var start = envelope.Offset - header.Length;
+                    header.CopyTo(envelope.Array!, start);
+                    await stream.WriteAsync(envelope.Array.AsMemory(start, header.Length + envelope.Count), cancellationToken).ConfigureAwait(false);
+                    await stream.FlushAsync(cancellationToken).ConfigureAwait(false);
+                }
+                finally
+                {
+                    host._buffers.ReturnBuffer(envelope.Array!);
+                }
+            }
+            finally
+            {
+                _writeLock.Release();
+            }
+        }
+
+        private async Task WriteAsync(byte[] record, CancellationToken cancellationToken)
+        {
+            await _writeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                await stream.WriteAsync(record, cancellationToken).ConfigureAwait(false);
+                await stream.FlushAsync(cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _writeLock.Release();
+            }
+        }
+
+        /// <summary>Best effort: the connection is being closed anyway.</summary>
+        public async Task TryWriteAsync(byte[] record)
+        {
+            try
+            {
+                using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+                await WriteAsync(record, timeout.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is IOException or ObjectDisposedException or OperationCanceledException)
+            {
+            }
+        }
+    }
+}
