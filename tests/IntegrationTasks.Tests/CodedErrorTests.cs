@@ -30,13 +30,15 @@ public sealed class CodedErrorTests
         forward("  warning IT2101: The frame declares 99,999,999 bytes, over the maximum.");
         forward("error IT1003: Cannot open the Sqlite database.");
         forward("TcpServer2: 20 requests answered.");
+        forward("warn: IntegrationTasks.Host[0] IT2101: refused a request from 127.0.0.1 with 413: The request body is over the limit.");
 
         Assert.HasCount(2, engine.Errors);
         Assert.AreEqual(ErrorCodes.PortInUse, engine.Errors[0].Code);
         Assert.AreEqual("[TcpServer2] Port 8081 on 127.0.0.1 is already in use.", engine.Errors[0].Message);
         Assert.AreEqual(ErrorCodes.DatabaseFailure, engine.Errors[1].Code);
-        Assert.HasCount(1, engine.Warnings);
+        Assert.HasCount(2, engine.Warnings);
         Assert.AreEqual(ErrorCodes.FrameTooLarge, engine.Warnings[0].Code);
+        Assert.AreEqual("[TcpServer2] refused a request from 127.0.0.1 with 413: The request body is over the limit.", engine.Warnings[1].Message);
         Assert.IsTrue(engine.Messages.Any(m => m.Message == "[TcpServer2] TcpServer2: 20 requests answered."), engine.Log);
     }
 }
@@ -65,5 +67,30 @@ public sealed class ErrorCodeTests
         foreach (var (name, code) in Codes)
             Assert.IsTrue(rows.Any(r => r.StartsWith($"| {code} | {name} |", StringComparison.Ordinal)), $"{code} {name} is not in docs/errors.md");
         Assert.HasCount(Codes.Length, rows, "docs/errors.md lists a code that ErrorCodes does not have");
+    }
+}
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class CapRecordCountsTests
+{
+    [TestMethod]
+    public void A_capped_transport_runs_up_to_its_cap_and_the_rest_is_reported_as_not_run()
+    {
+        var capped = new Microsoft.Build.Utilities.TaskItem("SoapSmallRequests");
+        capped.SetMetadata("MaxRecords", "50000");
+        capped.SetMetadata("MaxRecordsProperty", "SmallRequestsMaxRecords");
+        var task = new IntegrationTasks.Results.CapRecordCounts
+        {
+            BuildEngine = new FakeBuildEngine(), Transports = [capped, new Microsoft.Build.Utilities.TaskItem("TcpClient2")],
+            RecordCounts = ["20000", "50000+1000000"],
+        };
+        Assert.IsTrue(task.Execute());
+        Assert.AreEqual("20000+50000", task.Capped[0].GetMetadata("RecordCounts"));
+        Assert.AreEqual("20000+50000+1000000", task.Capped[1].GetMetadata("RecordCounts"));
+        Assert.HasCount(1, task.NotRun);
+        Assert.AreEqual("SoapSmallRequests at 1,000,000 records", task.NotRun[0].ItemSpec);
+        Assert.AreEqual("-p:SmallRequestsMaxRecords=1000000", task.NotRun[0].GetMetadata("Fix"));
+        StringAssert.Contains(task.NotRun[0].GetMetadata("Reason"), "up to 50,000 records");
     }
 }

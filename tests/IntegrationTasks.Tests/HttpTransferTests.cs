@@ -8,40 +8,42 @@ using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>The HttpServer task running (it hosts Kestrel in a process of its own) until disposed.</summary>
-internal sealed class RunningHttpServer : IAsyncDisposable
+/// <summary>A server task of the host process (HttpServer, SoapServer) running until disposed.</summary>
+internal sealed class RunningHostModule : IAsyncDisposable
 {
-    private readonly HttpServer _task;
+    private readonly HostModuleServerTask _task;
     private readonly Task<bool> _execution;
 
-    private RunningHttpServer(HttpServer task, Task<bool> execution, int port)
+    private RunningHostModule(HostModuleServerTask task, Task<bool> execution, int port, string path)
     {
         _task = task;
         _execution = execution;
         Port = port;
+        Url = $"http://127.0.0.1:{port}{path}";
     }
 
     public int Port { get; }
-    public string Url => $"http://127.0.0.1:{Port}{HttpRecordsProtocol.Path}";
+    public string Url { get; }
 
     public static string HostAssembly => Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Host", "bin", HostingTests.Configuration,
         "net10.0", "IntegrationTasks.Host.dll");
 
-    public static async Task<RunningHttpServer> StartAsync(TestDatabases databases, long maxRequestBytes = HttpRecordsProtocol.DefaultMaxRequestBytes)
+    /// <summary>Starts the task on a free port with the given database and waits for its ready line.</summary>
+    public static async Task<RunningHostModule> StartAsync(HostModuleServerTask task, TestDatabases databases, string path)
     {
         var port = TcpTransferTests.FreePort();
         var engine = new FakeBuildEngine();
-        var task = new HttpServer
-        {
-            BuildEngine = engine, ServerProvider = databases.ProviderName, ServerConnString = databases.Server.ConnectionString,
-            HostAssembly = HostAssembly, Url = $"http://127.0.0.1:{port}", MaxRequestBytes = maxRequestBytes,
-        };
-        var server = new RunningHttpServer(task, Task.Run(task.Execute), port);
+        task.BuildEngine = engine;
+        task.ServerProvider = databases.ProviderName;
+        task.ServerConnString = databases.Server.ConnectionString;
+        task.HostAssembly = HostAssembly;
+        task.Url = $"http://127.0.0.1:{port}";
+        var server = new RunningHostModule(task, Task.Run(task.Execute), port, path);
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         while (!engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker))
         {
             if (server._execution.IsCompleted)
-                Assert.Fail($"HttpServer ended before it was ready:\n{engine.Log}");
+                Assert.Fail($"{task.GetType().Name} ended before it was ready:\n{engine.Log}");
             await Task.Delay(20, timeout.Token);
         }
         return server;
@@ -52,8 +54,16 @@ internal sealed class RunningHttpServer : IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         _task.Cancel();
-        Assert.IsTrue(await _execution.WaitAsync(TimeSpan.FromSeconds(30)), $"HttpServer did not stop cleanly:\n{Log}");
+        Assert.IsTrue(await _execution.WaitAsync(TimeSpan.FromSeconds(30)), $"{_task.GetType().Name} did not stop cleanly:\n{Log}");
     }
+}
+
+internal static class RunningHttpServer
+{
+    public static string HostAssembly => RunningHostModule.HostAssembly;
+
+    public static Task<RunningHostModule> StartAsync(TestDatabases databases, long maxRequestBytes = HttpRecordsProtocol.DefaultMaxRequestBytes) =>
+        RunningHostModule.StartAsync(new HttpServer { MaxRequestBytes = maxRequestBytes }, databases, HttpRecordsProtocol.Path);
 }
 
 [TestClass]

@@ -18,6 +18,7 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     private Database _database = null!;
     private IntegrationTestsService _service = null!;
     private long _maxMessageBytes;
+    private ILogger? _log;
 
     public string Name => "soap";
 
@@ -31,12 +32,39 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
             (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
         builder.Services.AddSoapCore();
         builder.Services.AddSingleton<SoapCore.Extensibility.ISoapMessageProcessor, CarriageReturnPreservingProcessor>();
+        builder.Services.AddSingleton(new SoapCore.Extensibility.ExceptionTransformer(CodedFaultReason));
         builder.Services.AddSingleton<IIntegrationTestsService>(_service);
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxMessageBytes);
     }
 
+    /// <summary>Every fault's reason is a coded message: the service's own (already coded), or what SoapCore met reading the request.</summary>
+    private string CodedFaultReason(Exception exception)
+    {
+        var reason = CodedReason(exception);
+        _log?.LogWarning("{Reason} (answered with a SOAP fault)", reason);
+        return reason;
+    }
+
+    private string CodedReason(Exception exception)
+    {
+        for (var e = exception; e is not null; e = e.InnerException)
+        {
+            switch (e)
+            {
+                case System.ServiceModel.FaultException fault when CodedError.TryParse(fault.Message, out _, out _):
+                    return fault.Message;
+                case BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge }:
+                    return CodedError.Format(ErrorCodes.FrameTooLarge, $"The request is over the limit of {_maxMessageBytes:N0} bytes (WcfMaxMessageBytes).");
+                case XmlException xml:
+                    return CodedError.Format(ErrorCodes.MalformedXml, $"The request is not a well-formed SOAP envelope: {xml.Message}");
+            }
+        }
+        return CodedError.Format(ErrorCodes.RequestRefused, $"The request could not be served: {exception.Message}");
+    }
+
     public void Map(WebApplication app)
     {
+        _log = app.Logger;
         app.Lifetime.ApplicationStopped.Register(() => _service.DisposeAsync().AsTask().GetAwaiter().GetResult());
         var size = (int)Math.Min(_maxMessageBytes, int.MaxValue);
         // Called on IApplicationBuilder: on WebApplication the overloads are ambiguous.

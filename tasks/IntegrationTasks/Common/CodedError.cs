@@ -15,8 +15,9 @@ public static partial class CodedError
     [GeneratedRegex(@"^(?<code>IT\d{4}): (?<message>.*)$", RegexOptions.Singleline)]
     private static partial Regex Text();
 
-    // MSBuild prints "file(line,col): error IT1234: message [project]"; the host prints "error IT1234: message".
-    [GeneratedRegex(@"(?:^|\W)(?<severity>error|warning) (?<code>IT\d{4}): (?<message>.*?)(?: \[[^\]]+\])?$")]
+    // MSBuild prints "file(line,col): error IT1234: message [project]"; the host prints "error IT1234: message", and its
+    // ASP.NET Core logger "warn: Category[0] IT1234: message" (or "fail: …").
+    [GeneratedRegex(@"(?:(?:^|\W)(?<severity>error|warning) |^(?<severity>warn|fail): \S+\[\d+\] )(?<code>IT\d{4}): (?<message>.*?)(?: \[[^\]]+\])?$")]
     private static partial Regex LogLine();
 
     /// <summary>Reads "IT1234: message"; false for any other text.</summary>
@@ -32,7 +33,7 @@ public static partial class CodedError
     public static bool TryParseLogLine(string line, out bool isError, out string code, out string message)
     {
         var match = LogLine().Match(line);
-        isError = match.Success && match.Groups["severity"].Value == "error";
+        isError = match.Success && match.Groups["severity"].Value is "error" or "fail";
         code = match.Success ? match.Groups["code"].Value : "";
         message = match.Success ? match.Groups["message"].Value.Trim() : line;
         return match.Success;

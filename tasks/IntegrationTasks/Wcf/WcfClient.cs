@@ -142,12 +142,23 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             FaultException fault => CodedError.TryParse(fault.Message, out var code, out var message)
                 ? new IntegrationException(code, $"The service answered with a fault: {message}", e)
                 : new IntegrationException(ErrorCodes.RequestRefused, $"The service answered with a fault: {fault.Message}", e),
-            EndpointNotFoundException => new IntegrationException(ErrorCodes.ConnectionFailed,
+            _ when e is EndpointNotFoundException || Refused(e) => new IntegrationException(ErrorCodes.ConnectionFailed,
                 $"Cannot reach {address}: {e.Message} Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
             TimeoutException => new IntegrationException(ErrorCodes.Timeout, $"A call to {address} timed out: {e.Message}", e),
             CommunicationException => new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
             _ => e,
         };
+    }
+
+    /// <summary>Nothing listens there (HTTP reports it as a plain CommunicationException).</summary>
+    private static bool Refused(Exception? e)
+    {
+        for (; e is not null; e = e.InnerException)
+        {
+            if (e is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionRefused })
+                return true;
+        }
+        return false;
     }
 
     /// <summary>One import at a time into the client's one connection, from whichever call or thread finished.</summary>

@@ -192,9 +192,11 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             try
             {
                 // The message owns the buffer from here and gives it back to the buffer manager when closed.
-                return encoder.ReadMessage(new ArraySegment<byte>(buffer, 0, size), host._buffers);
+                var message = encoder.ReadMessage(new ArraySegment<byte>(buffer, 0, size), host._buffers);
+                _ = message.Headers.Action; // the headers are read here, so that a broken envelope is refused here
+                return message;
             }
-            catch (Exception e) when (e is XmlException or System.ServiceModel.CommunicationException or FormatException)
+            catch (Exception e) when (e is XmlException or System.ServiceModel.CommunicationException or FormatException or InvalidOperationException)
             {
                 throw new FramingException(ErrorCodes.MalformedXml, $"An envelope of {size:N0} bytes is not a binary SOAP message: {e.Message}",
                     MessageFraming.ContentTypeInvalidFault);

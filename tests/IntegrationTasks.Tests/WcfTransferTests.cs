@@ -1,0 +1,260 @@
+using System.Net.Sockets;
+using System.Text;
+using System.Xml.Linq;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Wcf;
+using IntegrationTasks.Wcf.NetTcp;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The net.tcp endpoint of our own, with the real service, running in the test process on a free port.</summary>
+internal sealed class RunningNetTcpServer : IAsyncDisposable
+{
+    private readonly CancellationTokenSource _stop = new();
+    private IntegrationTestsService _service = null!;
+    private Task _serving = Task.CompletedTask;
+
+    public CapturingLog Log { get; } = new();
+    public NetTcpServiceHost Host { get; private set; } = null!;
+    public int Port { get; private set; }
+    public string Address => $"net.tcp://127.0.0.1:{Port}{ServiceNames.NetTcpPath}";
+
+    public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20)
+    {
+        var server = new RunningNetTcpServer();
+        server._service = await IntegrationTestsService.OpenAsync(database, 4, 2, maxBatchRecords, CancellationToken.None);
+        server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions { Port = 0, MaxMessageBytes = maxMessageBytes }, server.Log);
+        server.Port = server.Host.Start().Port;
+        server._serving = server.Host.RunAsync(server._stop.Token);
+        return server;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync();
+        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
+        await _service.DisposeAsync();
+    }
+}
+
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class WcfTransferTests
+{
+    private static readonly string[] Variants =
+        ["SmallRequests", "SmallBatches", "SmallBatchesAsync", "SmallBatchesAsyncSyncServer", "SmallBatchesMultiThread", "SmallBatchesTask"];
+
+    private static WcfClientTask Client(string transport, string address, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 4, int batchSize = 250)
+    {
+        var client = (WcfClientTask)Activator.CreateInstance(typeof(WcfClientTask).Assembly.GetType($"IntegrationTasks.Wcf.{transport}", throwOnError: true)!)!;
+        client.Address = address;
+        client.MaxInFlight = 3;
+        return client.For(databases, engine, totalBatches, batchSize);
+    }
+
+    private static Task<RunningHostModule> StartSoapAsync(TestDatabases databases, int maxBatchRecords = 100_000, long maxMessageBytes = 64 << 20) =>
+        RunningHostModule.StartAsync(new SoapServer { Connections = 4, Answerers = 2, MaxBatchRecords = maxBatchRecords, MaxMessageBytes = maxMessageBytes },
+            databases, ServiceNames.SoapPath);
+
+    private static async Task RunEveryVariantAsync(string binding, string address, TestDatabases databases)
+    {
+        foreach (var variant in Variants)
+        {
+            await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+            var engine = new FakeBuildEngine();
+            var client = Client(binding + variant, address, databases, engine);
+            Assert.IsTrue(await Task.Run(client.Execute), $"{binding}{variant}:\n{engine.Log}");
+            Assert.AreEqual(1000, client.Records, $"{binding}{variant}");
+            var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+            Assert.AreEqual(1000, report.Matched, $"{binding}{variant}: every row, exactly once, values equal");
+        }
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task Every_SOAP_variant_moves_every_row_intact(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartSoapAsync(databases);
+        await RunEveryVariantAsync("Soap", server.Url, databases);
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task Every_net_tcp_variant_moves_every_row_intact_through_our_framing_server(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server);
+        await RunEveryVariantAsync("NetTcp", server.Address, databases);
+        Assert.AreEqual(0L, server.Host.ConnectionsFailed, string.Join("\n", server.Log.Lines));
+    }
+
+    [TestMethod]
+    public async Task The_WSDL_is_served_and_a_plain_SOAP_11_request_without_WCF_is_answered()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(10, CancellationToken.None);
+        await using var server = await StartSoapAsync(databases);
+        using var http = new HttpClient();
+
+        var wsdl = XDocument.Parse(await http.GetStringAsync(server.Url + "?wsdl"));
+        XNamespace w = "http://schemas.xmlsoap.org/wsdl/", soap = "http://schemas.xmlsoap.org/wsdl/soap/";
+        Assert.AreEqual(w + "definitions", wsdl.Root!.Name);
+        var operations = wsdl.Descendants(w + "portType").Single().Elements(w + "operation").Select(o => (string)o.Attribute("name")!).Order().ToList();
+        CollectionAssert.AreEqual(new[] { "GetRecord", "GetRecords", "GetRecordsConcurrently" }, operations);
+        Assert.IsTrue(wsdl.Descendants(soap + "binding").Any(b => (string?)b.Attribute("transport") == "http://schemas.xmlsoap.org/soap/http"));
+        StringAssert.EndsWith((string)wsdl.Descendants(soap + "address").Single().Attribute("location")!, ServiceNames.SoapPath);
+
+        // What any SOAP 1.1 client sends: an envelope and a SOAPAction header.
+        var reply = await PostAsync(http, server.Url, "GetRecords", "<firstId>3</firstId><count>2</count>");
+        Assert.AreEqual(200, (int)reply.Status, reply.Body);
+        var ids = XDocument.Parse(reply.Body).Descendants(XName.Get("Id", ServiceNames.Namespace)).Select(e => (int)e).ToList();
+        CollectionAssert.AreEqual(new[] { 3, 4 }, ids);
+    }
+
+    [TestMethod]
+    public async Task Bad_SOAP_requests_get_faults_or_a_refusal_and_the_service_keeps_serving()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartSoapAsync(databases, maxBatchRecords: 300, maxMessageBytes: 64 * 1024);
+        using var http = new HttpClient();
+
+        var malformed = await PostRawAsync(http, server.Url, "GetRecords", "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body><GetRecords");
+        Assert.IsGreaterThanOrEqualTo(400, (int)malformed.Status, malformed.Body);
+        StringAssert.Contains(malformed.Body, "Fault");
+        StringAssert.Contains(malformed.Body, "IT2001: The request is not a well-formed SOAP envelope");
+
+        var overQuota = await PostAsync(http, server.Url, "GetRecords", "<firstId>1</firstId><count>301</count>");
+        StringAssert.Contains(overQuota.Body, "IT1001: count must be between 1 and 300");
+
+        var oversized = await PostAsync(http, server.Url, "GetRecord", "<id>1</id><!--" + new string('x', 70 * 1024) + "-->");
+        Assert.IsGreaterThanOrEqualTo(400, (int)oversized.Status, oversized.Body);
+        StringAssert.Contains(oversized.Body, "IT2101: The request is over the limit of 65,536 bytes");
+
+        // The WCF client turns a fault into the service's own code.
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client("SoapSmallBatches", server.Url, databases, engine, 2, 500).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+
+        // …and a good client is still served.
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client("SoapSmallBatchesAsync", server.Url, databases, engine, 4, 250).Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    [DataRow("garbage bytes", ErrorCodes.MalformedMessage)]
+    [DataRow("oversized envelope", ErrorCodes.FrameTooLarge)]
+    [DataRow("aborted mid-envelope", ErrorCodes.TruncatedFrame)]
+    [DataRow("envelope that is not binary SOAP", ErrorCodes.MalformedXml)]
+    public async Task A_bad_net_tcp_peer_is_closed_with_a_coded_warning_and_a_good_client_is_still_served(string misbehaviour, string code)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxMessageBytes: 1 << 20);
+
+        using (var bad = new TcpClient())
+        {
+            await bad.ConnectAsync("127.0.0.1", server.Port);
+            var stream = bad.GetStream();
+            byte[] bytes = misbehaviour switch
+            {
+                "garbage bytes" => Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+                "oversized envelope" => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0xFF, 0xFF, 0xFF, 0x7F],
+                "aborted mid-envelope" => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0x80, 0x08, 1, 2, 3],
+                _ => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0x04, 0xDE, 0xAD, 0xBE, 0xEF],
+            };
+            await stream.WriteAsync(bytes);
+            if (misbehaviour == "aborted mid-envelope")
+                bad.Client.Shutdown(SocketShutdown.Send);
+            var answer = new byte[4096];
+            var read = 0;
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+            for (int n; (n = await stream.ReadAsync(answer.AsMemory(read), timeout.Token)) > 0;)
+                read += n; // the server answers (a preamble ack, a fault record) and closes: never a hang
+            if (misbehaviour is "garbage bytes" or "oversized envelope" or "envelope that is not binary SOAP")
+                Assert.IsTrue(answer.AsSpan(0, read).IndexOf(MessageFraming.Fault) >= 0, $"{misbehaviour}: a fault record was expected");
+        }
+        await WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client("NetTcpSmallBatchesAsync", server.Address, databases, engine).Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    public async Task A_net_tcp_call_over_the_batch_quota_is_a_fault_with_the_services_code_and_the_session_goes_on()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxBatchRecords: 300);
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client("NetTcpSmallBatches", server.Address, databases, engine, 2, 500).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        StringAssert.Contains(engine.Log, "count must be between 1 and 300");
+
+        engine = new FakeBuildEngine();
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        Assert.IsTrue(await Task.Run(Client("NetTcpSmallBatchesTask", server.Address, databases, engine, 4, 250).Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    public async Task Without_a_server_a_client_fails_at_once_with_a_coded_error()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        foreach (var (transport, address) in new[]
+                 {
+                     ("SoapSmallBatches", $"http://127.0.0.1:{TcpTransferTests.FreePort()}{ServiceNames.SoapPath}"),
+                     ("NetTcpSmallBatchesAsync", $"net.tcp://127.0.0.1:{TcpTransferTests.FreePort()}{ServiceNames.NetTcpPath}"),
+                 })
+        {
+            var engine = new FakeBuildEngine();
+            var run = Task.Run(Client(transport, address, databases, engine).Execute);
+            Assert.IsFalse(await run.WaitAsync(TimeSpan.FromSeconds(60)));
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        }
+    }
+
+    private static byte[] Preamble(string via)
+    {
+        using var buffer = new MemoryStream();
+        buffer.Write([MessageFraming.Version, 1, 0, MessageFraming.Mode, MessageFraming.DuplexMode, MessageFraming.Via]);
+        var bytes = Encoding.UTF8.GetBytes(via);
+        MessageFraming.WriteSize(buffer, bytes.Length);
+        buffer.Write(bytes);
+        buffer.Write([MessageFraming.KnownEncoding, MessageFraming.BinarySessionEncoding, MessageFraming.PreambleEnd]);
+        return buffer.ToArray();
+    }
+
+    private static Task<(System.Net.HttpStatusCode Status, string Body)> PostAsync(HttpClient http, string url, string operation, string parameters) =>
+        PostRawAsync(http, url, operation,
+            $"<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body><{operation} xmlns=\"{ServiceNames.Namespace}\">{parameters}</{operation}></s:Body></s:Envelope>");
+
+    private static async Task<(System.Net.HttpStatusCode Status, string Body)> PostRawAsync(HttpClient http, string url, string operation, string envelope)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Post, url) { Content = new StringContent(envelope, Encoding.UTF8, "text/xml") };
+        request.Headers.Add("SOAPAction", $"\"{ServiceNames.Action(operation)}\"");
+        using var response = await http.SendAsync(request);
+        return (response.StatusCode, await response.Content.ReadAsStringAsync());
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition, string what)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        while (!condition())
+        {
+            if (timeout.IsCancellationRequested)
+                Assert.Fail($"Timed out waiting; the log:\n{what}");
+            await Task.Delay(50, CancellationToken.None);
+        }
+    }
+}
