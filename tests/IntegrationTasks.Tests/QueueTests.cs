@@ -205,12 +205,12 @@ public sealed class QueueTests
         await databases.Client.EnsureSchemaAsync(CancellationToken.None); // the test watches ClientTable fill up
         await using var server = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
 
-        // The client as a process of its own (the transfer target, without the table reset), killed outright.
+        // The client as a process of its own (its target, as a person would run it), killed outright.
         using var artifacts = new TempDirectory("it-durable-");
         var info = new ProcessStartInfo("dotnet") { WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in new[]
                  {
-                     "msbuild", RepositoryPaths.BuildProject, "-t:_RabbitMQDurableTransfer", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
+                     "msbuild", RepositoryPaths.BuildProject, "-t:RabbitMQDurable", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
                      "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", $"-p:ClientConnString={ServerLaunch.Escape(databases.Client.ConnectionString)}",
                      $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}", $"-p:TotalBatches={batches}", $"-p:BatchSize={batchSize}",
                  })
