@@ -147,37 +147,44 @@ public sealed class HostingTests
         using var artifacts = new TempDirectory("it-runall-");
         var port = TcpTransferTests.FreePort();
         var httpPort = TcpTransferTests.FreePort();
+        int soapPort = TcpTransferTests.FreePort(), netTcpPort = TcpTransferTests.FreePort();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}",
-            "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500");
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={soapPort}",
+            $"-p:NetTcpPort={netTcpPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
             StringAssert.Contains(markdown, $"| {transport} |");
         StringAssert.Contains(markdown, "3,000 records (mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
+        // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
+        StringAssert.Contains(markdown, "| SoapSmallRequests at 3,000 records | One call per record: RunAll runs it up to 1,000 records by default. | `-p:SmallRequestsMaxRecords=3000` |");
+        StringAssert.Contains(markdown, "| NetTcpSmallRequests at 3,000 records |");
         // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
         var costs = markdown.Split('\n').First(l => l.StartsWith("| TcpClient2 |", StringComparison.Ordinal) && l.Split('|').Length == 15);
         Assert.AreNotEqual("–", costs.Split('|')[7].Trim(), costs);
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
-        Assert.HasCount(1 + AllTransports.Length * 2 * 3, csv); // header + transports × sizes × (warm-up + repetitions)
+        Assert.HasCount(1 + (AllTransports.Length * 2 - 2) * 3, csv); // header + transports × sizes (less the two capped) × (warm-up + repetitions)
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);
-        AssertPortFree(port);
-        AssertPortFree(httpPort);
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort })
+            AssertPortFree(used);
     }
 
     [TestMethod]
-    public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size()
+    [DataRow("TcpClient2", "Port")]
+    [DataRow("SoapSmallBatches", "SoapPort")]
+    [DataRow("NetTcpSmallBatchesAsync", "NetTcpPort")]
+    public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size(string transport, string portProperty)
     {
         using var artifacts = new TempDirectory("it-sweep-");
         var port = TcpTransferTests.FreePort();
-        var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:Port={port}", "-p:SweepRecords=1000", "-p:BatchSizes=100+500",
-            "-p:Repetitions=2", "-p:Warmup=false");
+        var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:{portProperty}={port}", $"-p:SweepTransport={transport}",
+            "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "## Batch-size sweep: TcpClient2, 1,000 records");
+        StringAssert.Contains(markdown, $"## Batch-size sweep: {transport}, 1,000 records");
         StringAssert.Contains(markdown, "| 100 | 10 |");
         StringAssert.Contains(markdown, "| 500 | 2 |");
         StringAssert.Contains(markdown, "**best**");
