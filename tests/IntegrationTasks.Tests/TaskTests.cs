@@ -146,7 +146,9 @@ public sealed class ResultsTests
         Assert.AreEqual(2.0, tcp.RatioToBaseline!.Value, 1e-12);
         Assert.AreEqual(100.0, tcp.PercentSlowerThanFastest, 1e-9);
         Assert.AreEqual(2.0, tcp.SecondsBehindFastest, 1e-12);
-        Assert.AreEqual(300.0, tcp.MeanBytesPerRecord, 1e-12);
+        Assert.AreEqual(300.0, tcp.MeanBytesPerRecord!.Value, 1e-12);
+        var unmeasured = ReportWriter.Summarise([Run("SoapSmallBatches", 1000, 1.0, 1) with { BytesSent = 0, BytesReceived = 0, BytesNotMeasured = true }]);
+        Assert.IsNull(unmeasured.Single().MeanBytesPerRecord, "bytes the transport could not measure are not reported as 0");
         Assert.IsNull(rows.Single(r => r.Records == 2000).RatioToBaseline, "no baseline at 2000 records");
 
         using var folder = new TempDirectory("it-report-");

@@ -14,7 +14,7 @@ public sealed record TransportSummary(
     IReadOnlyList<int> OutlierRepetitions,
     double? PValueVsFaster,
     double MeanRecordsPerSecond,
-    double MeanBytesPerRecord,
+    double? MeanBytesPerRecord,
     double? RatioToBaseline,
     double PercentSlowerThanFastest,
     double SecondsBehindFastest,
@@ -115,7 +115,7 @@ public static class ReportWriter
                     transport, size.Key, seconds, warmup?.ElapsedSeconds, outliers,
                     faster is null ? null : Welch.PValue(faster, seconds),
                     runs.Average(r => r.RecordsPerSecond),
-                    runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
+                    runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
                     baseline is > 0 ? seconds.Mean / baseline.Value : null,
                     (seconds.Mean / fastest - 1) * 100,
                     seconds.Mean - fastest,
@@ -197,7 +197,7 @@ public static class ReportWriter
                 md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {Verdict(s)} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
                 md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {(s.WarmupSeconds is { } w ? w.ToString("F3", Invariant) : "–")} | ");
                 md.Append(Invariant, $"{(s.OutlierRepetitions.Count > 0 ? string.Join(", ", s.OutlierRepetitions) : "–")} | {s.MeanRecordsPerSecond:N0} | ");
-                md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {s.MeanBytesPerRecord:F0} | ");
+                md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {(s.MeanBytesPerRecord is { } bytes ? bytes.ToString("F0", Invariant) : "–")} | ");
                 md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
                 first = false;
             }

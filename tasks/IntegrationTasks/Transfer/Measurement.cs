@@ -33,6 +33,9 @@ public sealed record Measurement
     public long? ServerThreadPoolMaxQueue { get; init; }
     public long BytesSent { get; init; }
     public long BytesReceived { get; init; }
+
+    /// <summary>True when the transport could not measure its bytes on the wire (BytesSent and BytesReceived then mean nothing).</summary>
+    public bool? BytesNotMeasured { get; init; }
     public long ClientPeakBytes { get; init; }
     public long? ServerPeakBytes { get; init; }
     public bool Verified { get; init; }

@@ -92,14 +92,15 @@ public abstract class TransferClientTask : IntegrationTask
             {
                 Transport = TransportName, Provider = database.Provider.ToString(), Records = (int)Records, BatchSize = plan.BatchSize,
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
-                BytesReceived = BytesReceived, ClientPeakBytes = PeakWorkingSetBytes,
+                BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
             });
         }
         Log.LogMessage(MessageImportance.High,
-            "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4:N0} bytes sent, {5:N0} received.",
-            TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9), BytesSent, BytesReceived);
+            "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4}.",
+            TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9),
+            result.BytesMeasured ? $"{BytesSent:N0} bytes sent, {BytesReceived:N0} received" : "bytes on the wire not measured");
     }
 }

@@ -93,8 +93,8 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             cancellationToken.ThrowIfCancellationRequested();
             throw Translate(e);
         }
-        // Message sizes are not exposed by the WCF client; the report shows "–" for bytes on the wire.
-        return new TransferResult(0, 0);
+        // The WCF client does not expose what it sent and received: the report shows "–" for bytes on the wire.
+        return TransferResult.BytesNotMeasured;
     }
 
     private Task TransferAsync(IIntegrationTestsClient service, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
