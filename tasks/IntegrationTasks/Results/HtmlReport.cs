@@ -99,7 +99,10 @@ public static class HtmlReport
     {
         var rows = bars;
         Func<Bar, double> value = b => b.Value, interval = b => b.Interval;
-        const int labelWidth = 200, plotWidth = 640, rowHeight = 22, top = 28;
+        const int plotWidth = 640, rowHeight = 22, top = 28;
+        // Room for the longest label (about 7 px a character at the report's font size): names like
+        // NetTcpSmallBatchesAsyncSyncServer must not be cut off at the left edge.
+        var labelWidth = Math.Max(200, 16 + (int)Math.Ceiling(7.2 * rows.Max(r => r.Label.Length)));
         var max = rows.Max(r => value(r) + interval(r));
         max = max > 0 ? max : 1;
         var height = top + rows.Count * rowHeight + 10;
