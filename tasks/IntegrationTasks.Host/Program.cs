@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Host;
+using IntegrationTasks.Host.Grpc;
 using IntegrationTasks.Host.Http;
 using IntegrationTasks.Host.Labs;
 using IntegrationTasks.Host.Wcf;
@@ -15,13 +16,14 @@ try
 {
     arguments = HostArguments.Parse(args);
     if (arguments.Modules.Count == 0)
-        throw new ArgumentException("Name at least one module with --module (records, soap, starvation).");
+        throw new ArgumentException("Name at least one module with --module (records, soap, grpc, starvation).");
     modules = arguments.Modules.Select(name => name switch
     {
         "records" => (IHostModule)new RecordsModule(arguments),
         "starvation" => new StarvationModule(arguments),
         "soap" => new SoapModule(arguments),
-        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, soap, starvation)."),
+        "grpc" => new GrpcModule(arguments),
+        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, soap, grpc, starvation)."),
     }).ToList();
     foreach (var module in modules)
         await module.ConfigureAsync(builder, CancellationToken.None);

@@ -8,7 +8,7 @@ namespace IntegrationTasks.Wcf;
 /// <summary>
 /// The service behind both bindings. Every lookup is the suite's per-record SELECT (<see cref="RecordLookup"/>);
 /// lookups come from a fixed pool of connections, so concurrent calls wait for a connection instead of opening
-/// more. <see cref="GetRecords"/> looks the IDs up one after another; <see cref="GetRecordsConcurrently"/> spreads
+/// more. The gRPC service answers from the same <see cref="LookUpAsync"/>. <see cref="GetRecords"/> looks the IDs up one after another; <see cref="GetRecordsConcurrently"/> spreads
 /// them over up to <c>concurrency</c> connections at once and gathers them in order (seed 000's server change).
 /// Bad arguments are faults whose reason is a coded message (<c>IT1001: …</c>); the service goes on serving.
 /// </summary>
@@ -69,62 +69,65 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
         }
     }
 
-    public async Task<RecordData[]> GetRecords(int firstId, int count)
+    public Task<RecordData[]> GetRecords(int firstId, int count) => AsFaults(LookUpAsync(firstId, count, concurrently: false, CancellationToken.None));
+
+    public Task<RecordData[]> GetRecordsConcurrently(int firstId, int count) => AsFaults(LookUpAsync(firstId, count, concurrently: true, CancellationToken.None));
+
+    private static async Task<RecordData[]> AsFaults(Task<ServiceRecord[]> lookup)
     {
-        Check(firstId, count);
-        var found = new RecordData?[count];
-        var lookup = await _pool.Reader.ReadAsync().ConfigureAwait(false);
         try
         {
-            await LookUpAsync(lookup, firstId, found, 0, 1).ConfigureAwait(false);
+            return (await lookup.ConfigureAwait(false)).Select(r => r.ToData()).ToArray();
         }
-        finally
+        catch (IntegrationException e)
         {
-            _pool.Writer.TryWrite(lookup);
+            throw Fault(e.Code, e.Message);
         }
-        return Present(found);
     }
 
-    public async Task<RecordData[]> GetRecordsConcurrently(int firstId, int count)
+    /// <summary>
+    /// The records of IDs firstId..firstId + count - 1 that exist, in ID order: looked up one after another, or spread over
+    /// up to <c>concurrency</c> pooled connections at once. What every family's service calls.
+    /// </summary>
+    /// <exception cref="IntegrationException">IT1001 for a range the service does not take.</exception>
+    public async Task<ServiceRecord[]> LookUpAsync(int firstId, int count, bool concurrently, CancellationToken cancellationToken)
     {
         Check(firstId, count);
-        var found = new RecordData?[count];
-        var workers = Math.Min(_concurrency, count);
+        var found = new ServiceRecord?[count];
+        var workers = concurrently ? Math.Min(_concurrency, count) : 1;
         var lookups = new List<RecordLookup>(workers);
         try
         {
             // Take what the pool can give now (at least one), so concurrent calls share the connections instead of queueing whole.
-            lookups.Add(await _pool.Reader.ReadAsync().ConfigureAwait(false));
+            lookups.Add(await _pool.Reader.ReadAsync(cancellationToken).ConfigureAwait(false));
             while (lookups.Count < workers && _pool.Reader.TryRead(out var more))
                 lookups.Add(more);
             // Worker k looks up positions k, k + n, k + 2n…: every lookup started without waiting for the others' results.
-            await Task.WhenAll(lookups.Select((lookup, k) => LookUpAsync(lookup, firstId, found, k, lookups.Count))).ConfigureAwait(false);
+            await Task.WhenAll(lookups.Select((lookup, k) => LookUpAsync(lookup, firstId, found, k, lookups.Count, cancellationToken))).ConfigureAwait(false);
         }
         finally
         {
             foreach (var lookup in lookups)
                 _pool.Writer.TryWrite(lookup);
         }
-        return Present(found);
+        // An unknown ID is left out; the client's verification reports it as missing.
+        return found.OfType<ServiceRecord>().ToArray();
     }
 
-    private static async Task LookUpAsync(RecordLookup lookup, int firstId, RecordData?[] found, int start, int step)
+    private static async Task LookUpAsync(RecordLookup lookup, int firstId, ServiceRecord?[] found, int start, int step, CancellationToken cancellationToken)
     {
         for (var i = start; i < found.Length; i += step)
-            found[i] = await lookup.FindAsync(firstId + i, CancellationToken.None).ConfigureAwait(false) is { } record ? record.ToData() : null;
+            found[i] = await lookup.FindAsync(firstId + i, cancellationToken).ConfigureAwait(false);
     }
-
-    /// <summary>An unknown ID is left out; the client's verification reports it as missing.</summary>
-    private static RecordData[] Present(RecordData?[] found) => found.OfType<RecordData>().ToArray();
 
     private void Check(int firstId, int count)
     {
         if (firstId < 1)
-            throw Fault(ErrorCodes.InvalidParameter, $"firstId must be at least 1 (was {firstId}).");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"firstId must be at least 1 (was {firstId}).");
         if (count < 1 || count > MaxBatchRecords)
-            throw Fault(ErrorCodes.InvalidParameter, $"count must be between 1 and {MaxBatchRecords:N0} (was {count:N0}).");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"count must be between 1 and {MaxBatchRecords:N0} (was {count:N0}).");
         if ((long)firstId + count - 1 > int.MaxValue)
-            throw Fault(ErrorCodes.InvalidParameter, $"The range {firstId} + {count} goes past the largest ID.");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"The range {firstId} + {count} goes past the largest ID.");
     }
 
     public static FaultException Fault(string code, string message) => new(new FaultReason(CodedError.Format(code, message)), new FaultCode("Client"), "");

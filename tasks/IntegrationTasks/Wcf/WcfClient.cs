@@ -99,7 +99,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
 
     private Task TransferAsync(IIntegrationTestsClient service, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        var imports = new SerialImporter(importer);
+        var imports = new RecordDataImporter(new SerialImporter(importer));
         return variant switch
         {
             WcfVariant.SmallRequests => EachBatchInTurnAsync(plan, b => Records(service, plan, b), imports, cancellationToken),
@@ -123,7 +123,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         plan.Ids(batch).Select(service.GetRecord).OfType<RecordData>().ToArray();
 
     /// <summary>Lock-step: the calls are synchronous, as in the series; the import of a batch completes before the next call.</summary>
-    private static async Task EachBatchInTurnAsync(BatchPlan plan, Func<int, RecordData[]> call, SerialImporter imports, CancellationToken cancellationToken)
+    private static async Task EachBatchInTurnAsync(BatchPlan plan, Func<int, RecordData[]> call, RecordDataImporter imports, CancellationToken cancellationToken)
     {
         for (var batch = 0; batch < plan.TotalBatches; batch++)
         {
@@ -160,28 +160,14 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         }
         return false;
     }
+}
 
-    /// <summary>One import at a time into the client's one connection, from whichever call or thread finished.</summary>
-    private sealed class SerialImporter(BatchImporter importer)
-    {
-        private readonly SemaphoreSlim _gate = new(1, 1);
+/// <summary>The service's data contracts into the client's table, one batch at a time.</summary>
+internal sealed class RecordDataImporter(SerialImporter imports)
+{
+    public Task ImportAsync(RecordData[] records, CancellationToken cancellationToken) =>
+        imports.ImportAsync(records.Select(r => r.ToRecord()).ToList(), cancellationToken);
 
-        public async Task ImportAsync(RecordData[] records, CancellationToken cancellationToken)
-        {
-            var batch = records.Select(r => r.ToRecord()).ToList();
-            await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
-            try
-            {
-                await importer.ImportAsync(batch, cancellationToken).ConfigureAwait(false);
-            }
-            finally
-            {
-                _gate.Release();
-            }
-        }
-
-        /// <summary>For the thread-per-batch model: the thread waits for its own import, as the series' threads did.</summary>
-        public void Import(RecordData[] records, CancellationToken cancellationToken) =>
-            ImportAsync(records, cancellationToken).GetAwaiter().GetResult();
-    }
+    public void Import(RecordData[] records, CancellationToken cancellationToken) =>
+        imports.Import(records.Select(r => r.ToRecord()).ToList(), cancellationToken);
 }

@@ -1,0 +1,106 @@
+using Grpc.Core;
+using Grpc.Net.Client;
+using IntegrationTasks.Common;
+using IntegrationTasks.Grpc.Contract;
+using IntegrationTasks.Transfer;
+using RecordService = IntegrationTasks.Grpc.Contract.RecordService;
+
+namespace IntegrationTasks.Grpc;
+
+/// <summary>
+/// The gRPC clients: unary (one call per batch, at most <see cref="MaxInFlight"/> at once, imported as they arrive) and
+/// bidirectional streaming (one call per transfer: batch requests flow up, at most <see cref="MaxInFlight"/> ahead of
+/// the replies, which are imported in order). Every call has a deadline; the channel is disposed on success and failure;
+/// a status other than OK is a coded error naming it.
+/// </summary>
+public sealed class GrpcRecordsClient(Uri address, string serverTarget)
+{
+    public int MaxInFlight { get; init; } = 8;
+    public int MaxMessageBytes { get; init; } = 64 * 1024 * 1024;
+    public TimeSpan Deadline { get; init; } = TimeSpan.FromMinutes(30);
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, CancellationToken cancellationToken)
+    {
+        if (MaxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
+        {
+            MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes,
+        });
+        var client = new RecordService.RecordServiceClient(channel);
+        var deadline = DateTime.UtcNow + Deadline;
+        var imports = new SerialImporter(importer);
+        var answered = 0;
+        try
+        {
+            await channel.ConnectAsync(cancellationToken).ConfigureAwait(false);
+            importer.MarkSetupDone();
+            if (streaming)
+                await StreamAsync(client, plan, imports, deadline, () => answered++, cancellationToken).ConfigureAwait(false);
+            else
+                await BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (batch, token) =>
+                {
+                    var reply = await client.GetBatchAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize },
+                        deadline: deadline, cancellationToken: token).ConfigureAwait(false);
+                    Interlocked.Increment(ref answered);
+                    await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), token).ConfigureAwait(false);
+                }, cancellationToken).ConfigureAwait(false);
+        }
+        catch (RpcException e) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw Translate(e, Volatile.Read(ref answered));
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionFailed,
+                $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
+        }
+        // HTTP/2 framing is inside the channel; what it sent and received is not exposed.
+        return TransferResult.BytesNotMeasured;
+    }
+
+    private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, SerialImporter imports, DateTime deadline,
+        Action answered, CancellationToken cancellationToken)
+    {
+        using var call = client.StreamBatches(deadline: deadline, cancellationToken: cancellationToken);
+        using var ahead = new SemaphoreSlim(MaxInFlight, MaxInFlight);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var send = Task.Run(async () =>
+        {
+            for (var batch = 0; batch < plan.TotalBatches; batch++)
+            {
+                await ahead.WaitAsync(stop.Token).ConfigureAwait(false);
+                await call.RequestStream.WriteAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize }, stop.Token).ConfigureAwait(false);
+            }
+            await call.RequestStream.CompleteAsync().ConfigureAwait(false);
+        }, stop.Token);
+        var receive = Task.Run(async () =>
+        {
+            var expected = 0;
+            await foreach (var reply in call.ResponseStream.ReadAllAsync(stop.Token).ConfigureAwait(false))
+            {
+                if (reply.FirstId != plan.FirstId(expected))
+                    throw new IntegrationException(ErrorCodes.TransferFailed, $"The stream answered batch {reply.FirstId} where {plan.FirstId(expected)} was next.");
+                answered();
+                await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), stop.Token).ConfigureAwait(false);
+                ahead.Release();
+                expected++;
+            }
+            if (expected != plan.TotalBatches)
+                throw new IntegrationException(ErrorCodes.TransferFailed, $"The stream ended after {expected} of {plan.TotalBatches} batches.");
+        }, stop.Token);
+        await TaskGroup.WhenAllOrFirstFailure(stop, send, receive).ConfigureAwait(false);
+    }
+
+    private IntegrationException Translate(RpcException e, int answered) => e.StatusCode switch
+    {
+        StatusCode.Unavailable when answered == 0 => new IntegrationException(ErrorCodes.ConnectionFailed,
+            $"Cannot reach {address} ({e.Status.Detail}). Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
+        StatusCode.DeadlineExceeded => new IntegrationException(ErrorCodes.Timeout, $"A call to {address} passed its deadline ({e.Status.Detail}).", e),
+        StatusCode.Unavailable or StatusCode.Cancelled or StatusCode.Internal when answered > 0 => new IntegrationException(ErrorCodes.ConnectionLost,
+            $"The call to {address} broke off with status {e.StatusCode}: {e.Status.Detail}", e),
+        _ => CodedError.TryParse(e.Status.Detail, out var code, out var message)
+            ? new IntegrationException(code, $"The server answered {e.StatusCode}: {message}", e)
+            : new IntegrationException(ErrorCodes.RequestRefused, $"The server answered {e.StatusCode}: {e.Status.Detail}", e),
+    };
+}

@@ -1,0 +1,65 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Grpc;
+
+/// <summary>
+/// The gRPC server (HTTP/2 without TLS on its own port) as the host process's "grpc" module
+/// (tasks/IntegrationTasks.Host/Grpc), started, watched and stopped by this task.
+/// </summary>
+public sealed class GrpcServer : HostModuleServerTask
+{
+    public int Connections { get; set; } = 8;
+    public int Answerers { get; set; } = 4;
+
+    /// <summary>The largest message either way; a larger one is refused with a status (ResourceExhausted) and a coded log line.</summary>
+    public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
+    public int MaxBatchRecords { get; set; } = 100_000;
+
+    protected override string Module => "grpc";
+
+    protected override IEnumerable<string> ModuleArguments() =>
+    [
+        "--connections", Connections.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--answerers", Answerers.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-message-bytes", MaxMessageBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-batch-records", MaxBatchRecords.ToString(System.Globalization.CultureInfo.InvariantCulture),
+    ];
+}
+
+/// <summary>A gRPC client task: the server's address, the batches in flight, the message limit.</summary>
+public abstract class GrpcClientTask : TransferClientTask
+{
+    /// <summary>http://host:port (HTTP/2 without TLS).</summary>
+    [Required] public string Address { get; set; } = "";
+    public int MaxInFlight { get; set; } = 8;
+    public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
+
+    protected abstract bool Streaming { get; }
+
+    protected override string TransportName => GetType().Name;
+
+    protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
+        var client = new GrpcRecordsClient(address, "GrpcServer")
+        {
+            MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
+        };
+        return client.RunAsync(plan, importer, Streaming, cancellationToken);
+    }
+}
+
+/// <summary>One unary call per batch, several in flight.</summary>
+public sealed class GrpcClient : GrpcClientTask
+{
+    protected override bool Streaming => false;
+}
+
+/// <summary>One bidirectional stream per transfer.</summary>
+public sealed class GrpcStreaming : GrpcClientTask
+{
+    protected override bool Streaming => true;
+}

@@ -1,0 +1,26 @@
+using IntegrationTasks.Data;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>One import at a time into the client's one connection, from whichever call, task or thread has its batch.</summary>
+public sealed class SerialImporter(BatchImporter importer)
+{
+    private readonly SemaphoreSlim _gate = new(1, 1);
+
+    public async Task ImportAsync(IReadOnlyList<ServiceRecord> batch, CancellationToken cancellationToken)
+    {
+        await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await importer.ImportAsync(batch, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
+    /// <summary>For the thread-per-batch model: the thread waits for its own import, as the series' threads did.</summary>
+    public void Import(IReadOnlyList<ServiceRecord> batch, CancellationToken cancellationToken) =>
+        ImportAsync(batch, cancellationToken).GetAwaiter().GetResult();
+}
