@@ -33,7 +33,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         var answered = 0;
         try
         {
-            await channel.ConnectAsync(cancellationToken).ConfigureAwait(false);
+            await ConnectAsync(channel, cancellationToken).ConfigureAwait(false);
             importer.MarkSetupDone();
             if (streaming)
                 await StreamAsync(client, plan, imports, deadline, () => answered++, cancellationToken).ConfigureAwait(false);
@@ -57,6 +57,25 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         }
         // HTTP/2 framing is inside the channel; what it sent and received is not exposed.
         return TransferResult.BytesNotMeasured;
+    }
+
+    /// <summary>Connects, failing at the first failed attempt (the channel would otherwise retry until the deadline).</summary>
+    private async Task ConnectAsync(GrpcChannel channel, CancellationToken cancellationToken)
+    {
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var connect = channel.ConnectAsync(stop.Token);
+        while (!connect.IsCompleted)
+        {
+            var state = channel.State;
+            if (state == ConnectivityState.TransientFailure)
+            {
+                await stop.CancelAsync().ConfigureAwait(false);
+                throw new IntegrationException(ErrorCodes.ConnectionFailed,
+                    $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
+            }
+            await Task.WhenAny(connect, channel.WaitForStateChangedAsync(state, stop.Token)).ConfigureAwait(false);
+        }
+        await connect.ConfigureAwait(false);
     }
 
     private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, SerialImporter imports, DateTime deadline,

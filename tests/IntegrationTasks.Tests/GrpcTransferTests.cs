@@ -1,0 +1,129 @@
+using System.Net;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Grpc;
+using IntegrationTasks.Grpc.Contract;
+using RecordService = IntegrationTasks.Grpc.Contract.RecordService;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class RecordMessagesTests
+{
+    [TestMethod]
+    public void Every_field_round_trips_exactly_through_the_protobuf_bytes()
+    {
+        ServiceRecord[] edges =
+        [
+            new(1, "", -0.0, new DateTime(2014, 5, 10, 12, 34, 56).AddTicks(1234567), null, ""),
+            new(2, "line 1\r\nline 2\ttab", double.Epsilon, DateTime.MinValue, "", null),
+            new(3, "São Paulo ✓ 😀 <b>'x'</b> & < >", double.MaxValue, new DateTime(9999, 12, 31, 23, 59, 59).AddTicks(9999999), " trailing ", "\0"),
+            new(4, "NaN", double.NaN, new DateTime(1970, 1, 1), null, null),
+            new(5, "negative", -1.0000000000000002, new DateTime(1899, 12, 30).AddTicks(1), "x", "y"),
+        ];
+        foreach (var record in edges.Concat(Enumerable.Range(1, 2000).Select(id => SampleData.Create(id))))
+        {
+            var back = Record.Parser.ParseFrom(record.ToMessage().ToByteArray()).ToRecord();
+            Assert.IsTrue(record.SameValuesAs(back), $"{record} came back as {back}");
+            Assert.AreEqual(record.StringField1 is null, back.StringField1 is null, "NULL stays apart from an empty string");
+        }
+    }
+}
+
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class GrpcTransferTests
+{
+    private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxMessageBytes = 64 << 20, int maxBatchRecords = 100_000) =>
+        RunningHostModule.StartAsync(new GrpcServer { Connections = 4, Answerers = 2, MaxMessageBytes = maxMessageBytes, MaxBatchRecords = maxBatchRecords },
+            databases, "");
+
+    private static GrpcClientTask Client(bool streaming, string address, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 4, int batchSize = 250)
+    {
+        GrpcClientTask client = streaming ? new GrpcStreaming() : new IntegrationTasks.Grpc.GrpcClient();
+        client.Address = address;
+        client.MaxInFlight = 3;
+        return client.For(databases, engine, totalBatches, batchSize);
+    }
+
+    [TestMethod]
+    [DataRow(false, "Sqlite")]
+    [DataRow(true, "Sqlite")]
+    [DataRow(false, "PostgreSql")]
+    [DataRow(true, "PostgreSql")]
+    public async Task Both_gRPC_transports_move_every_row_intact(bool streaming, string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartAsync(databases);
+        var engine = new FakeBuildEngine();
+        var client = Client(streaming, server.Url, databases, engine);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(1000, client.Records);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        Assert.AreEqual(1000, report.Matched);
+    }
+
+    [TestMethod]
+    public async Task Bad_gRPC_input_gets_a_status_and_a_good_client_is_still_served()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartAsync(databases, maxMessageBytes: 16 * 1024, maxBatchRecords: 300);
+
+        // A plain HTTP/2 request that is not gRPC.
+        using (var http = new HttpClient { DefaultRequestVersion = HttpVersion.Version20, DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact })
+        {
+            using var response = await http.PostAsync(server.Url + "/integrationtasks.v1.RecordService/GetBatch", new StringContent("hello"));
+            Assert.AreEqual(HttpStatusCode.UnsupportedMediaType, response.StatusCode);
+        }
+
+        using var channel = GrpcChannel.ForAddress(server.Url);
+        var raw = new RecordService.RecordServiceClient(channel);
+        // Over the batch quota: InvalidArgument with the service's code.
+        var quota = await Assert.ThrowsAsync<RpcException>(async () => await raw.GetBatchAsync(new BatchRequest { FirstId = 1, Count = 301 }));
+        Assert.AreEqual(StatusCode.InvalidArgument, quota.StatusCode);
+        StringAssert.StartsWith(quota.Status.Detail, "IT1001: count must be between 1 and 300");
+        // A reply over the message limit: refused with a status, not sent.
+        var oversized = await Assert.ThrowsAsync<RpcException>(async () => await raw.GetBatchAsync(new BatchRequest { FirstId = 1, Count = 300 }));
+        Assert.AreEqual(StatusCode.ResourceExhausted, oversized.StatusCode, oversized.ToString());
+        // A stream cancelled halfway.
+        using (var cancel = new CancellationTokenSource())
+        {
+            using var call = raw.StreamBatches(cancellationToken: cancel.Token);
+            await call.RequestStream.WriteAsync(new BatchRequest { FirstId = 1, Count = 10 });
+            Assert.IsTrue(await call.ResponseStream.MoveNext(CancellationToken.None));
+            await cancel.CancelAsync();
+            await Assert.ThrowsAsync<RpcException>(async () => await call.ResponseStream.MoveNext(CancellationToken.None));
+        }
+        // The task reports the quota refusal with the service's code.
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(false, server.Url, databases, engine, 2, 500).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+
+        // …and a good client is still served (small batches, under the message limit).
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(true, server.Url, databases, engine, 20, 50).Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        StringAssert.Contains(server.Log, "IT1001");
+    }
+
+    [TestMethod]
+    public async Task Without_a_server_a_gRPC_client_fails_at_once_with_a_coded_error()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        foreach (var streaming in new[] { false, true })
+        {
+            var engine = new FakeBuildEngine();
+            var run = Task.Run(Client(streaming, $"http://127.0.0.1:{TcpTransferTests.FreePort()}", databases, engine).Execute);
+            Assert.IsFalse(await run.WaitAsync(TimeSpan.FromSeconds(60)));
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        }
+    }
+}
