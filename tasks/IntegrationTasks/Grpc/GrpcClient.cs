@@ -1,8 +1,10 @@
+using System.Net.Sockets;
 using Grpc.Core;
 using Grpc.Net.Client;
 using IntegrationTasks.Common;
 using IntegrationTasks.Grpc.Contract;
 using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
 using RecordService = IntegrationTasks.Grpc.Contract.RecordService;
 
 namespace IntegrationTasks.Grpc;
@@ -23,9 +25,31 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     {
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        // Every connection the channel opens goes through a counting stream: the bytes on the wire, HTTP/2 framing included.
+        // (A ConnectCallback of our own means the channel has no connectivity state; a refused connection fails the first call at once.)
+        var connections = new System.Collections.Concurrent.ConcurrentBag<CountingStream>();
+        using var handler = new SocketsHttpHandler
+        {
+            ConnectCallback = async (context, token) =>
+            {
+                var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+                try
+                {
+                    await socket.ConnectAsync(context.DnsEndPoint, token).ConfigureAwait(false);
+                }
+                catch
+                {
+                    socket.Dispose();
+                    throw;
+                }
+                var counting = new CountingStream(new NetworkStream(socket, ownsSocket: true));
+                connections.Add(counting);
+                return counting;
+            },
+        };
         using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
-            MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes,
+            MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = handler, DisposeHttpClient = false,
         });
         var client = new RecordService.RecordServiceClient(channel);
         var deadline = DateTime.UtcNow + Deadline;
@@ -33,8 +57,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         var answered = 0;
         try
         {
-            await ConnectAsync(channel, cancellationToken).ConfigureAwait(false);
-            importer.MarkSetupDone();
+            importer.MarkSetupDone(); // the connection is made by the first call (as HttpClient does for HttpRequest)
             if (streaming)
                 await StreamAsync(client, plan, imports, deadline, () => answered++, cancellationToken).ConfigureAwait(false);
             else
@@ -55,27 +78,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
             throw new IntegrationException(ErrorCodes.ConnectionFailed,
                 $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
         }
-        // HTTP/2 framing is inside the channel; what it sent and received is not exposed.
-        return TransferResult.BytesNotMeasured;
-    }
-
-    /// <summary>Connects, failing at the first failed attempt (the channel would otherwise retry until the deadline).</summary>
-    private async Task ConnectAsync(GrpcChannel channel, CancellationToken cancellationToken)
-    {
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var connect = channel.ConnectAsync(stop.Token);
-        while (!connect.IsCompleted)
-        {
-            var state = channel.State;
-            if (state == ConnectivityState.TransientFailure)
-            {
-                await stop.CancelAsync().ConfigureAwait(false);
-                throw new IntegrationException(ErrorCodes.ConnectionFailed,
-                    $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
-            }
-            await Task.WhenAny(connect, channel.WaitForStateChangedAsync(state, stop.Token)).ConfigureAwait(false);
-        }
-        await connect.ConfigureAwait(false);
+        return new TransferResult(connections.Sum(c => c.BytesWritten), connections.Sum(c => c.BytesRead));
     }
 
     private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, SerialImporter imports, DateTime deadline,
