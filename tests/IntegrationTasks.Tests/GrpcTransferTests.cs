@@ -92,6 +92,22 @@ public sealed class GrpcTransferTests
         // A reply over the message limit: refused with a status, not sent.
         var oversized = await Assert.ThrowsAsync<RpcException>(async () => await raw.GetBatchAsync(new BatchRequest { FirstId = 1, Count = 300 }));
         Assert.AreEqual(StatusCode.ResourceExhausted, oversized.StatusCode, oversized.ToString());
+        StringAssert.StartsWith(oversized.Status.Detail, "IT2101: The reply to (1, 300) is");
+        // A truncated gRPC message: its length prefix promises 100 bytes, the request ends after 2.
+        using (var http = new HttpClient { DefaultRequestVersion = HttpVersion.Version20, DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact })
+        {
+            var body = new ByteArrayContent([0, 0, 0, 0, 100, 8, 1]);
+            body.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/grpc");
+            using var request = new HttpRequestMessage(HttpMethod.Post, server.Url + "/integrationtasks.v1.RecordService/GetBatch") { Content = body };
+            request.Headers.TE.ParseAdd("trailers");
+            using var response = await http.SendAsync(request);
+            await response.Content.ReadAsByteArrayAsync();
+            var status = response.TrailingHeaders.TryGetValues("grpc-status", out var values) ? values.Single()
+                : response.Headers.TryGetValues("grpc-status", out values) ? values.Single() : "(none)";
+            // Refused: a gRPC status other than OK, or an HTTP error — never an OK answer.
+            Assert.IsFalse(response.IsSuccessStatusCode && status is "0" or "(none)",
+                $"a truncated message was answered {(int)response.StatusCode} with grpc-status {status}");
+        }
         // A stream cancelled halfway.
         using (var cancel = new CancellationTokenSource())
         {
@@ -112,6 +128,11 @@ public sealed class GrpcTransferTests
         Assert.IsTrue(await Task.Run(Client(true, server.Url, databases, engine, 20, 50).Execute), engine.Log);
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
         StringAssert.Contains(server.Log, "IT1001");
+        StringAssert.Contains(server.Log, "IT2101");
+        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(15));
+        while (!server.Log.Contains("warning IT3006", StringComparison.Ordinal) && !wait.IsCancellationRequested)
+            await Task.Delay(50, CancellationToken.None);
+        StringAssert.Contains(server.Log, "warning IT3006"); // the stream cancelled halfway
     }
 
     [TestMethod]

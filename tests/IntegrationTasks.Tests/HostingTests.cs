@@ -176,6 +176,7 @@ public sealed class HostingTests
     [DataRow("TcpClient2", "Port")]
     [DataRow("SoapSmallBatches", "SoapPort")]
     [DataRow("NetTcpSmallBatchesAsync", "NetTcpPort")]
+    [DataRow("GrpcStreaming", "GrpcPort")]
     public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size(string transport, string portProperty)
     {
         using var artifacts = new TempDirectory("it-sweep-");

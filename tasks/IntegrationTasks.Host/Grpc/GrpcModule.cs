@@ -29,6 +29,7 @@ internal sealed class GrpcModule(HostArguments arguments) : IHostModule
         _service = await IntegrationTestsService.OpenAsync(_database, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
             (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
         builder.Services.AddSingleton(_service);
+        builder.Services.AddSingleton(new GrpcLimits(maxMessageBytes));
         builder.Services.AddGrpc(options =>
         {
             options.MaxReceiveMessageSize = maxMessageBytes;
@@ -45,8 +46,10 @@ internal sealed class GrpcModule(HostArguments arguments) : IHostModule
     }
 }
 
+internal sealed record GrpcLimits(int MaxMessageBytes);
+
 /// <summary>The two calls of records.proto, answered from the suite's service.</summary>
-internal sealed class RecordsGrpcService(IntegrationTestsService service, ILogger<RecordsGrpcService> log) : RecordService.RecordServiceBase
+internal sealed class RecordsGrpcService(IntegrationTestsService service, GrpcLimits limits, ILogger<RecordsGrpcService> log) : RecordService.RecordServiceBase
 {
     public override async Task<BatchReply> GetBatch(BatchRequest request, ServerCallContext context) =>
         await AnswerAsync(request, context.CancellationToken);
@@ -59,7 +62,7 @@ internal sealed class RecordsGrpcService(IntegrationTestsService service, ILogge
             await foreach (var request in requests.ReadAllAsync(context.CancellationToken))
                 await replies.WriteAsync(await AnswerAsync(request, context.CancellationToken), context.CancellationToken);
         }
-        catch (OperationCanceledException) when (context.CancellationToken.IsCancellationRequested)
+        catch (Exception e) when (context.CancellationToken.IsCancellationRequested && e is OperationCanceledException or IOException)
         {
             log.LogWarning("{Code}: the stream from {Peer} was cancelled halfway.", ErrorCodes.ConnectionLost, context.Peer);
             throw new RpcException(new Status(StatusCode.Cancelled, CodedError.Format(ErrorCodes.ConnectionLost, "The stream was cancelled.")));
@@ -68,14 +71,23 @@ internal sealed class RecordsGrpcService(IntegrationTestsService service, ILogge
 
     private async Task<BatchReply> AnswerAsync(BatchRequest request, CancellationToken cancellationToken)
     {
+        BatchReply reply;
         try
         {
-            return RecordMessages.ToReply(request.FirstId, await service.LookUpAsync(request.FirstId, request.Count, concurrently: false, cancellationToken));
+            reply = RecordMessages.ToReply(request.FirstId, await service.LookUpAsync(request.FirstId, request.Count, concurrently: false, cancellationToken));
         }
         catch (IntegrationException e)
         {
             log.LogWarning("{Code}: refused a gRPC request ({FirstId}, {Count}) with InvalidArgument: {Message}", e.Code, request.FirstId, request.Count, e.Message);
             throw new RpcException(new Status(StatusCode.InvalidArgument, CodedError.Format(e)));
         }
+        // Checked here rather than left to the framework, so that the refusal is logged with a code (the framework would refuse it too).
+        if (reply.CalculateSize() is var size && size > limits.MaxMessageBytes)
+        {
+            var message = $"The reply to ({request.FirstId}, {request.Count}) is {size:N0} bytes, over the limit of {limits.MaxMessageBytes:N0} (GrpcMaxMessageBytes); ask for smaller batches.";
+            log.LogWarning("{Code}: {Message}", ErrorCodes.FrameTooLarge, message);
+            throw new RpcException(new Status(StatusCode.ResourceExhausted, CodedError.Format(ErrorCodes.FrameTooLarge, message)));
+        }
+        return reply;
     }
 }
