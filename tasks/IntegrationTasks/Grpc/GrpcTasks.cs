@@ -6,26 +6,12 @@ namespace IntegrationTasks.Grpc;
 
 /// <summary>
 /// The gRPC server (HTTP/2 without TLS on its own port) as the host process's "grpc" module
-/// (tasks/IntegrationTasks.Host/Grpc), started, watched and stopped by this task.
+/// (tasks/IntegrationTasks.Host/Grpc), started, watched and stopped by this task. A message over MaxMessageBytes
+/// is refused with a status (ResourceExhausted) and a coded log line.
 /// </summary>
-public sealed class GrpcServer : HostModuleServerTask
+public sealed class GrpcServer : RecordServiceHostTask
 {
-    public int Connections { get; set; } = 8;
-    public int Answerers { get; set; } = 4;
-
-    /// <summary>The largest message either way; a larger one is refused with a status (ResourceExhausted) and a coded log line.</summary>
-    public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
-    public int MaxBatchRecords { get; set; } = 100_000;
-
     protected override string Module => "grpc";
-
-    protected override IEnumerable<string> ModuleArguments() =>
-    [
-        "--connections", Connections.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--answerers", Answerers.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--max-message-bytes", MaxMessageBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--max-batch-records", MaxBatchRecords.ToString(System.Globalization.CultureInfo.InvariantCulture),
-    ];
 }
 
 /// <summary>A gRPC client task: the server's address, the batches in flight, the message limit.</summary>

@@ -64,3 +64,23 @@ public abstract class HostModuleServerTask : TransferServerTask
         return (endpoint, serve);
     }
 }
+
+/// <summary>
+/// A host module that answers from the suite's record service (<c>IntegrationTestsService</c>): the database connections its
+/// lookups share, how many one concurrent call uses, the message limit and the largest batch one call may ask for.
+/// </summary>
+public abstract class RecordServiceHostTask : HostModuleServerTask
+{
+    public int Connections { get; set; } = 8;
+    public int Answerers { get; set; } = 4;
+    public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
+    public int MaxBatchRecords { get; set; } = 100_000;
+
+    protected override IEnumerable<string> ModuleArguments() =>
+    [
+        "--connections", Connections.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--answerers", Answerers.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-message-bytes", MaxMessageBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        "--max-batch-records", MaxBatchRecords.ToString(System.Globalization.CultureInfo.InvariantCulture),
+    ];
+}

@@ -41,25 +41,9 @@ public abstract class WcfClientTask : TransferClientTask
 /// The series' SOAP service on Kestrel (SoapCore, SOAP 1.1 as BasicHttpBinding speaks it): the host process's
 /// "soap" module (tasks/IntegrationTasks.Host/Wcf), started, watched and stopped by this task. WSDL at ?wsdl.
 /// </summary>
-public sealed class SoapServer : HostModuleServerTask
+public sealed class SoapServer : RecordServiceHostTask
 {
-    /// <summary>Database connections the service's lookups share, and how many one concurrent batch call uses.</summary>
-    public int Connections { get; set; } = 8;
-    public int Answerers { get; set; } = 4;
-
-    /// <summary>The largest request body and the largest batch a call may ask for.</summary>
-    public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
-    public int MaxBatchRecords { get; set; } = 100_000;
-
     protected override string Module => "soap";
-
-    protected override IEnumerable<string> ModuleArguments() =>
-    [
-        "--connections", Connections.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--answerers", Answerers.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--max-message-bytes", MaxMessageBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        "--max-batch-records", MaxBatchRecords.ToString(System.Globalization.CultureInfo.InvariantCulture),
-    ];
 }
 
 /// <summary>SOAP: one call per record.</summary>
