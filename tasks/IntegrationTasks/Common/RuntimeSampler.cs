@@ -72,8 +72,9 @@ public sealed class RuntimeSampler : IAsyncDisposable
     /// <summary>Stops sampling and returns what the process spent since the sampler started.</summary>
     public async Task<Figures> StopAsync()
     {
-        var last = Sample();
+        // The loop ends first, so that the last sample's observer never runs beside the loop's.
         await StopSamplingAsync().ConfigureAwait(false);
+        var last = Sample();
         return new Figures(
             (Process.GetCurrentProcess().TotalProcessorTime - _cpuAtStart).TotalSeconds,
             last.AllocatedBytes - _allocatedAtStart,

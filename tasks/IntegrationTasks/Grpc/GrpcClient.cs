@@ -59,7 +59,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         {
             importer.MarkSetupDone(); // the connection is made by the first call (as HttpClient does for HttpRequest)
             if (streaming)
-                await StreamAsync(client, plan, imports, deadline, () => answered++, cancellationToken).ConfigureAwait(false);
+                await StreamAsync(client, plan, imports, deadline, () => Interlocked.Increment(ref answered), cancellationToken).ConfigureAwait(false);
             else
                 await BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (batch, token) =>
                 {

@@ -7,27 +7,16 @@ namespace IntegrationTasks.Hosting;
 /// started only when it is not running, and stopped on disposal only if it was started here — so a
 /// target never stops what it found running, and never leaves behind what it started.
 /// </summary>
-public sealed class ScriptedService : IAsyncDisposable
+public sealed class ScriptedService(string script, string name, string output, bool startedHere, IEventLog log) : IAsyncDisposable
 {
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(5);
-    private readonly string _script;
-    private readonly IEventLog _log;
 
-    private ScriptedService(string script, string name, string output, bool startedHere, IEventLog log)
-    {
-        _script = script;
-        _log = log;
-        Name = name;
-        Output = output;
-        StartedHere = startedHere;
-    }
-
-    public string Name { get; }
+    public string Name => name;
 
     /// <summary>The last line the script printed for status or start (for postgres.sh: the connection string).</summary>
-    public string Output { get; }
+    public string Output => output;
 
-    public bool StartedHere { get; }
+    public bool StartedHere => startedHere;
 
     public static async Task<ScriptedService> EnsureRunningAsync(string script, string name, IEventLog log, CancellationToken cancellationToken)
     {
@@ -50,11 +39,11 @@ public sealed class ScriptedService : IAsyncDisposable
         if (!StartedHere)
             return;
         // Also on failure and Ctrl+C: the stop must run to its end, so it is not cancelled.
-        var stop = await RunAsync(_script, "stop", CancellationToken.None).ConfigureAwait(false);
+        var stop = await RunAsync(script, "stop", CancellationToken.None).ConfigureAwait(false);
         if (stop.ExitCode == 0)
-            _log.Info($"Stopped {Name}, which this target had started.");
+            log.Info($"Stopped {Name}, which this target had started.");
         else
-            _log.Warning(ErrorCodes.ServiceUnavailable, $"Could not stop {Name} ({_script} stop, exit code {stop.ExitCode}): {stop.Errors.Trim()}");
+            log.Warning(ErrorCodes.ServiceUnavailable, $"Could not stop {Name} ({script} stop, exit code {stop.ExitCode}): {stop.Errors.Trim()}");
     }
 
     private static Task<ExternalCommand.Outcome> RunAsync(string script, string command, CancellationToken cancellationToken) =>

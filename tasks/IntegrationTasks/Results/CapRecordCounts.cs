@@ -25,10 +25,7 @@ public sealed class CapRecordCounts : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var counts = RecordCounts.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0)
-            .Select(c => int.TryParse(c, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n
-                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"RecordCounts holds '{c}', which is not a positive whole number."))
-            .ToList();
+        var counts = PlanRuns.ParseRecordCounts(RecordCounts);
         var capped = new List<ITaskItem>();
         var notRun = new List<ITaskItem>();
         foreach (var transport in Transports)

@@ -19,6 +19,16 @@ public sealed class PlanRuns : IntegrationTask
     [Output] public ITaskItem[] Runs { get; private set; } = [];
     [Output] public int MaxRecords { get; private set; }
 
+    /// <summary>
+    /// RecordCounts as numbers, in order. ';' separates items in MSBuild; '+' is accepted too, since
+    /// -p:RecordCounts=20000+50000 needs no shell quoting.
+    /// </summary>
+    internal static List<int> ParseRecordCounts(IEnumerable<string> items) =>
+        items.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0)
+            .Select(text => int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var records) && records >= 1 ? records
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"RecordCounts holds '{text}', which is not a positive whole number."))
+            .ToList();
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         if (BatchSize < 1)
@@ -26,11 +36,8 @@ public sealed class PlanRuns : IntegrationTask
         if (Repetitions < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {Repetitions}).");
         var runs = new List<ITaskItem>();
-        // ';' separates items in MSBuild; '+' is accepted too, since -p:RecordCounts=20000+50000 needs no shell quoting.
-        foreach (var text in RecordCounts.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0))
+        foreach (var records in ParseRecordCounts(RecordCounts))
         {
-            if (!int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var records) || records < 1)
-                throw new IntegrationException(ErrorCodes.InvalidParameter, $"RecordCounts holds '{text}', which is not a positive whole number.");
             if (records % BatchSize != 0)
                 throw new IntegrationException(ErrorCodes.InvalidParameter,
                     $"{records} records do not divide into batches of {BatchSize}; choose RecordCounts that are multiples of BatchSize.");

@@ -58,15 +58,7 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
     {
         if (id < 1)
             throw Fault(ErrorCodes.InvalidParameter, $"An ID must be at least 1 (was {id}).");
-        var lookup = await _pool.Reader.ReadAsync().ConfigureAwait(false);
-        try
-        {
-            return await lookup.FindAsync(id, CancellationToken.None).ConfigureAwait(false) is { } record ? record.ToData() : null;
-        }
-        finally
-        {
-            _pool.Writer.TryWrite(lookup);
-        }
+        return (await AsFaults(LookUpAsync(id, 1, concurrently: false, CancellationToken.None)).ConfigureAwait(false)).SingleOrDefault();
     }
 
     public Task<RecordData[]> GetRecords(int firstId, int count) => AsFaults(LookUpAsync(firstId, count, concurrently: false, CancellationToken.None));
