@@ -21,12 +21,13 @@ internal sealed class HostArguments
     public long Number(string name, long fallback) =>
         Value(name) is { } text ? long.Parse(text, NumberStyles.None, CultureInfo.InvariantCulture) : fallback;
 
-    /// <summary>The server database a module answers from (--provider, --connstring), its schema ensured.</summary>
-    public async Task<IntegrationTasks.Data.Database> OpenDatabaseAsync(CancellationToken cancellationToken)
+    /// <summary>The server database a module answers from (--provider, --connstring), its schema ensured, read as --server-work says.</summary>
+    public async Task<IntegrationTasks.Data.RecordSource> OpenRecordSourceAsync(CancellationToken cancellationToken)
     {
+        var work = IntegrationTasks.Data.ServerWorks.Parse(Value("--server-work"));
         var database = IntegrationTasks.Data.Database.Create(Value("--provider") ?? "Sqlite", Required("--connstring"));
         await database.EnsureSchemaAsync(cancellationToken);
-        return database;
+        return new IntegrationTasks.Data.RecordSource(database, work);
     }
 
     public static HostArguments Parse(string[] args)

@@ -17,7 +17,7 @@ internal sealed class RunningFileServer : IAsyncDisposable
     {
         ServerInbox = Path.Combine(_root, "server-inbox");
         ClientInbox = Path.Combine(_root, "client-inbox");
-        _server = new FileTransferServer(database, ServerInbox, ClientInbox, Log);
+        _server = new FileTransferServer(new RecordSource(database, ServerWork.PerRecord), ServerInbox, ClientInbox, Log);
         _server.Start();
         _serving = _server.RunAsync(_stop.Token);
     }

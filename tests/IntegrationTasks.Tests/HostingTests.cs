@@ -155,7 +155,7 @@ public sealed class HostingTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
             StringAssert.Contains(markdown, $"| {transport} |");
-        StringAssert.Contains(markdown, "3,000 records (mean of 2 runs after a warm-up run");
+        StringAssert.Contains(markdown, "3,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
         // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
         StringAssert.Contains(markdown, "| SoapSmallRequests at 3,000 records | One call per record: RunAll runs it up to 1,000 records by default. | `-p:SmallRequestsMaxRecords=3000` |");
@@ -164,11 +164,37 @@ public sealed class HostingTests
         var costs = markdown.Split('\n').First(l => l.StartsWith("| TcpClient2 |", StringComparison.Ordinal) && l.Split('|').Length == 15);
         Assert.AreNotEqual("–", costs.Split('|')[7].Trim(), costs);
         var csv = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
-        Assert.HasCount(1 + (AllTransports.Length * 2 - 2) * 3, csv); // header + transports × sizes (less the two capped) × (warm-up + repetitions)
+        Assert.HasCount(1 + ((AllTransports.Length + 1) * 2 - 2) * 3, csv); // header + (transports and the peer) × sizes (less the two capped) × (warm-up + repetitions)
+        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);
         foreach (var used in new[] { port, httpPort, soapPort, netTcpPort })
+            AssertPortFree(used);
+    }
+
+    [TestMethod]
+    public void RunAll_in_Range_mode_reads_ranges_in_every_server_family_and_says_so()
+    {
+        using var artifacts = new TempDirectory("it-range-");
+        int port = TcpTransferTests.FreePort(), httpPort = TcpTransferTests.FreePort(), soapPort = TcpTransferTests.FreePort(),
+            netTcpPort = TcpTransferTests.FreePort(), grpcPort = TcpTransferTests.FreePort();
+        string[] transports = ["DirectCopy", "PipelinedCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest3", "FileTransferBigRequest", "FileTransferRequest",
+            "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest"];
+        var (exitCode, output) = RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={soapPort}",
+            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(transports.Length + 1, runs, "every transport and the peer, verified");
+        Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true")), string.Join("\n", runs));
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "## 1,500 records, server reads: range query per batch (Range) (");
+        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
+        foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer" })
+            StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
+        AssertNoProcessMentions(artifacts);
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, grpcPort })
             AssertPortFree(used);
     }
 

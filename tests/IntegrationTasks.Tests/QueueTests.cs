@@ -73,7 +73,7 @@ internal sealed class RunningQueueServer : IAsyncDisposable
     public static async Task<RunningQueueServer> StartAsync(Database database, QueueTopology topology, int maxMessageBytes = 1 << 20)
     {
         var running = new RunningQueueServer();
-        running.Server = new QueueServer(database, TestBroker.Broker, topology, running.Log) { MaxMessageBytes = maxMessageBytes };
+        running.Server = new QueueServer(new RecordSource(database, ServerWork.PerRecord), TestBroker.Broker, topology, running.Log) { MaxMessageBytes = maxMessageBytes };
         var serve = await running.Server.StartAsync(CancellationToken.None);
         running._serving = serve(running._stop.Token);
         return running;

@@ -30,7 +30,7 @@ internal sealed class RunningTcpServer : IAsyncDisposable
     public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes)
     {
         generation ??= TcpGeneration.All["TcpClient2"];
-        _server = new TcpServerHost(database,
+        _server = new TcpServerHost(new RecordSource(database, ServerWork.PerRecord),
             new TcpServerOptions { Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io },
             generation.ServerModel(), Log);
         Port = _server.Start().Port;

@@ -23,7 +23,7 @@ internal sealed class RunningNetTcpServer : IAsyncDisposable
     public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20)
     {
         var server = new RunningNetTcpServer();
-        server._service = await IntegrationTestsService.OpenAsync(database, 4, 2, maxBatchRecords, CancellationToken.None);
+        server._service = await IntegrationTestsService.OpenAsync(new RecordSource(database, ServerWork.PerRecord), 4, 2, maxBatchRecords, CancellationToken.None);
         server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions { Port = 0, MaxMessageBytes = maxMessageBytes }, server.Log);
         server.Port = server.Host.Start().Port;
         server._serving = server.Host.RunAsync(server._stop.Token);

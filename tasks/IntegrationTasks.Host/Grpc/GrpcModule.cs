@@ -15,18 +15,18 @@ namespace IntegrationTasks.Host.Grpc;
 /// </summary>
 internal sealed class GrpcModule(HostArguments arguments) : IHostModule
 {
-    private Database _database = null!;
+    private RecordSource _source = null!;
     private IntegrationTestsService _service = null!;
 
     public string Name => "grpc";
 
-    public string Describe() => $"HTTP/2, {_database.Describe()}";
+    public string Describe() => $"HTTP/2, {_source.Work}, {_source.Database.Describe()}";
 
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
         var maxMessageBytes = (int)arguments.Number("--max-message-bytes", 64L * 1024 * 1024);
-        _database = await arguments.OpenDatabaseAsync(cancellationToken);
-        _service = await IntegrationTestsService.OpenAsync(_database, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
+        _source = await arguments.OpenRecordSourceAsync(cancellationToken);
+        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
             (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
         builder.Services.AddSingleton(_service);
         builder.Services.AddSingleton(new GrpcLimits(maxMessageBytes));

@@ -12,17 +12,17 @@ namespace IntegrationTasks.Host.Http;
 /// </summary>
 internal sealed class RecordsModule(HostArguments arguments) : IHostModule
 {
-    private Database _database = null!;
+    private RecordSource _source = null!;
     private long _maxRequestBytes;
 
     public string Name => "records";
 
-    public string Describe() => _database.Describe();
+    public string Describe() => $"{_source.Work}, {_source.Database.Describe()}";
 
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
         _maxRequestBytes = arguments.Number("--max-request-bytes", HttpRecordsProtocol.DefaultMaxRequestBytes);
-        _database = await arguments.OpenDatabaseAsync(cancellationToken);
+        _source = await arguments.OpenRecordSourceAsync(cancellationToken);
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxRequestBytes);
     }
 
@@ -53,7 +53,7 @@ internal sealed class RecordsModule(HostArguments arguments) : IHostModule
             context.Response.ContentType = HttpRecordsProtocol.ContentType;
             try
             {
-                await using var lookup = await RecordLookup.OpenAsync(_database, token);
+                await using var lookup = await _source.OpenLookupAsync(token);
                 using var chunks = new ChunkedOutput(context.Response.Body);
                 await RecordService.AnswerAsync(lookup, ids, chunks.Buffer, () => chunks.SendAsync(flushEachRecord, token), token);
                 await chunks.SendAsync(force: true, token);

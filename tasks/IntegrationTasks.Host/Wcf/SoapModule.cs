@@ -15,20 +15,20 @@ namespace IntegrationTasks.Host.Wcf;
 /// </summary>
 internal sealed class SoapModule(HostArguments arguments) : IHostModule
 {
-    private Database _database = null!;
+    private RecordSource _source = null!;
     private IntegrationTestsService _service = null!;
     private long _maxMessageBytes;
     private ILogger? _log;
 
     public string Name => "soap";
 
-    public string Describe() => $"{ServiceNames.SoapPath}, {_database.Describe()}";
+    public string Describe() => $"{ServiceNames.SoapPath}, {_source.Work}, {_source.Database.Describe()}";
 
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
         _maxMessageBytes = arguments.Number("--max-message-bytes", 64L * 1024 * 1024);
-        _database = await arguments.OpenDatabaseAsync(cancellationToken);
-        _service = await IntegrationTestsService.OpenAsync(_database, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
+        _source = await arguments.OpenRecordSourceAsync(cancellationToken);
+        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
             (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
         builder.Services.AddSoapCore();
         builder.Services.AddSingleton<SoapCore.Extensibility.ISoapMessageProcessor, CarriageReturnPreservingProcessor>();

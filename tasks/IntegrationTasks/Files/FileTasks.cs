@@ -13,9 +13,9 @@ public sealed class FileTransferTestServer : TransferServerTask
     /// <summary>Where responses go: the client's inbox (a shared mount when the client is on another machine).</summary>
     [Required] public string OutputDir { get; set; } = "";
 
-    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        var server = new FileTransferServer(database, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog);
+        var server = new FileTransferServer(source, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog);
         server.Start();
         Func<CancellationToken, Task> serve = async token =>
         {

@@ -9,11 +9,11 @@ namespace IntegrationTasks.Files;
 /// <summary>
 /// The series' FileTransferTestServer: answers request files that appear in its inbox by writing
 /// response files into the client's inbox. An extraction is one range query streamed to a file (the
-/// series' "extração simples"); a request file is answered with one lookup per ID. A request that
+/// series' "extração simples"); a request file is answered in the source's ServerWork (one lookup per ID by default). A request that
 /// cannot be answered is moved to inbox/rejected with a coded warning, the client gets a coded
 /// error file, and the server goes on.
 /// </summary>
-public sealed class FileTransferServer(Database database, string inbox, string outbox, IEventLog log) : IDisposable
+public sealed class FileTransferServer(RecordSource source, string inbox, string outbox, IEventLog log) : IDisposable
 {
     private DirectorySignal? _signal;
     private long _answered;
@@ -83,7 +83,7 @@ public sealed class FileTransferServer(Database database, string inbox, string o
         return await FileExchange.PublishAsync(outbox, id + FileExchange.ResponseSuffix, async output =>
         {
             using var writer = new RecordXml.ResponseWriter(output);
-            await foreach (var record in RecordReader.ReadOrderedAsync(database, RecordTable.Service, first, first + count - 1, cancellationToken)
+            await foreach (var record in RecordReader.ReadOrderedAsync(source.Database, RecordTable.Service, first, first + count - 1, cancellationToken)
                                .ConfigureAwait(false))
                 writer.Write(record);
         }, cancellationToken).ConfigureAwait(false);
@@ -91,7 +91,7 @@ public sealed class FileTransferServer(Database database, string inbox, string o
 
     private async Task<long> AnswerAsync(FileInfo request, string id, CancellationToken cancellationToken)
     {
-        await using var lookup = await RecordLookup.OpenAsync(database, cancellationToken).ConfigureAwait(false);
+        await using var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
         await using var input = FileExchange.OpenRead(request.FullName);
         return await FileExchange.PublishAsync(outbox, id + FileExchange.ResponseSuffix,
             output => RecordService.AnswerAsync(lookup, input, output, cancellationToken), cancellationToken).ConfigureAwait(false);

@@ -9,12 +9,12 @@ namespace IntegrationTasks.Queues;
 
 /// <summary>
 /// The series' RabbitMQServer with a push consumer: each request message (a batch of IDs) is
-/// answered with one lookup per ID and the response published to the request's reply queue with
+/// answered with the source's lookups and the response published to the request's reply queue with
 /// its correlation id. The request is acknowledged only after that (confirmed, when durable), so a
 /// server killed mid-batch leaves it to be redelivered. A message that cannot be processed is
 /// rejected to the dead-letter queue with a coded warning; the consumer goes on.
 /// </summary>
-public sealed class QueueServer(Database database, BrokerOptions broker, QueueTopology topology, IEventLog log)
+public sealed class QueueServer(RecordSource source, BrokerOptions broker, QueueTopology topology, IEventLog log)
 {
     public int Prefetch { get; init; } = 8;
     public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
@@ -35,7 +35,7 @@ public sealed class QueueServer(Database database, BrokerOptions broker, QueueTo
             var channel = await connection.CreateChannelAsync(topology.ChannelOptions(Prefetch * 2), cancellationToken).ConfigureAwait(false);
             await topology.DeclareAsync(channel, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
             await channel.BasicQosAsync(0, (ushort)Prefetch, global: false, cancellationToken).ConfigureAwait(false);
-            var lookup = await RecordLookup.OpenAsync(database, cancellationToken).ConfigureAwait(false);
+            var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
             var consumer = new AsyncEventingBasicConsumer(channel);
             consumer.ReceivedAsync += (_, delivery) => HandleAsync(channel, lookup, delivery);
             await channel.BasicConsumeAsync(topology.RequestQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);

@@ -100,10 +100,10 @@ public sealed class RabbitMQServer : TransferServerTask
 
     public int Prefetch { get; set; } = 8;
 
-    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = new QueueServer(database, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
+        var server = new QueueServer(source, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
         {
             Prefetch = Prefetch,
         };

@@ -42,9 +42,13 @@ public static class HtmlReport
         foreach (var size in summaries.GroupBy(s => s.Records))
         {
             var rows = size.ToList();
-            html.Append(Invariant, $"<h2>{size.Key:N0} records</h2>");
+            html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportWriter.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
             html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
                 r => r.Seconds.Mean, r => r.Seconds.Ci95, "F3"));
+            var overheads = rows.Where(r => r.OverheadMicrosPerRecord is not null).ToList();
+            if (overheads.Count > 0)
+                html.Append(BarChart($"overhead-{size.Key}", "Transport overhead per record (µs): mean − PipelinedCopy's, over records, with 95% interval", overheads,
+                    r => r.OverheadMicrosPerRecord!.Value, r => r.OverheadCi95Micros ?? 0, "F2"));
             html.Append(BarChart($"throughput-{size.Key}", "Records per second — longer is better", rows,
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
             html.Append(BarChart($"memory-{size.Key}", "Peak memory of the client process (MB)", rows,
@@ -92,7 +96,7 @@ public static class HtmlReport
 
     private static string BarChart(string id, string title, IReadOnlyList<TransportSummary> rows,
         Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format) =>
-        BarChart(id, title, rows.Select(r => new Bar(r.Transport, value(r), interval(r), r.Transport == ReportWriter.Baseline)).ToList(), format);
+        BarChart(id, title, rows.Select(r => new Bar(r.Transport, value(r), interval(r), ReportWriter.IsReference(r.Transport))).ToList(), format);
 
     /// <summary>A horizontal bar chart, one bar per row, with an optional interval drawn as a whisker.</summary>
     public static string BarChart(string id, string title, IReadOnlyList<Bar> bars, string format)
@@ -113,7 +117,8 @@ public static class HtmlReport
         {
             var row = rows[i];
             var y = top + i * rowHeight;
-            var width = value(row) / max * plotWidth;
+            // A negative value (an overhead below zero) draws no bar; its figure is still written.
+            var width = Math.Max(0, value(row)) / max * plotWidth;
             var css = row.Baseline ? "bar baseline" : "bar";
             svg.Append(Invariant, $"<text x=\"{labelWidth - 6}\" y=\"{y + 14}\" text-anchor=\"end\">{Encode(row.Label)}</text>");
             svg.Append(Invariant, $"<rect class=\"{css}\" data-transport=\"{Encode(row.Label)}\" x=\"{labelWidth}\" y=\"{y + 3}\" width=\"{width:F1}\" height=\"{rowHeight - 6}\"/>");

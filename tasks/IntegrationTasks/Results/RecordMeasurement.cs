@@ -19,6 +19,9 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The name to report the run under (the RunAll transport name).</summary>
     [Required] public string Transport { get; set; } = "";
 
+    /// <summary>How the server read its batches (PerRecord or Range), recorded with the run.</summary>
+    public string ServerWork { get; set; } = nameof(Data.ServerWork.PerRecord);
+
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
@@ -71,7 +74,7 @@ public sealed class RecordMeasurement : IntegrationTask
         var (serverAllocated, serverItems, serverThreads, serverQueue) = ServerReport();
         var measurement = run with
         {
-            Transport = Transport, Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
             ServerThreadPoolMaxQueue = serverQueue,
             Verified = true,

@@ -22,6 +22,22 @@ public sealed record TransportSummary(
     long? MaxServerPeakBytes)
 {
     public RunCosts? Costs { get; init; }
+
+    /// <summary>How the server read its batches in these runs (PerRecord or Range).</summary>
+    public string ServerWork { get; init; } = nameof(Data.ServerWork.PerRecord);
+
+    /// <summary>Mean time over PipelinedCopy's (no transport, both cores busy); null without it at this record count.</summary>
+    public double? RatioToPipelined { get; init; }
+
+    /// <summary>What the transport itself costs: (this mean − PipelinedCopy's mean) / records, in µs, with its 95% interval (Welch).</summary>
+    public double? OverheadMicrosPerRecord { get; init; }
+    public double? OverheadCi95Micros { get; init; }
+
+    /// <summary>Mean time over the peer's (the database administrator's own tool); null without one at this record count.</summary>
+    public double? RatioToPeer { get; init; }
+
+    /// <summary>A peer (Peer: …): moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
+    public bool IsPeer => ReportWriter.IsPeer(Transport);
 }
 
 /// <summary>What a transport's runs cost besides time, averaged over its measured repetitions.</summary>
@@ -74,6 +90,17 @@ public sealed record SeriesEntry(string Method, double Seconds, string Transport
 public static class ReportWriter
 {
     public const string Baseline = "DirectCopy";
+
+    /// <summary>The limit with no transport: the same work, pipelined on both cores. Overheads are measured against it.</summary>
+    public const string Pipelined = "PipelinedCopy";
+
+    /// <summary>Rows named "Peer: …" move the rows with the databases' own tools.</summary>
+    public const string PeerPrefix = "Peer: ";
+
+    public static bool IsPeer(string transport) => transport.StartsWith(PeerPrefix, StringComparison.Ordinal);
+
+    /// <summary>DirectCopy, PipelinedCopy and the peers: references, drawn grey in the charts.</summary>
+    public static bool IsReference(string transport) => transport is Baseline or Pipelined || IsPeer(transport);
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
     /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
@@ -101,14 +128,21 @@ public static class ReportWriter
                 .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmup: g.FirstOrDefault(m => m.Warmup)))
                 .Where(g => g.Runs.Count > 0)
                 .Select(g => (g.Transport, g.Runs, g.Warmup, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
-                .OrderBy(g => g.Seconds.Mean).ToList();
+                .OrderBy(g => IsPeer(g.Transport) ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
             if (groups.Count == 0)
                 continue;
-            var fastest = groups[0].Seconds.Mean;
+            // Peers are listed after the transports and kept out of their ranking.
+            var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             var baseline = groups.FirstOrDefault(g => g.Transport == Baseline).Seconds?.Mean;
+            var pipelined = groups.FirstOrDefault(g => g.Transport == Pipelined).Seconds;
+            var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
             foreach (var (transport, runs, warmup, seconds) in groups)
             {
+                if (IsPeer(transport))
+                    faster = null;
+                var overhead = pipelined is null || transport == Pipelined || IsPeer(transport) ? (double?)null
+                    : (seconds.Mean - pipelined.Mean) / size.Key * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
@@ -120,7 +154,15 @@ public static class ReportWriter
                     (seconds.Mean / fastest - 1) * 100,
                     seconds.Mean - fastest,
                     runs.Max(r => r.ClientPeakBytes),
-                    serverPeaks.Count > 0 ? serverPeaks.Max() : null) { Costs = RunCosts.Of(runs) });
+                    serverPeaks.Count > 0 ? serverPeaks.Max() : null)
+                {
+                    Costs = RunCosts.Of(runs),
+                    ServerWork = runs[0].ServerWork ?? nameof(Data.ServerWork.PerRecord),
+                    RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
+                    OverheadMicrosPerRecord = overhead,
+                    OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
+                    RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
+                });
                 faster = seconds;
             }
         }
@@ -128,7 +170,7 @@ public static class ReportWriter
     }
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
-    public static string Verdict(TransportSummary row) => row.PValueVsFaster is { } p ? Significance(p) : "fastest";
+    public static string Verdict(TransportSummary row) => row.IsPeer ? "peer, not ranked" : row.PValueVsFaster is { } p ? Significance(p) : "fastest";
 
     /// <summary>Welch's p-value in words: slower, or indistinguishable on this evidence.</summary>
     public static string Significance(double p) => p switch
@@ -183,28 +225,44 @@ public static class ReportWriter
         var md = new StringBuilder("# IntegrationTasks results\n\n");
         foreach (var (key, value) in environment)
             md.Append(Invariant, $"- {key}: {value}\n");
-        foreach (var size in summaries.GroupBy(s => s.Records))
+        foreach (var records in summaries.GroupBy(s => s.Records))
         {
-            var runs = size.First().Seconds.Count;
-            var warmup = size.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
-            md.Append(Invariant, $"\n## {size.Key:N0} records (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
-            md.Append("| Method | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | Bytes/record | Client peak MB | Server peak MB |\n");
-            md.Append("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+            var size = records.Where(s => !s.IsPeer).ToList();
+            var peers = records.Where(s => s.IsPeer).ToList();
+            var runs = records.First().Seconds.Count;
+            var warmup = records.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
+            md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
+            md.Append("| Method | Server reads | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | × PipelinedCopy | Transport overhead µs/record (±95% CI) | × peer | Bytes/record | Client peak MB | Server peak MB |\n");
+            md.Append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             var first = true;
             foreach (var s in size)
             {
-                md.Append(Invariant, $"| {s.Transport} | {s.Seconds.Mean:F3} | {s.Seconds.Ci95:F3} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
+                md.Append(Invariant, $"| {s.Transport} | {ServerWorkLabel(s.ServerWork)} | {s.Seconds.Mean:F3} | {s.Seconds.Ci95:F3} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
                 md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {Verdict(s)} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
                 md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {(s.WarmupSeconds is { } w ? w.ToString("F3", Invariant) : "–")} | ");
                 md.Append(Invariant, $"{(s.OutlierRepetitions.Count > 0 ? string.Join(", ", s.OutlierRepetitions) : "–")} | {s.MeanRecordsPerSecond:N0} | ");
-                md.Append(Invariant, $"{(s.RatioToBaseline is { } r ? r.ToString("F2", Invariant) : "–")} | {(s.MeanBytesPerRecord is { } bytes ? bytes.ToString("F0", Invariant) : "–")} | ");
+                md.Append(Invariant, $"{Ratio(s.RatioToBaseline)} | {Ratio(s.RatioToPipelined)} | {Overhead(s)} | {Ratio(s.RatioToPeer)} | {(s.MeanBytesPerRecord is { } bytes ? bytes.ToString("F0", Invariant) : "–")} | ");
                 md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
                 first = false;
             }
+            if (peers.Count > 0)
+            {
+                md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
+                md.Append("| Peer | Mean (s) | ±95% CI (s) | Records/s | Fastest transport × peer | PipelinedCopy × peer | DirectCopy × peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
+                var fastestTransport = size.FirstOrDefault(s => s.Transport is not (Baseline or Pipelined));
+                foreach (var p in peers)
+                {
+                    md.Append(Invariant, $"| {p.Transport} | {p.Seconds.Mean:F3} | {p.Seconds.Ci95:F3} | {p.MeanRecordsPerSecond:N0} | ");
+                    md.Append(Invariant, $"{(fastestTransport is null ? "–" : $"{fastestTransport.Seconds.Mean / p.Seconds.Mean:F2} ({fastestTransport.Transport})")} | ");
+                    md.Append(Invariant, $"{PeerRatio(size, Pipelined, p)} | {PeerRatio(size, Baseline, p)} |\n");
+                }
+            }
+            if (size.Any(s => s.OverheadMicrosPerRecord is not null))
+                md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
             md.Append("| Method | Setup (s) | First commit (s) | Client CPU ms / 1,000 records | Server CPU ms / 1,000 records | Client bytes allocated / record | Server bytes allocated / record | Client thread-pool threads (max) | Client queued work items (max) | Client work items / 1,000 records | Server work items / 1,000 records | Server thread-pool threads (max) | Server queued work items (max) |\n");
             md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            foreach (var s in size.Where(s => s.Costs is not null))
+            foreach (var s in records.Where(s => s.Costs is not null))
             {
                 var c = s.Costs!;
                 md.Append(Invariant, $"| {s.Transport} | {c.SetupSeconds:F3} | {c.FirstCommitSeconds:F3} | {c.ClientCpuMsPer1000:F1} | ");
@@ -252,6 +310,26 @@ public static class ReportWriter
         return md.ToString();
     }
 
+    private static string Ratio(double? ratio) => ratio is { } r ? r.ToString("F2", Invariant) : "–";
+
+    private static string Overhead(TransportSummary s) =>
+        s.OverheadMicrosPerRecord is { } o ? string.Create(Invariant, $"{o:F2} ±{s.OverheadCi95Micros ?? 0:F2}") : "–";
+
+    private static string PeerRatio(IEnumerable<TransportSummary> rows, string transport, TransportSummary peer) =>
+        rows.FirstOrDefault(r => r.Transport == transport) is { } row ? (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant) : "–";
+
+    public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
+
+    /// <summary>The heading's account of how the server read: the mode of the run, and the transports that read otherwise.</summary>
+    public static string ServerWorkHeading(IReadOnlyCollection<TransportSummary> rows)
+    {
+        if (rows.Count == 0)
+            return "";
+        var mode = rows.GroupBy(r => r.ServerWork).MaxBy(g => g.Count())!.Key;
+        var others = rows.Where(r => r.ServerWork != mode).Select(r => $"{r.Transport}: {ServerWorkLabel(r.ServerWork)}").ToList();
+        return $"server reads: {ServerWorkLabel(mode)} ({mode})" + (others.Count > 0 ? $"; except {string.Join(", ", others)}" : "");
+    }
+
     /// <summary>The swept transports, each batch size as a row (for the report's sweep charts).</summary>
     public static List<HtmlReport.Sweep> Sweeps(IEnumerable<Measurement> measurements) =>
         measurements.GroupBy(m => (m.Transport, m.Records)).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1)
@@ -289,6 +367,7 @@ public static class ReportWriter
             text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-26} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
             text.Append(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
+            text.Append(s.RatioToPipelined is { } rp ? string.Create(Invariant, $"  {rp,5:F2}× PipelinedCopy") : "");
             text.Append("  ").Append(Verdict(s));
             text.Append('\n');
         }

@@ -44,6 +44,17 @@ public sealed record Summary(int Count, double Mean, double Median, double StdDe
 /// <summary>Welch's t-test: are two transports' times different, or indistinguishable on this evidence?</summary>
 public static class Welch
 {
+    /// <summary>Half-width of the 95% confidence interval of the difference of two means (Welch–Satterthwaite degrees of freedom).</summary>
+    public static double DifferenceCi95(Summary a, Summary b)
+    {
+        var va = a.Count > 1 ? a.StdDev * a.StdDev / a.Count : 0;
+        var vb = b.Count > 1 ? b.StdDev * b.StdDev / b.Count : 0;
+        if (va + vb == 0)
+            return 0;
+        var df = (va + vb) * (va + vb) / ((a.Count > 1 ? va * va / (a.Count - 1) : 0) + (b.Count > 1 ? vb * vb / (b.Count - 1) : 0));
+        return StudentT.Quantile(0.975, df) * Math.Sqrt(va + vb);
+    }
+
     /// <summary>Two-sided p-value for a difference between the means of two samples with unequal variances.</summary>
     public static double PValue(Summary a, Summary b)
     {

@@ -53,6 +53,9 @@ public sealed class WriteReport : IntegrationTask
         }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
+        if (measurements.Count > 0)
+            environment["ServerWork"] = string.Join(", ", measurements.Select(m => m.ServerWork ?? nameof(Data.ServerWork.PerRecord)).Distinct()
+                .Select(w => $"{w} ({ReportWriter.ServerWorkLabel(w)}: {string.Join(", ", measurements.Where(m => (m.ServerWork ?? nameof(Data.ServerWork.PerRecord)) == w).Select(m => m.Transport).Distinct())})"));
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,

@@ -7,12 +7,12 @@ using IntegrationTasks.Wire;
 namespace IntegrationTasks.Tcp;
 
 /// <summary>One accepted connection, with what every threading model needs to answer its requests.</summary>
-public sealed class ServerConnection(FrameConnection frames, Database database)
+public sealed class ServerConnection(FrameConnection frames, RecordSource source)
 {
     private int _answered;
 
     public FrameConnection Frames { get; } = frames;
-    public Database Database { get; } = database;
+    public RecordSource Source { get; } = source;
     public int Answered => Volatile.Read(ref _answered);
 
     /// <summary>A request frame in, its response frame out (tagged with the request's batch id).</summary>
@@ -50,7 +50,7 @@ public sealed class LockStepServerModel : ServerModel
 {
     public override async Task ServeAsync(ServerConnection connection, CancellationToken cancellationToken)
     {
-        await using var lookup = await RecordLookup.OpenAsync(connection.Database, cancellationToken).ConfigureAwait(false);
+        await using var lookup = await connection.Source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
         while (await connection.Frames.ReadAsync(cancellationToken).ConfigureAwait(false) is { } request)
         {
             using (request)
@@ -88,7 +88,7 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
 
             async Task AnswerAsync()
             {
-                await using var lookup = await RecordLookup.OpenAsync(connection.Database, token).ConfigureAwait(false);
+                await using var lookup = await connection.Source.OpenLookupAsync(token).ConfigureAwait(false);
                 await foreach (var frame in requests.Reader.ReadAllAsync(token).ConfigureAwait(false))
                 {
                     using (frame)

@@ -20,7 +20,7 @@ public sealed record TcpServerOptions
 /// closing a connection that breaks the protocol with a coded warning while the others go on.
 /// The <see cref="ServerModel"/> decides how a connection's requests are worked.
 /// </summary>
-public sealed class TcpServerHost(Database database, TcpServerOptions options, ServerModel model, IEventLog log) : IAsyncDisposable
+public sealed class TcpServerHost(RecordSource source, TcpServerOptions options, ServerModel model, IEventLog log) : IAsyncDisposable
 {
     private TcpListener? _listener;
     private long _connections;
@@ -74,7 +74,7 @@ public sealed class TcpServerHost(Database database, TcpServerOptions options, S
             client.NoDelay = true;
             await using var stream = client.GetStream();
             await using var frames = FrameConnection.Create(options.Io, stream, options.Format, options.MaxFrameBytes);
-            connection = new ServerConnection(frames, database);
+            connection = new ServerConnection(frames, source);
             log.Detail($"Connection from {peer}.");
             await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
             Interlocked.Increment(ref _connections);

@@ -27,12 +27,12 @@ public abstract class TcpServerTask : TransferServerTask
     protected virtual TcpIo Io => TcpIo.Streams;
     protected abstract ServerModel CreateModel();
 
-    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}).");
         var options = new TcpServerOptions { BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io };
-        var server = new TcpServerHost(database, options, CreateModel(), EventLog);
+        var server = new TcpServerHost(source, options, CreateModel(), EventLog);
         var endpoint = server.Start();
         Func<CancellationToken, Task> serve = async token =>
         {

@@ -62,5 +62,12 @@ public sealed class BatchImporter : IAsyncDisposable
         return records.Count;
     }
 
+    /// <summary>For a run that inserted through its own path (a peer): counts its one committed transaction.</summary>
+    public void MarkCommitted(long records)
+    {
+        FirstCommitAfter ??= Clock?.Elapsed;
+        Interlocked.Add(ref _records, records);
+    }
+
     public ValueTask DisposeAsync() => _writer.DisposeAsync();
 }

@@ -1,4 +1,5 @@
 using IntegrationTasks.Common;
+using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Transfer;
 
@@ -21,5 +22,5 @@ public sealed record BatchPlan(int TotalBatches, int BatchSize)
 
     public int FirstId(int batchIndex) => batchIndex * BatchSize + 1;
 
-    public IEnumerable<int> Ids(int batchIndex) => Enumerable.Range(FirstId(batchIndex), BatchSize);
+    public IReadOnlyList<int> Ids(int batchIndex) => new ConsecutiveIds(FirstId(batchIndex), BatchSize);
 }

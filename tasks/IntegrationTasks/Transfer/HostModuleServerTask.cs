@@ -30,12 +30,12 @@ public abstract class HostModuleServerTask : TransferServerTask
 
     protected override bool ReportsOwnStats => false;
 
-    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (!File.Exists(HostAssembly))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The host {HostAssembly} does not exist; build it with -t:BuildTasks.");
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
-            [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--stop-on-stdin-close",
+            [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
              .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";

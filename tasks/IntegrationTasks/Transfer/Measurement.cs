@@ -11,6 +11,9 @@ public sealed record Measurement
     public string Provider { get; init; } = "";
     public required int Records { get; init; }
     public int BatchSize { get; init; }
+
+    /// <summary>How the server read its batches: PerRecord (one SELECT per ID) or Range; null in logs written before it was recorded (PerRecord).</summary>
+    public string? ServerWork { get; init; }
     public int Repetition { get; init; }
     public required double ElapsedSeconds { get; init; }
     public double FirstCommitSeconds { get; init; }

@@ -18,6 +18,9 @@ public abstract class TransferServerTask : IntegrationTask
     [Required]
     public string ServerConnString { get; set; } = "";
 
+    /// <summary>PerRecord (one SELECT per ID, the series' scenario and the default) or Range (one range query per batch).</summary>
+    public string ServerWork { get; set; } = nameof(Data.ServerWork.PerRecord);
+
     /// <summary>Stop when standard input reaches end of file (set by the suite's StartServer).</summary>
     public bool StopOnStdinClose { get; set; }
 
@@ -32,17 +35,18 @@ public abstract class TransferServerTask : IntegrationTask
     protected Database OpenDatabase() => Database.Create(ServerProvider, ServerConnString);
 
     /// <summary>Binds (so that a taken port fails here), then returns the endpoint and the serving loop.</summary>
-    protected abstract Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken);
+    protected abstract Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken);
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
+        var work = ServerWorks.Parse(ServerWork);
         var database = OpenDatabase();
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
-        var (endpoint, serve) = await StartAsync(database, cancellationToken).ConfigureAwait(false);
+        var (endpoint, serve) = await StartAsync(new RecordSource(database, work), cancellationToken).ConfigureAwait(false);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (StopOnStdinClose)
             _ = ServerSignals.StopWhenInputClosesAsync(stop.Cancel);
-        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {database.Describe()}"));
+        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {work}, {database.Describe()}"));
         await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile) : null)
             await serve(stop.Token).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);

@@ -6,7 +6,8 @@ using IntegrationTasks.Data;
 namespace IntegrationTasks.Wcf;
 
 /// <summary>
-/// The service behind both bindings. Every lookup is the suite's per-record SELECT (<see cref="RecordLookup"/>);
+/// The service behind both bindings. Every lookup is the suite's per-record SELECT (<see cref="RecordLookup"/>), or in
+/// <see cref="ServerWork.Range"/> one range query per call;
 /// lookups come from a fixed pool of connections, so concurrent calls wait for a connection instead of opening
 /// more. The gRPC service answers from the same <see cref="LookUpAsync"/>. <see cref="GetRecords"/> looks the IDs up one after another; <see cref="GetRecordsConcurrently"/> spreads
 /// them over up to <c>concurrency</c> connections at once and gathers them in order (seed 000's server change).
@@ -17,10 +18,12 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
     private readonly Channel<RecordLookup> _pool;
     private readonly List<RecordLookup> _all;
     private readonly int _concurrency;
+    private readonly ServerWork _work;
 
-    private IntegrationTestsService(List<RecordLookup> lookups, int concurrency, int maxBatchRecords)
+    private IntegrationTestsService(List<RecordLookup> lookups, ServerWork work, int concurrency, int maxBatchRecords)
     {
         _all = lookups;
+        _work = work;
         _concurrency = concurrency;
         MaxBatchRecords = maxBatchRecords;
         _pool = Channel.CreateBounded<RecordLookup>(lookups.Count);
@@ -33,7 +36,7 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
 
     /// <param name="connections">Lookups (database connections) shared by all calls.</param>
     /// <param name="concurrency">Lookups one <see cref="GetRecordsConcurrently"/> call runs at once.</param>
-    public static async Task<IntegrationTestsService> OpenAsync(Database database, int connections, int concurrency, int maxBatchRecords,
+    public static async Task<IntegrationTestsService> OpenAsync(RecordSource source, int connections, int concurrency, int maxBatchRecords,
         CancellationToken cancellationToken)
     {
         if (connections < 1 || concurrency < 1 || concurrency > connections || maxBatchRecords < 1)
@@ -43,7 +46,7 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
         try
         {
             for (var i = 0; i < connections; i++)
-                lookups.Add(await RecordLookup.OpenAsync(database, cancellationToken).ConfigureAwait(false));
+                lookups.Add(await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false));
         }
         catch
         {
@@ -51,7 +54,7 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
                 await lookup.DisposeAsync().ConfigureAwait(false);
             throw;
         }
-        return new IntegrationTestsService(lookups, concurrency, maxBatchRecords);
+        return new IntegrationTestsService(lookups, source.Work, concurrency, maxBatchRecords);
     }
 
     public async Task<RecordData?> GetRecord(int id)
@@ -85,6 +88,8 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
     public async Task<ServiceRecord[]> LookUpAsync(int firstId, int count, bool concurrently, CancellationToken cancellationToken)
     {
         Check(firstId, count);
+        if (_work == ServerWork.Range)
+            return await ReadRangeAsync(firstId, count, cancellationToken).ConfigureAwait(false);
         var found = new ServiceRecord?[count];
         var workers = concurrently ? Math.Min(_concurrency, count) : 1;
         var lookups = new List<RecordLookup>(workers);
@@ -104,6 +109,23 @@ public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDi
         }
         // An unknown ID is left out; the client's verification reports it as missing.
         return found.OfType<ServiceRecord>().ToArray();
+    }
+
+    /// <summary>Range mode: one range query on one pooled connection, whichever operation was called (a scan has nothing to spread).</summary>
+    private async Task<ServiceRecord[]> ReadRangeAsync(int firstId, int count, CancellationToken cancellationToken)
+    {
+        var lookup = await _pool.Reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            var records = new List<ServiceRecord>(count);
+            await foreach (var record in lookup.ReadAsync(firstId, count, cancellationToken).ConfigureAwait(false))
+                records.Add(record);
+            return records.ToArray();
+        }
+        finally
+        {
+            _pool.Writer.TryWrite(lookup);
+        }
     }
 
     private static async Task LookUpAsync(RecordLookup lookup, int firstId, ServiceRecord?[] found, int start, int step, CancellationToken cancellationToken)

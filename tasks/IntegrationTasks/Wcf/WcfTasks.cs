@@ -149,12 +149,12 @@ public sealed class NetTcpServer : TransferServerTask
     /// <summary>Requests of one connection answered at once.</summary>
     public int MaxPendingRequests { get; set; } = 8;
 
-    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(Database database, CancellationToken cancellationToken)
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1 || MaxMessageBytes < 1024)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}) and MaxMessageBytes at least 1024 (was {MaxMessageBytes}).");
-        var service = await IntegrationTestsService.OpenAsync(database, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
+        var service = await IntegrationTestsService.OpenAsync(source, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
         var host = new NetTcp.NetTcpServiceHost(service, new NetTcp.NetTcpOptions
         {
             BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,

@@ -1,0 +1,183 @@
+using IntegrationTasks.Baseline;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The references every transport is measured against: the two server reading modes, DirectCopy, PipelinedCopy and the peers.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class BaselineTests
+{
+    private const int Records = 600;
+
+    private static async Task<TestDatabases> GeneratedAsync(string provider)
+    {
+        var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Records, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        return databases;
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task Range_reads_return_what_per_record_reads_return(string provider)
+    {
+        await using var databases = await GeneratedAsync(provider);
+        // Runs of consecutive IDs, a gap, a step back, unknown IDs (0, past the end, the largest int) and a single ID.
+        int[] ids = [5, 6, 7, 20, 21, 3, 0, Records, Records + 1, Records + 2, 9, int.MaxValue, 40];
+        var expected = ids.Where(id => id is >= 1 and <= Records).ToArray();
+        foreach (var work in new[] { ServerWork.PerRecord, ServerWork.Range })
+        {
+            await using var lookup = await RecordLookup.OpenAsync(databases.Server, work, CancellationToken.None);
+            var read = new List<ServiceRecord>();
+            await foreach (var record in lookup.ReadAsync(ids, CancellationToken.None))
+                read.Add(record);
+            CollectionAssert.AreEqual(expected, read.Select(r => r.Id).ToArray(), $"{work}: IDs in the order asked, unknown ones left out");
+            foreach (var record in read)
+                Assert.IsTrue(SampleData.Create(record.Id).SameValuesAs(record), $"{work} altered {record.Id}");
+            var range = new List<int>();
+            await foreach (var record in lookup.ReadAsync(Records - 2, 5, CancellationToken.None))
+                range.Add(record.Id);
+            CollectionAssert.AreEqual(new[] { Records - 2, Records - 1, Records }, range, $"{work}: a range running past the end");
+        }
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite", "PerRecord")]
+    [DataRow("Sqlite", "Range")]
+    [DataRow("PostgreSql", "PerRecord")]
+    [DataRow("PostgreSql", "Range")]
+    public async Task DirectCopy_and_PipelinedCopy_copy_every_row_in_both_modes(string provider, string work)
+    {
+        await using var databases = await GeneratedAsync(provider);
+        TransferClientTask[] copies =
+        [
+            new DirectCopy { ServerProvider = provider, ServerConnString = databases.Server.ConnectionString, ServerWork = work },
+            new PipelinedCopy { ServerProvider = provider, ServerConnString = databases.Server.ConnectionString, ServerWork = work, Answerers = 3, MaxInFlight = 2 },
+        ];
+        foreach (var copy in copies)
+        {
+            await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+            var engine = new FakeBuildEngine();
+            Assert.IsTrue(copy.For(databases, engine, totalBatches: 12, batchSize: 50).Execute(), engine.Log);
+            Assert.AreEqual(Records, copy.Records);
+            var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(Records, CancellationToken.None);
+            Assert.IsTrue(report.Success, $"{copy.GetType().Name}: {report.Describe()}");
+        }
+    }
+
+    [TestMethod]
+    [DataRow("Sqlite", "Peer: SQLite ATTACH")]
+    [DataRow("PostgreSql", "Peer: PostgreSQL COPY")]
+    public async Task The_peer_moves_every_row_with_the_databases_own_tools(string provider, string name)
+    {
+        await using var databases = await GeneratedAsync(provider);
+        using var folder = new TempDirectory("it-peer-");
+        var runFile = Path.Combine(folder, "run.json");
+        var engine = new FakeBuildEngine();
+        var peer = new PeerCopy { ServerProvider = provider, ServerConnString = databases.Server.ConnectionString, ResultFile = runFile }
+            .For(databases, engine, totalBatches: 6, batchSize: 100);
+        Assert.IsTrue(peer.Execute(), engine.Log);
+        Assert.AreEqual(Records, peer.Records);
+        Assert.AreEqual(name, MeasurementLog.ReadSingle(runFile).Transport);
+        var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(Records, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.Describe());
+
+        // A second copy into a full table breaks the primary key: a coded error, and the transaction rolled back (still exactly one copy).
+        engine = new FakeBuildEngine();
+        peer.BuildEngine = engine;
+        Assert.IsFalse(peer.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.DatabaseFailure), engine.Log);
+        StringAssert.Contains(engine.Log, "rolled back");
+        Assert.AreEqual(Records, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None));
+    }
+
+    [TestMethod]
+    public async Task A_failing_insert_stops_PipelinedCopy_with_its_code_and_commits_no_partial_batch()
+    {
+        await using var databases = await GeneratedAsync("Sqlite");
+        // Row 275 already on the client: the batch 251..300 cannot commit; the readers must not wait on a full queue forever.
+        await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None))
+            await writer.InsertBatchAsync([SampleData.Create(275)], CancellationToken.None);
+        var engine = new FakeBuildEngine();
+        var copy = new PipelinedCopy { ServerConnString = databases.Server.ConnectionString, Answerers = 2, MaxInFlight = 1 }
+            .For(databases, engine, totalBatches: 12, batchSize: 50, timeoutSeconds: 60);
+        var started = DateTime.UtcNow;
+        Assert.IsFalse(copy.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.DatabaseFailure), engine.Log);
+        Assert.IsLessThan(30, (DateTime.UtcNow - started).TotalSeconds, "stopped by the failure, not by the timeout");
+        await using var connection = await databases.Client.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = "SELECT COUNT(*) FROM ClientTable WHERE ClientTableID BETWEEN 251 AND 300";
+        Assert.AreEqual(1L, Convert.ToInt64(await command.ExecuteScalarAsync()), "the failed batch left nothing but the row that was there");
+    }
+
+    [TestMethod]
+    public async Task Bad_settings_are_coded_errors()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        foreach (var copy in new TransferClientTask[]
+                 {
+                     new DirectCopy { ServerConnString = databases.Server.ConnectionString, ServerWork = "Bulk" },
+                     new PipelinedCopy { ServerConnString = databases.Server.ConnectionString, Answerers = 0 },
+                 })
+        {
+            var engine = new FakeBuildEngine();
+            Assert.IsFalse(copy.For(databases, engine, 1, 10).Execute());
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        }
+        var select = new SelectPeer { BuildEngine = new FakeBuildEngine(), ServerProvider = "Sqlite", ClientProvider = "PostgreSql", RecordCounts = ["1000"] };
+        Assert.IsTrue(select.Execute());
+        Assert.IsEmpty(select.Peer);
+        StringAssert.Contains(select.NotRun.Single().GetMetadata("Reason"), "different providers");
+    }
+}
+
+/// <summary>How the report puts transports against PipelinedCopy and the peer.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ReferenceReportTests
+{
+    private static Measurement Run(string transport, double seconds, int repetition, string work = "PerRecord") => new()
+    {
+        Transport = transport, Records = 100_000, BatchSize = 1000, Repetition = repetition, ElapsedSeconds = seconds, ServerWork = work, Verified = true,
+    };
+
+    [TestMethod]
+    public void Overhead_is_the_difference_to_PipelinedCopy_per_record_with_a_Welch_interval()
+    {
+        Measurement[] runs =
+        [
+            Run("PipelinedCopy", 1.0, 1), Run("PipelinedCopy", 1.2, 2), Run("PipelinedCopy", 1.1, 3),
+            Run("TcpClient2", 1.5, 1), Run("TcpClient2", 1.9, 2), Run("TcpClient2", 1.7, 3),
+            Run("FileTransferRequest", 2.0, 1, "Range"), Run("FileTransferRequest", 2.0, 2, "Range"), Run("FileTransferRequest", 2.0, 3, "Range"),
+            Run("Peer: SQLite ATTACH", 0.2, 1), Run("Peer: SQLite ATTACH", 0.2, 2), Run("Peer: SQLite ATTACH", 0.2, 3),
+        ];
+        var rows = ReportWriter.Summarise(runs);
+        var tcp = rows.Single(r => r.Transport == "TcpClient2");
+        Assert.AreEqual(1.7 / 1.1, tcp.RatioToPipelined!.Value, 1e-9);
+        Assert.AreEqual((1.7 - 1.1) / 100_000 * 1e6, tcp.OverheadMicrosPerRecord!.Value, 1e-9);
+        // sd 0.2 and 0.1 over 3 runs each: se = √(0.04/3 + 0.01/3) = 0.1291; Welch df = 2.94; t(0.975, 2.94) = 3.19.
+        var se = Math.Sqrt(0.04 / 3 + 0.01 / 3);
+        var df = Math.Pow(se * se, 2) / (Math.Pow(0.04 / 3, 2) / 2 + Math.Pow(0.01 / 3, 2) / 2);
+        Assert.AreEqual(StudentT.Quantile(0.975, df) * se / 100_000 * 1e6, tcp.OverheadCi95Micros!.Value, 1e-9);
+        Assert.AreEqual(1.7 / 0.2, tcp.RatioToPeer!.Value, 1e-9);
+        Assert.IsNull(rows.Single(r => r.Transport == "PipelinedCopy").OverheadMicrosPerRecord);
+
+        // The peer is listed last and not ranked: the fastest transport is PipelinedCopy, not the peer.
+        Assert.AreEqual("Peer: SQLite ATTACH", rows[^1].Transport);
+        Assert.AreEqual(0, rows.Single(r => r.Transport == "PipelinedCopy").PercentSlowerThanFastest, 1e-12);
+
+        var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
+        StringAssert.Contains(markdown, "## 100,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 3 runs");
+        StringAssert.Contains(markdown, "| FileTransferRequest | range query per batch | 2.000 |");
+        StringAssert.Contains(markdown, "| 1.55 | 6.00 ±");
+        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH | 0.200 | 0.000 | 500,000 | 8.50 (TcpClient2) | 5.50 | – |");
+        Assert.DoesNotContain("| Peer: SQLite ATTACH | SELECT per ID |", markdown, "the peer is not a row of the transports' table");
+    }
+}
