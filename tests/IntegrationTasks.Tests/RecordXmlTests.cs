@@ -15,7 +15,7 @@ public sealed class RecordXmlTests
         using var buffer = new MemoryStream();
         RecordXml.WriteResponse(buffer, records);
         buffer.Position = 0;
-        return RecordXml.ReadResponseAsync(buffer).GetAwaiter().GetResult();
+        return RecordXml.ReadResponse(buffer);
     }
 
     [TestMethod]
@@ -117,16 +117,25 @@ public sealed class RecordXmlTests
         ErrorCodes.InvalidFieldValue, DisplayName = "culture-formatted number")]
     [DataRow("<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value><CreationDate>10/05/2014 01:45:00</CreationDate><StringField1/><StringField2/></record></table>",
         ErrorCodes.InvalidFieldValue, DisplayName = "the series' date format")]
-    public void Malformed_responses_fail_with_a_code(string xml, string code)
+    public async Task Malformed_responses_fail_with_a_code(string xml, string code)
     {
-        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponseAsync(Utf8(xml)).GetAwaiter().GetResult());
+        // Both readers: in memory (synchronous) and streaming (asynchronous), one parser.
+        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(Utf8(xml)));
+        Assert.AreEqual(code, e.Code, e.Message);
+        using var streaming = new RecordXml.ResponseReader(Utf8(xml));
+        e = await Assert.ThrowsExactlyAsync<IntegrationException>(async () =>
+        {
+            while (await streaming.ReadAsync() is not null)
+            {
+            }
+        });
         Assert.AreEqual(code, e.Code, e.Message);
     }
 
     [TestMethod]
     public void A_good_response_parses()
     {
-        var records = RecordXml.ReadResponseAsync(Utf8("<table><record>" + Good + "</record></table>")).GetAwaiter().GetResult();
+        var records = RecordXml.ReadResponse(Utf8("<table><record>" + Good + "</record></table>"));
         Assert.HasCount(1, records);
         Assert.AreEqual(new DateTime(2014, 5, 10, 13, 45, 0, 123), records[0].CreationDate);
         Assert.IsNull(records[0].StringField2);

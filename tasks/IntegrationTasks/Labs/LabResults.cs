@@ -39,6 +39,8 @@ public static class LabResults
             sections.Add((StarvationReport.Markdown(starvation), StarvationReport.Html(starvation)));
         if (AsyncOverheadReport.Load(directory) is { } asyncOverhead)
             sections.Add((AsyncOverheadReport.Markdown(asyncOverhead), AsyncOverheadReport.Html(asyncOverhead)));
+        if (StageCostsReport.Load(directory) is { } stages)
+            sections.Add((StageCostsReport.Markdown(stages), StageCostsReport.Html(stages)));
         return sections;
     }
 }

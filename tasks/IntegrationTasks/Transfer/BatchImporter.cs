@@ -28,9 +28,8 @@ public sealed class BatchImporter : IAsyncDisposable
     public void MarkSetupDone() => SetupTime ??= Clock?.Elapsed;
 
     /// <summary>Imports a response message already in memory as one batch.</summary>
-    public async Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
-        await ImportAsync(await RecordXml.ReadResponseAsync(response, cancellationToken).ConfigureAwait(false), cancellationToken)
-            .ConfigureAwait(false);
+    public Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
+        ImportAsync(RecordXml.ReadResponse(response, cancellationToken), cancellationToken);
 
     /// <summary>
     /// Imports a response that is still arriving (a file, an HTTP body), one transaction per

@@ -45,6 +45,16 @@ public static class RecordXml
         CloseInput = false,
     };
 
+    // For messages already in memory: the same reader, synchronous (no Task per field).
+    private static readonly XmlReaderSettings InMemoryReaderSettings = CopyWithAsync(AsyncReaderSettings, async: false);
+
+    private static XmlReaderSettings CopyWithAsync(XmlReaderSettings settings, bool async)
+    {
+        var copy = settings.Clone();
+        copy.Async = async;
+        return copy;
+    }
+
 
     // ---- requests ----
 
@@ -196,13 +206,22 @@ public static class RecordXml
             writer.Write(record);
     }
 
-    /// <summary>Reads a whole response (for messages already in memory).</summary>
-    public static async Task<List<ServiceRecord>> ReadResponseAsync(Stream input, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Reads a whole response already in memory (a frame, a message body), synchronously: the asynchronous reader
+    /// allocates a Task for every field, which is most of what parsing a record allocated.
+    /// </summary>
+    public static List<ServiceRecord> ReadResponse(Stream inMemory, CancellationToken cancellationToken = default)
     {
         var records = new List<ServiceRecord>();
-        using var reader = new ResponseReader(input);
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false) is { } record)
+        using var reader = new ResponseReader(inMemory, inMemory: true);
+        while (true)
+        {
+            var next = reader.ReadAsync(cancellationToken);
+            // A synchronous reader completes every call at once.
+            if (next.GetAwaiter().GetResult() is not { } record)
+                break;
             records.Add(record);
+        }
         return records;
     }
 
@@ -213,14 +232,24 @@ public static class RecordXml
     public sealed class ResponseReader : IDisposable
     {
         private readonly XmlReader _reader;
+        private readonly bool _async;
         private bool _started;
         private bool _finished;
 
-        public ResponseReader(Stream input) =>
-            _reader = XmlReader.Create(input, AsyncReaderSettings);
+        /// <param name="inMemory">The whole response is in <paramref name="input"/> already: read it synchronously.</param>
+        public ResponseReader(Stream input, bool inMemory = false)
+        {
+            _async = !inMemory;
+            _reader = XmlReader.Create(input, inMemory ? InMemoryReaderSettings : AsyncReaderSettings);
+        }
+
+        // One parser for both modes: in memory these complete synchronously and allocate nothing.
+        private ValueTask<bool> NextAsync() => _async ? new(_reader.ReadAsync()) : new(_reader.Read());
+        private ValueTask<XmlNodeType> ContentAsync() => _async ? new(_reader.MoveToContentAsync()) : new(_reader.MoveToContent());
+        private ValueTask<string> ElementTextAsync() => _async ? new(_reader.ReadElementContentAsStringAsync()) : new(_reader.ReadElementContentAsString());
 
         /// <summary>The next record, or null after the end of the table (checked: nothing may follow it).</summary>
-        public async Task<ServiceRecord?> ReadAsync(CancellationToken cancellationToken = default)
+        public async ValueTask<ServiceRecord?> ReadAsync(CancellationToken cancellationToken = default)
         {
             cancellationToken.ThrowIfCancellationRequested();
             try
@@ -230,33 +259,33 @@ public static class RecordXml
                 if (!_started)
                 {
                     _started = true;
-                    await _reader.MoveToContentAsync().ConfigureAwait(false);
+                    await ContentAsync().ConfigureAwait(false);
                     ExpectElement(_reader, TableElement);
                     var empty = _reader.IsEmptyElement;
-                    await _reader.ReadAsync().ConfigureAwait(false);
+                    await NextAsync().ConfigureAwait(false);
                     if (empty)
                         return await FinishAsync().ConfigureAwait(false);
                 }
-                await _reader.MoveToContentAsync().ConfigureAwait(false);
+                await ContentAsync().ConfigureAwait(false);
                 if (_reader.NodeType == XmlNodeType.EndElement && _reader.LocalName == TableElement)
                 {
-                    await _reader.ReadAsync().ConfigureAwait(false);
+                    await NextAsync().ConfigureAwait(false);
                     return await FinishAsync().ConfigureAwait(false);
                 }
                 ExpectElement(_reader, RecordElement);
                 if (_reader.IsEmptyElement)
                     throw Malformed(_reader, "an empty <record>");
-                await _reader.ReadAsync().ConfigureAwait(false);
+                await NextAsync().ConfigureAwait(false);
                 var id = ParseInt(await ReadRequiredAsync(FieldNames[0]).ConfigureAwait(false), FieldNames[0]);
                 var desc = await ReadRequiredAsync(FieldNames[1]).ConfigureAwait(false);
                 var value = ParseDouble(await ReadRequiredAsync(FieldNames[2]).ConfigureAwait(false), id);
                 var date = ParseDate(await ReadRequiredAsync(FieldNames[3]).ConfigureAwait(false), id);
                 var s1 = await ReadNullableAsync(FieldNames[4]).ConfigureAwait(false);
                 var s2 = await ReadNullableAsync(FieldNames[5]).ConfigureAwait(false);
-                await _reader.MoveToContentAsync().ConfigureAwait(false);
+                await ContentAsync().ConfigureAwait(false);
                 if (_reader.NodeType != XmlNodeType.EndElement)
                     throw Malformed(_reader, $"record {id} has an unexpected {Describe(_reader)} after StringField2");
-                await _reader.ReadAsync().ConfigureAwait(false);
+                await NextAsync().ConfigureAwait(false);
                 return new ServiceRecord(id, desc, value, date, s1, s2);
             }
             catch (XmlException e)
@@ -265,34 +294,38 @@ public static class RecordXml
             }
         }
 
-        private async Task<ServiceRecord?> FinishAsync()
+        private async ValueTask<ServiceRecord?> FinishAsync()
         {
             _finished = true;
-            await EnsureNothingAfterAsync(_reader, TableElement).ConfigureAwait(false);
+            while (await NextAsync().ConfigureAwait(false))
+            {
+                if (_reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                    throw Malformed(_reader, $"unexpected content after </{TableElement}>");
+            }
             return null;
         }
 
-        private async Task<string> ReadRequiredAsync(string name)
+        private async ValueTask<string> ReadRequiredAsync(string name)
         {
-            await _reader.MoveToContentAsync().ConfigureAwait(false);
+            await ContentAsync().ConfigureAwait(false);
             ExpectElement(_reader, name);
             if (_reader.GetAttribute(NilAttribute) is not null)
                 throw Malformed(_reader, $"<{name}> cannot be nil");
-            return await _reader.ReadElementContentAsStringAsync().ConfigureAwait(false);
+            return await ElementTextAsync().ConfigureAwait(false);
         }
 
-        private async Task<string?> ReadNullableAsync(string name)
+        private async ValueTask<string?> ReadNullableAsync(string name)
         {
-            await _reader.MoveToContentAsync().ConfigureAwait(false);
+            await ContentAsync().ConfigureAwait(false);
             ExpectElement(_reader, name);
             var nil = _reader.GetAttribute(NilAttribute);
             if (nil is null)
-                return await _reader.ReadElementContentAsStringAsync().ConfigureAwait(false);
+                return await ElementTextAsync().ConfigureAwait(false);
             if (nil != "true")
                 throw Malformed(_reader, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
             if (!_reader.IsEmptyElement)
                 throw Malformed(_reader, $"<{name} nil=\"true\"> must be empty");
-            await _reader.ReadAsync().ConfigureAwait(false);
+            await NextAsync().ConfigureAwait(false);
             return null;
         }
 
