@@ -1,5 +1,6 @@
 using System.Threading.Channels;
 using IntegrationTasks.Common;
+using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
@@ -89,7 +90,8 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
 
 /// <summary>
 /// The series' TcpClientMultiThreadTest2/3/4: requests are sent without waiting for answers while
-/// responses stream back and a separate loop imports them. The number of batches requested but not
+/// responses stream back and a separate loop imports them. The receiving loop also parses, so one
+/// batch is parsed while the one before it is inserted. The number of batches requested but not
 /// yet imported is bounded (back-pressure). In the tagged format every response must answer a
 /// request still outstanding, in any order; in the plain format they come back in request order.
 /// </summary>
@@ -103,7 +105,7 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
         var token = cancellation.Token;
         using var inFlight = new SemaphoreSlim(maxInFlight);
         var outstanding = new HashSet<int>();
-        var responses = Channel.CreateBounded<Frame>(new BoundedChannelOptions(maxInFlight) { SingleReader = true, SingleWriter = true });
+        var responses = Channel.CreateBounded<List<ServiceRecord>>(new BoundedChannelOptions(maxInFlight) { SingleReader = true, SingleWriter = true });
 
         async Task SendAsync()
         {
@@ -131,7 +133,11 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
                             ? $"The server sent more responses than the {plan.TotalBatches} batches requested."
                             : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
                 }
-                await responses.Writer.WriteAsync(frame, token).ConfigureAwait(false);
+                List<ServiceRecord> records;
+                using (frame)
+                using (var body = frame.OpenRead())
+                    records = RecordXml.ReadResponse(body, token);
+                await responses.Writer.WriteAsync(records, token).ConfigureAwait(false);
             }
             if (received < plan.TotalBatches)
                 throw EndedEarly(received, plan.TotalBatches);
@@ -146,23 +152,13 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
 
         async Task ImportAsync()
         {
-            await foreach (var frame in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
+            await foreach (var records in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
-                using (frame)
-                using (var body = frame.OpenRead())
-                    await importer.ImportAsync(body, token).ConfigureAwait(false);
+                await importer.ImportAsync(records, token).ConfigureAwait(false);
                 inFlight.Release();
             }
         }
 
-        try
-        {
-            await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(), ReceiveAsync(), ImportAsync()).ConfigureAwait(false);
-        }
-        finally
-        {
-            while (responses.Reader.TryRead(out var frame))
-                frame.Dispose();
-        }
+        await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(), ReceiveAsync(), ImportAsync()).ConfigureAwait(false);
     }
 }

@@ -1,3 +1,5 @@
+using System.Threading.Channels;
+using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Wire;
 
@@ -33,22 +35,41 @@ public sealed class BatchImporter : IAsyncDisposable
 
     /// <summary>
     /// Imports a response that is still arriving (a file, an HTTP body), one transaction per
-    /// <paramref name="batchSize"/> records as they are parsed: memory holds one batch, whatever the total.
+    /// <paramref name="batchSize"/> records as they are parsed; the next batch is parsed while the one before
+    /// it is inserted. Memory holds three batches at most, whatever the total.
     /// </summary>
     public async Task<long> ImportStreamAsync(Stream response, int batchSize, CancellationToken cancellationToken)
     {
-        using var reader = new RecordXml.ResponseReader(response);
-        var batch = new List<ServiceRecord>(batchSize);
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var token = cancellation.Token;
+        var parsed = Channel.CreateBounded<List<ServiceRecord>>(new BoundedChannelOptions(1) { SingleReader = true, SingleWriter = true });
         long total = 0;
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false) is { } record)
+
+        async Task ParseAsync()
         {
-            batch.Add(record);
-            if (batch.Count < batchSize)
-                continue;
-            total += await ImportAsync(batch, cancellationToken).ConfigureAwait(false);
-            batch.Clear();
+            using var reader = new RecordXml.ResponseReader(response);
+            var batch = new List<ServiceRecord>(batchSize);
+            while (await reader.ReadAsync(token).ConfigureAwait(false) is { } record)
+            {
+                batch.Add(record);
+                if (batch.Count < batchSize)
+                    continue;
+                await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+                batch = new List<ServiceRecord>(batchSize);
+            }
+            if (batch.Count > 0)
+                await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+            parsed.Writer.Complete();
         }
-        return total + await ImportAsync(batch, cancellationToken).ConfigureAwait(false);
+
+        async Task InsertAsync()
+        {
+            await foreach (var batch in parsed.Reader.ReadAllAsync(token).ConfigureAwait(false))
+                total += await ImportAsync(batch, token).ConfigureAwait(false);
+        }
+
+        await TaskGroup.WhenAllOrFirstFailure(cancellation, ParseAsync(), InsertAsync()).ConfigureAwait(false);
+        return total;
     }
 
     public async Task<int> ImportAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
