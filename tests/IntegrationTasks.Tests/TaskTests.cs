@@ -163,7 +163,7 @@ public sealed class ResultsTests
         StringAssert.Contains(markdown, "| Tcp Client 2 (multi thread) | 355.43 | TcpClient2 | – |\n| TCP client (single thread) | 1079.72 | TcpClientSingleThreadTest | – |");
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
-        StringAssert.StartsWith(csv[1], "DirectCopy,,1000,1000,1,false,1,1000,");
+        StringAssert.StartsWith(csv[1], "DirectCopy,,PerRecord,1000,1000,1,false,1,1000,");
     }
 
     [TestMethod]

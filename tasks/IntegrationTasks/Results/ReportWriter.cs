@@ -209,10 +209,10 @@ public static class ReportWriter
     public static string Csv(IEnumerable<Measurement> measurements)
     {
         var builder = new StringBuilder(
-            "transport,provider,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
+            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
         foreach (var m in measurements)
         {
-            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
+            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerWork ?? nameof(Data.ServerWork.PerRecord)},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
             builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O}\n");
         }
