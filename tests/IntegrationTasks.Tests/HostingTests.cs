@@ -262,7 +262,7 @@ public sealed class HostingTests
         Assert.DoesNotContain("secret", output);
     }
 
-    private static (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
+    internal static (int ExitCode, string Output) RunBuild(string target, string artifacts, params string[] properties)
     {
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
         [
@@ -292,7 +292,7 @@ public sealed class HostingTests
             await Task.Delay(50, timeout.Token);
     }
 
-    private static void AssertPortFree(int port)
+    internal static void AssertPortFree(int port)
     {
         using var listener = new TcpListener(IPAddress.Loopback, port);
         listener.Start(); // throws if anything still listens
@@ -300,7 +300,7 @@ public sealed class HostingTests
     }
 
     /// <summary>No process left whose command line names this test's artifacts folder (servers get it as a property).</summary>
-    private static void AssertNoProcessMentions(string artifacts)
+    internal static void AssertNoProcessMentions(string artifacts)
     {
         foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
         {

@@ -27,11 +27,16 @@ internal sealed class RunningTcpServer : IAsyncDisposable
     private readonly TcpServerHost _server;
     private readonly Task _serving;
 
-    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes)
+    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes,
+        TimeSpan? connectionTimeout = null)
     {
         generation ??= TcpGeneration.All["TcpClient2"];
         _server = new TcpServerHost(new RecordSource(database, ServerWork.PerRecord),
-            new TcpServerOptions { Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io },
+            new TcpServerOptions
+            {
+                Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
+                ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120),
+            },
             generation.ServerModel(), Log);
         Port = _server.Start().Port;
         _serving = _server.RunAsync(_stop.Token);
@@ -174,6 +179,10 @@ public sealed class TcpTransferTests
         ("disconnect mid-frame", (s, f) => ThenDisconnect(s, Header(f, 1000).Concat(new byte[10]).ToArray()), ErrorCodes.TruncatedFrame),
         ("disconnect mid-header", (s, f) => ThenDisconnect(s, new byte[3]), ErrorCodes.TruncatedFrame),
         ("disconnect without end marker", (s, f) => ThenDisconnect(s, Frame(f, "<request><id>1</id></request>")), ErrorCodes.TruncatedFrame),
+        // Connections left open: the server drops them after its connection timeout (2 s here).
+        ("stall mid-header", (s, f) => s.WriteAsync(new byte[3]).AsTask(), ErrorCodes.ConnectionStalled),
+        ("stall mid-body", (s, f) => s.WriteAsync(Header(f, 1000).Concat(new byte[5]).ToArray()).AsTask(), ErrorCodes.ConnectionStalled),
+        ("sit idle", (s, f) => Task.CompletedTask, ErrorCodes.ConnectionStalled),
     ];
 
     public static IEnumerable<object[]> ServersTimesBadClients =>
@@ -187,7 +196,8 @@ public sealed class TcpTransferTests
         var format = TcpGeneration.All[generation].Format;
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
-        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20,
+            connectionTimeout: TimeSpan.FromSeconds(2));
 
         // The good client starts first and is mid-transfer while the bad one misbehaves.
         var engine = new FakeBuildEngine();

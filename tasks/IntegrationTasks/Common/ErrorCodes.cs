@@ -25,6 +25,7 @@ public static class ErrorCodes
     public const string Timeout = "IT3004";
     public const string RequestRefused = "IT3005";
     public const string ConnectionLost = "IT3006";
+    public const string ConnectionStalled = "IT3007";
 
     // Hosting
     public const string PortInUse = "IT4001";
@@ -35,6 +36,9 @@ public static class ErrorCodes
     public const string BrokerUnavailable = "IT4006";
     public const string ServiceUnavailable = "IT4007";
     public const string ProgramNotFound = "IT4008";
+    public const string NeedsRoot = "IT4009";
+    public const string NetworkSetupFailed = "IT4010";
+    public const string LeftoverRemoved = "IT4011";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

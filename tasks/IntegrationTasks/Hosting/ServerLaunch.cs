@@ -22,6 +22,13 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
         return new ServerLaunch(DotnetHost, arguments, Path.GetDirectoryName(Path.GetFullPath(projectFile)) ?? ".");
     }
 
+    /// <summary>The same launch run through a command that runs another (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
+    public ServerLaunch WithPrefix(IReadOnlyList<string> prefix) =>
+        prefix.Count == 0 ? this : new ServerLaunch(prefix[0], [.. prefix.Skip(1), FileName, .. Arguments], WorkingDirectory);
+
+    /// <summary>A command line's words, for a prefix given as one property (<c>ip netns exec NAME</c>).</summary>
+    public static IReadOnlyList<string> Words(string? command) => (command ?? "").Split(' ', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+
     /// <summary>MSBuild's escaping, so that a connection string's ';' does not split the property list.</summary>
     public static string Escape(string value)
     {

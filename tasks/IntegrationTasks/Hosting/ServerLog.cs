@@ -10,10 +10,10 @@ namespace IntegrationTasks.Hosting;
 /// </summary>
 internal static class ServerLog
 {
-    public static Action<string> To(TaskLoggingHelper log, string name) => line =>
+    public static Action<string> To(TaskLoggingHelper log, string name, MessageImportance rest = MessageImportance.Low) => line =>
     {
         if (!CodedError.TryParseLogLine(line, out var isError, out var code, out var message))
-            log.LogMessage(MessageImportance.Low, "[{0}] {1}", name, line);
+            log.LogMessage(rest, "[{0}] {1}", name, line);
         else if (isError)
             log.LogError(null, code, null, null, 0, 0, 0, 0, "[{0}] {1}", name, message);
         else

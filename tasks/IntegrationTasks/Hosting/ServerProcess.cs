@@ -39,6 +39,7 @@ public sealed class ServerProcess : IDisposable
     public string Name { get; }
     public int ProcessId => _process.Id;
     public bool HasExited => _process.HasExited;
+    public int ExitCode => _process.ExitCode;
 
     /// <param name="readyMarker">The line that means ready; by default the suite's server marker, followed by the endpoint.</param>
     public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink,

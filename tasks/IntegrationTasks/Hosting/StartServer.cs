@@ -26,6 +26,9 @@ public sealed class StartServer : IntegrationTask
 
     public string? LogFile { get; set; }
 
+    /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> for the server side of two hosts); its port is then checked by the server itself.</summary>
+    public string CommandPrefix { get; set; } = "";
+
     [Output] public int ProcessId { get; private set; }
     [Output] public string Endpoint { get; private set; } = "";
 
@@ -36,11 +39,13 @@ public sealed class StartServer : IntegrationTask
         if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is ServerProcess running
             && !running.HasExited)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");
-        if (Port > 0)
+        // Another namespace's address cannot be probed from here: a server there reports a taken port itself (IT4001).
+        var prefix = ServerLaunch.Words(CommandPrefix);
+        if (Port > 0 && prefix.Count == 0)
             Ports.EnsureFree(BindAddress, Port);
 
         var launch = ServerLaunch.ForTarget(Project, Target, Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
-            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")));
+            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value"))).WithPrefix(prefix);
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {

@@ -21,6 +21,12 @@ public sealed class StartRabbitMQ : IntegrationTask
     public int EpmdPort { get; set; } = 4370;
     public int ReadyTimeoutSeconds { get; set; } = 120;
 
+    /// <summary>Where AMQP listens (the server host's address on two hosts).</summary>
+    public string BindAddress { get; set; } = "127.0.0.1";
+
+    /// <summary>A command the node runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
+    public string CommandPrefix { get; set; } = "";
+
     /// <summary>Run in the foreground until Ctrl+C, then stop the node (the RabbitMQBroker target, for use by hand).</summary>
     public bool WaitUntilCancelled { get; set; }
 
@@ -39,15 +45,17 @@ public sealed class StartRabbitMQ : IntegrationTask
         var options = new RabbitMqNodeOptions
         {
             Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
+            BindAddress = BindAddress, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
-        Ports.EnsureFree("127.0.0.1", Port);
-        Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on 127.0.0.1:{1} ({2}).", options.NodeName, Port, options.Directory);
+        if (options.CommandPrefix.Count == 0)
+            Ports.EnsureFree(BindAddress, Port);
+        Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on {1}:{2} ({3}).", options.NodeName, BindAddress, Port, options.Directory);
         var node = await RabbitMqNode.StartAsync(options, ServerLog.To(Log, "RabbitMQ"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);
         ProcessId = node.ProcessId;
         var handle = new NodeHandle(node);
         BuildEngine4.RegisterTaskObject(RegistrationKey, handle, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-        Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on 127.0.0.1:{0}.", Port);
+        Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on {0}:{1}.", BindAddress, Port);
         if (!WaitUntilCancelled)
             return;
         try

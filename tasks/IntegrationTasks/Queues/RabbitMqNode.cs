@@ -13,6 +13,15 @@ public sealed record RabbitMqNodeOptions
     public int EpmdPort { get; init; } = 4370;
     public string Server { get; init; } = "/usr/lib/rabbitmq/bin/rabbitmq-server";
     public string Control { get; init; } = "/usr/lib/rabbitmq/bin/rabbitmqctl";
+
+    /// <summary>Where AMQP listens: loopback, or the server host's address when the client is on another (simulated) host.</summary>
+    public string BindAddress { get; init; } = "127.0.0.1";
+
+    /// <summary>A command the node and its tools run through (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
+    public IReadOnlyList<string> CommandPrefix { get; init; } = [];
+
+    /// <summary>On loopback only loopback clients may log in as guest; on a two-host link the client is not on loopback.</summary>
+    public bool OnLoopback => BindAddress == "127.0.0.1";
     public string NodeName => $"integrationtasks-{AmqpPort}@localhost";
 }
 
@@ -46,10 +55,11 @@ public sealed class RabbitMqNode : IDisposable
         System.IO.Directory.CreateDirectory(options.Directory);
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "rabbitmq.conf"),
-            $"listeners.tcp.default = 127.0.0.1:{options.AmqpPort}\nloopback_users.guest = true\n", cancellationToken).ConfigureAwait(false);
+            $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n{(options.OnLoopback ? "loopback_users.guest = true" : "loopback_users = none")}\n",
+            cancellationToken).ConfigureAwait(false);
 
         var node = new RabbitMqNode(options);
-        var launch = new ServerLaunch(options.Server, [], options.Directory);
+        var launch = new ServerLaunch(options.Server, [], options.Directory).WithPrefix(options.CommandPrefix);
         node._process = ServerProcess.Start("RabbitMQ", launch, Path.Combine(options.Directory, "console.log"), log,
             StartedMarker, Environment(options));
         try
@@ -69,7 +79,7 @@ public sealed class RabbitMqNode : IDisposable
     {
         ["HOME"] = options.Directory,
         ["RABBITMQ_NODENAME"] = options.NodeName,
-        ["RABBITMQ_NODE_IP_ADDRESS"] = "127.0.0.1",
+        ["RABBITMQ_NODE_IP_ADDRESS"] = options.BindAddress,
         ["RABBITMQ_NODE_PORT"] = options.AmqpPort.ToString(CultureInfo.InvariantCulture),
         ["RABBITMQ_DIST_PORT"] = options.DistributionPort.ToString(CultureInfo.InvariantCulture),
         ["RABBITMQ_MNESIA_BASE"] = Path.Combine(options.Directory, "mnesia"),
@@ -98,7 +108,8 @@ public sealed class RabbitMqNode : IDisposable
     {
         try
         {
-            await ExternalCommand.RunAsync(program, arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
+            var command = new ServerLaunch(program, arguments, _options.Directory).WithPrefix(_options.CommandPrefix);
+            await ExternalCommand.RunAsync(command.FileName, command.Arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
         }
         catch (IntegrationException e) when (e.Code == ErrorCodes.ProgramNotFound)
         {

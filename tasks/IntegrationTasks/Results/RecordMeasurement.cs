@@ -22,6 +22,13 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>How the server read its batches (PerRecord or Range), recorded with the run.</summary>
     public string ServerWork { get; set; } = nameof(Data.ServerWork.PerRecord);
 
+    /// <summary>The client went through the delay relay (set by RunTransport when it put one in front of the server).</summary>
+    public bool Relayed { get; set; }
+
+    /// <summary>The network profile and round-trip override the relay was given (the round trip is recorded when <see cref="Relayed"/>).</summary>
+    public string? Network { get; set; }
+    public string? LatencyMs { get; set; }
+
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
@@ -74,7 +81,9 @@ public sealed class RecordMeasurement : IntegrationTask
         var (serverAllocated, serverItems, serverThreads, serverQueue) = ServerReport();
         var measurement = run with
         {
-            Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
+            LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
+            Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
             ServerThreadPoolMaxQueue = serverQueue,
             Verified = true,

@@ -36,6 +36,9 @@ public sealed record TransportSummary(
     /// <summary>Mean time over the peer's (the database administrator's own tool); null without one at this record count.</summary>
     public double? RatioToPeer { get; init; }
 
+    /// <summary>The client reached its server through the delay relay in these runs.</summary>
+    public bool ThroughRelay { get; init; }
+
     /// <summary>A peer (Peer: …): moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     public bool IsPeer => ReportWriter.IsPeer(Transport);
 }
@@ -114,7 +117,11 @@ public static class ReportWriter
     {
         var list = measurements.ToList();
         var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
-        return list.Select(m => swept.Contains(m.Transport) ? m with { Transport = BatchLabel(m.Transport, m.BatchSize) } : m).ToList();
+        // Likewise runs at several added round trips (a LatencySweep): "TcpClient2 (RTT 20 ms)".
+        var delayed = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
+        return list.Select(m => swept.Contains(m.Transport) ? m with { Transport = BatchLabel(m.Transport, m.BatchSize) }
+            : delayed.Contains(m.Transport) ? m with { Transport = LatencySweepReport.Label(m.Transport, m.LatencyMs ?? 0) }
+            : m).ToList();
     }
 
     public static string BatchLabel(string transport, int batchSize) => string.Create(Invariant, $"{transport} (batch {batchSize})");
@@ -158,6 +165,7 @@ public static class ReportWriter
                 {
                     Costs = RunCosts.Of(runs),
                     ServerWork = runs[0].ServerWork ?? nameof(Data.ServerWork.PerRecord),
+                    ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
                     OverheadMicrosPerRecord = overhead,
                     OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
@@ -195,11 +203,12 @@ public static class ReportWriter
         File.WriteAllText(csv, Csv(measurements));
         var labs = Labs.LabResults.Sections(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
+                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements))
                                : "# IntegrationTasks results\n") + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            string.Concat(labs.Select(l => l.Html))));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + string.Concat(labs.Select(l => l.Html))));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
@@ -231,7 +240,7 @@ public static class ReportWriter
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
             var warmup = records.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
-            md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
+            md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
             md.Append("| Method | Server reads | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | × PipelinedCopy | Transport overhead µs/record (±95% CI) | × peer | Bytes/record | Client peak MB | Server peak MB |\n");
             md.Append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             var first = true;
@@ -257,6 +266,8 @@ public static class ReportWriter
                     md.Append(Invariant, $"{PeerRatio(size, Pipelined, p)} | {PeerRatio(size, Baseline, p)} |\n");
                 }
             }
+            if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !IsReference(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
+                md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
                 md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
@@ -317,6 +328,19 @@ public static class ReportWriter
 
     private static string PeerRatio(IEnumerable<TransportSummary> rows, string transport, TransportSummary peer) =>
         rows.FirstOrDefault(r => r.Transport == transport) is { } row ? (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant) : "–";
+
+    /// <summary>", network: Wan (40 ms round trip, 100 Mbit/s), two hosts" when the run was not plain loopback on one host.</summary>
+    public static string NetworkHeading(IReadOnlyDictionary<string, string> environment)
+    {
+        var network = environment.GetValueOrDefault("Network", "Loopback");
+        var hosts = environment.GetValueOrDefault("Hosts", "One");
+        var latency = environment.GetValueOrDefault("LatencyMs");
+        var bandwidth = environment.GetValueOrDefault("BandwidthMbit");
+        if (network == "Loopback" && hosts != "Two" && latency is null && bandwidth is null)
+            return "";
+        var profile = Network.NetworkProfile.Parse(network, latency, bandwidth);
+        return $", network: {profile.Describe()}{(hosts == "Two" ? ", two hosts" : ", one host")}";
+    }
 
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
 

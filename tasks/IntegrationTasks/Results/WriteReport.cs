@@ -19,6 +19,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>The series' 2014 figures (item spec = the series' name for the method; metadata Seconds, Transport).</summary>
     public ITaskItem[] Series { get; set; } = [];
 
+    /// <summary>What a family says about its rows under this run's settings (item spec = a title, metadata Text), listed with the environment.</summary>
+    public ITaskItem[] Notes { get; set; } = [];
+
     /// <summary>The repository, for the commit recorded with the results.</summary>
     public string? RepositoryRoot { get; set; }
 
@@ -53,6 +56,8 @@ public sealed class WriteReport : IntegrationTask
         }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
+        foreach (var note in Notes)
+            environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
         if (measurements.Count > 0)
             environment["ServerWork"] = string.Join(", ", measurements.Select(m => m.ServerWork ?? nameof(Data.ServerWork.PerRecord)).Distinct()
                 .Select(w => $"{w} ({ReportWriter.ServerWorkLabel(w)}: {string.Join(", ", measurements.Where(m => (m.ServerWork ?? nameof(Data.ServerWork.PerRecord)) == w).Select(m => m.Transport).Distinct())})"));

@@ -7,13 +7,33 @@ using IntegrationTasks.Wire;
 namespace IntegrationTasks.Tcp;
 
 /// <summary>One accepted connection, with what every threading model needs to answer its requests.</summary>
-public sealed class ServerConnection(FrameConnection frames, RecordSource source)
+public sealed class ServerConnection(FrameConnection frames, RecordSource source, TimeSpan timeout)
 {
     private int _answered;
 
     public FrameConnection Frames { get; } = frames;
     public RecordSource Source { get; } = source;
     public int Answered => Volatile.Read(ref _answered);
+
+    /// <summary>
+    /// The next request, or null for the end marker. A client that sends no complete request within the timeout —
+    /// idle, or a header or body cut short with the connection left open — is dropped (IT3007), so it cannot hold
+    /// a connection and its database work forever.
+    /// </summary>
+    public async ValueTask<Frame?> ReadRequestAsync(CancellationToken cancellationToken)
+    {
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(timeout);
+        try
+        {
+            return await Frames.ReadAsync(deadline.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionStalled,
+                $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.");
+        }
+    }
 
     /// <summary>A request frame in, its response frame out (tagged with the request's batch id).</summary>
     public async Task<PooledBufferStream> AnswerAsync(RecordLookup lookup, Frame request, CancellationToken cancellationToken)
@@ -51,7 +71,7 @@ public sealed class LockStepServerModel : ServerModel
     public override async Task ServeAsync(ServerConnection connection, CancellationToken cancellationToken)
     {
         await using var lookup = await connection.Source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
-        while (await connection.Frames.ReadAsync(cancellationToken).ConfigureAwait(false) is { } request)
+        while (await connection.ReadRequestAsync(cancellationToken).ConfigureAwait(false) is { } request)
         {
             using (request)
             using (var response = await connection.AnswerAsync(lookup, request, cancellationToken).ConfigureAwait(false))
@@ -81,7 +101,7 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
         {
             async Task ReceiveAsync()
             {
-                while (await connection.Frames.ReadAsync(token).ConfigureAwait(false) is { } frame)
+                while (await connection.ReadRequestAsync(token).ConfigureAwait(false) is { } frame)
                     await requests.Writer.WriteAsync(frame, token).ConfigureAwait(false);
                 requests.Writer.Complete();
             }

@@ -13,6 +13,9 @@ public sealed record TcpServerOptions
     public int MaxFrameBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
     public FrameFormat Format { get; init; } = FrameFormat.Plain;
     public TcpIo Io { get; init; } = TcpIo.Streams;
+
+    /// <summary>A connection that sends no complete request for this long (idle, or stalled mid-frame) is dropped.</summary>
+    public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
 }
 
 /// <summary>
@@ -74,7 +77,7 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
             client.NoDelay = true;
             await using var stream = client.GetStream();
             await using var frames = FrameConnection.Create(options.Io, stream, options.Format, options.MaxFrameBytes);
-            connection = new ServerConnection(frames, source);
+            connection = new ServerConnection(frames, source, options.ConnectionTimeout);
             log.Detail($"Connection from {peer}.");
             await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
             Interlocked.Increment(ref _connections);

@@ -23,15 +23,23 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>Requests read ahead per connection before the socket stops being read (back-pressure).</summary>
     public int MaxPendingRequests { get; set; } = 8;
 
+    /// <summary>A connection that sends no complete request for this many seconds (idle, or stalled mid-frame) is dropped with IT3007.</summary>
+    public int ConnectionTimeoutSeconds { get; set; } = 120;
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual TcpIo Io => TcpIo.Streams;
     protected abstract ServerModel CreateModel();
 
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        if (MaxPendingRequests < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}).");
-        var options = new TcpServerOptions { BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io };
+        if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"MaxPendingRequests ({MaxPendingRequests}) and ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}) must be at least 1.");
+        var options = new TcpServerOptions
+        {
+            BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
+            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds),
+        };
         var server = new TcpServerHost(source, options, CreateModel(), EventLog);
         var endpoint = server.Start();
         Func<CancellationToken, Task> serve = async token =>

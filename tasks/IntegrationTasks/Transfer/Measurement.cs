@@ -14,6 +14,12 @@ public sealed record Measurement
 
     /// <summary>How the server read its batches: PerRecord (one SELECT per ID) or Range; null in logs written before it was recorded (PerRecord).</summary>
     public string? ServerWork { get; init; }
+
+    /// <summary>True when the client talked to its server through the delay relay (latency added, faults injected there).</summary>
+    public bool? ThroughRelay { get; init; }
+
+    /// <summary>The round trip the relay added, in milliseconds (null when there was no relay).</summary>
+    public double? LatencyMs { get; init; }
     public int Repetition { get; init; }
     public required double ElapsedSeconds { get; init; }
     public double FirstCommitSeconds { get; init; }

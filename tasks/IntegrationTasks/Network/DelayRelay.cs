@@ -1,0 +1,268 @@
+using System.Buffers;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading.Channels;
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Network;
+
+/// <summary>What the relay does to the connections it forwards, once per relay: nothing, a reset, or a silence.</summary>
+public enum RelayFaultKind
+{
+    None,
+
+    /// <summary>Both sides' connections are reset (RST) once <see cref="RelayOptions.FaultAfterBytes"/> have been forwarded.</summary>
+    Reset,
+
+    /// <summary>Nothing is forwarded either way for <see cref="RelayOptions.Silence"/> once that many bytes have been.</summary>
+    Silence,
+}
+
+public sealed record RelayOptions
+{
+    /// <summary>Where the relay listens (port 0: any free one).</summary>
+    public required IPEndPoint Listen { get; init; }
+
+    /// <summary>Where it forwards every connection it accepts.</summary>
+    public required string TargetHost { get; init; }
+
+    public required int TargetPort { get; init; }
+
+    /// <summary>How long each chunk is held, in each direction (half the round trip).</summary>
+    public TimeSpan OneWayDelay { get; init; }
+
+    /// <summary>Bytes held per direction of a connection at most; beyond them the relay stops reading (TCP flow control does the rest).</summary>
+    public int MaxHeldBytes { get; init; } = 4 * 1024 * 1024;
+
+    public RelayFaultKind Fault { get; init; }
+
+    /// <summary>Bytes forwarded (both directions, all connections) before the fault.</summary>
+    public long FaultAfterBytes { get; init; }
+
+    public TimeSpan Silence { get; init; } = TimeSpan.FromSeconds(5);
+
+    public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(10);
+}
+
+/// <summary>
+/// A TCP relay that adds latency, as <c>netem</c> would if this kernel had it: every chunk read from one side is written
+/// to the other after <see cref="RelayOptions.OneWayDelay"/>, in order, never dropped or reordered, with at most
+/// <see cref="RelayOptions.MaxHeldBytes"/> held per direction. It is also where network faults are injected (a reset, a
+/// silence), once, after a given number of bytes.
+/// </summary>
+public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisposable
+{
+    private const int ChunkBytes = 64 * 1024;
+    private readonly Socket _listener = new(SocketType.Stream, ProtocolType.Tcp);
+    private readonly CancellationTokenSource _stop = new();
+    private long _forwarded;
+    private int _faultDone;
+    private long _silentUntil;
+    private int _connections;
+
+    public long BytesForwarded => Interlocked.Read(ref _forwarded);
+    public int Connections => Volatile.Read(ref _connections);
+    public bool FaultInjected => Volatile.Read(ref _faultDone) == 1;
+
+    public IPEndPoint Start()
+    {
+        _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        try
+        {
+            _listener.Bind(options.Listen);
+        }
+        catch (SocketException e)
+        {
+            throw new IntegrationException(ErrorCodes.PortInUse, $"The relay cannot listen on {options.Listen}: {e.Message}", e);
+        }
+        _listener.Listen(64);
+        return (IPEndPoint)_listener.LocalEndPoint!;
+    }
+
+    /// <summary>Accepts and forwards connections until cancelled; then closes them all.</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _stop.Token);
+        var forwarding = new List<Task>();
+        try
+        {
+            while (true)
+            {
+                var client = await _listener.AcceptAsync(stop.Token).ConfigureAwait(false);
+                Interlocked.Increment(ref _connections);
+                forwarding.RemoveAll(t => t.IsCompleted);
+                forwarding.Add(ForwardAsync(client, stop.Token));
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+        }
+        finally
+        {
+            await Task.WhenAll(forwarding).ConfigureAwait(false);
+        }
+    }
+
+    private async Task ForwardAsync(Socket client, CancellationToken cancellationToken)
+    {
+        using var connection = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        using (client)
+        using (var server = new Socket(SocketType.Stream, ProtocolType.Tcp))
+        {
+            client.NoDelay = server.NoDelay = true;
+            try
+            {
+                using (var connect = CancellationTokenSource.CreateLinkedTokenSource(connection.Token))
+                {
+                    connect.CancelAfter(options.ConnectTimeout);
+                    await server.ConnectAsync(options.TargetHost, options.TargetPort, connect.Token).ConfigureAwait(false);
+                }
+                await Task.WhenAll(PumpAsync(client, server, connection), PumpAsync(server, client, connection)).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is SocketException or IOException or OperationCanceledException)
+            {
+                if (!cancellationToken.IsCancellationRequested && e is not OperationCanceledException)
+                    log.Warning(ErrorCodes.ConnectionLost, $"Relay: a connection to {options.TargetHost}:{options.TargetPort} ended: {e.Message}");
+                Abort(client);
+                Abort(server);
+            }
+        }
+    }
+
+    private readonly record struct Chunk(byte[] Buffer, int Length, long Due);
+
+    /// <summary>One direction: a reader stamps each chunk with when it may leave, a writer sends it then; a bounded queue between.</summary>
+    private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection)
+    {
+        var token = connection.Token;
+        var held = Channel.CreateBounded<Chunk>(new BoundedChannelOptions(Math.Max(1, options.MaxHeldBytes / ChunkBytes))
+            { SingleReader = true, SingleWriter = true });
+
+        async Task ReadAsync()
+        {
+            while (true)
+            {
+                var buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
+                int read;
+                try
+                {
+                    read = await from.ReceiveAsync(buffer.AsMemory(0, ChunkBytes), SocketFlags.None, token).ConfigureAwait(false);
+                }
+                catch
+                {
+                    ArrayPool<byte>.Shared.Return(buffer);
+                    throw;
+                }
+                if (read == 0)
+                {
+                    ArrayPool<byte>.Shared.Return(buffer);
+                    held.Writer.Complete();
+                    return;
+                }
+                await held.Writer.WriteAsync(new Chunk(buffer, read, Stopwatch.GetTimestamp() + Ticks(options.OneWayDelay)), token).ConfigureAwait(false);
+            }
+        }
+
+        async Task WriteAsync()
+        {
+            await foreach (var chunk in held.Reader.ReadAllAsync(token).ConfigureAwait(false))
+            {
+                try
+                {
+                    await WaitUntilAsync(chunk.Due, token).ConfigureAwait(false);
+                    var length = chunk.Length;
+                    var fault = NextFault(length, out var before);
+                    if (fault != RelayFaultKind.None)
+                    {
+                        await to.SendAsync(chunk.Buffer.AsMemory(0, before), SocketFlags.None, token).ConfigureAwait(false);
+                        if (fault == RelayFaultKind.Reset)
+                        {
+                            log.Warning(ErrorCodes.ConnectionLost, $"Relay: fault injected, connection reset after {options.FaultAfterBytes:N0} bytes.");
+                            Abort(from);
+                            Abort(to);
+                            await connection.CancelAsync().ConfigureAwait(false);
+                            return;
+                        }
+                        log.Warning(ErrorCodes.ConnectionLost, $"Relay: fault injected, {options.Silence.TotalSeconds:F1} s of silence after {options.FaultAfterBytes:N0} bytes.");
+                        await WaitUntilAsync(Volatile.Read(ref _silentUntil), token).ConfigureAwait(false);
+                        await to.SendAsync(chunk.Buffer.AsMemory(before, length - before), SocketFlags.None, token).ConfigureAwait(false);
+                        continue;
+                    }
+                    // A silence started by the other direction holds this one too.
+                    await WaitUntilAsync(Volatile.Read(ref _silentUntil), token).ConfigureAwait(false);
+                    await to.SendAsync(chunk.Buffer.AsMemory(0, length), SocketFlags.None, token).ConfigureAwait(false);
+                }
+                finally
+                {
+                    ArrayPool<byte>.Shared.Return(chunk.Buffer);
+                }
+            }
+            // The sender finished: pass its end on, after the last byte.
+            to.Shutdown(SocketShutdown.Send);
+        }
+
+        try
+        {
+            await TaskGroup.WhenAllOrFirstFailure(connection, ReadAsync(), WriteAsync()).ConfigureAwait(false);
+        }
+        finally
+        {
+            while (held.Reader.TryRead(out var left))
+                ArrayPool<byte>.Shared.Return(left.Buffer);
+        }
+    }
+
+    /// <summary>Counts a chunk as forwarded; if it crosses the fault's threshold (and the fault has not happened), says which fault and where in the chunk.</summary>
+    private RelayFaultKind NextFault(int length, out int before)
+    {
+        var total = Interlocked.Add(ref _forwarded, length);
+        before = length;
+        if (options.Fault == RelayFaultKind.None || total < options.FaultAfterBytes || Interlocked.CompareExchange(ref _faultDone, 1, 0) != 0)
+            return RelayFaultKind.None;
+        before = (int)Math.Clamp(options.FaultAfterBytes - (total - length), 0, length);
+        if (options.Fault == RelayFaultKind.Silence)
+            Volatile.Write(ref _silentUntil, Stopwatch.GetTimestamp() + Ticks(options.Silence));
+        return options.Fault;
+    }
+
+    private static long Ticks(TimeSpan span) => (long)(span.TotalSeconds * Stopwatch.Frequency);
+
+    /// <summary>Sleeps most of the way, then spins: timers are about a millisecond coarse, and a 2014 LAN's delay is a tenth of that.</summary>
+    internal static async ValueTask WaitUntilAsync(long dueTimestamp, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            var remaining = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), dueTimestamp);
+            if (remaining <= TimeSpan.Zero)
+                return;
+            if (remaining > TimeSpan.FromMilliseconds(2))
+                await Task.Delay(remaining - TimeSpan.FromMilliseconds(1.5), cancellationToken).ConfigureAwait(false);
+            else
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                Thread.SpinWait(50);
+            }
+        }
+    }
+
+    private static void Abort(Socket socket)
+    {
+        try
+        {
+            // Linger 0: close sends RST, as a broken network or a crashed peer would be seen.
+            socket.LingerState = new LingerOption(true, 0);
+            socket.Close();
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        {
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync().ConfigureAwait(false);
+        _listener.Dispose();
+        _stop.Dispose();
+    }
+}

@@ -1,0 +1,55 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Network;
+
+/// <summary>
+/// Runs a target of the suite (RunAll, LatencySweep) on two simulated hosts: makes the two namespaces and their link
+/// (<see cref="TwoHosts"/>), runs the same build inside the client's namespace with the servers started inside the
+/// server's, forwards its log, and removes the namespaces afterwards — on success, failure and Ctrl+C.
+/// </summary>
+public sealed class RunOnTwoHosts : IntegrationTask
+{
+    [Required] public string Project { get; set; } = "";
+    [Required] public string Target { get; set; } = "";
+    public string Network { get; set; } = "";
+    public string LatencyMs { get; set; } = "";
+    public string BandwidthMbit { get; set; } = "";
+
+    /// <summary>Both sides' providers: two hosts run on SQLite, each side's database a file of its own.</summary>
+    public string ServerProvider { get; set; } = "Sqlite";
+    public string ClientProvider { get; set; } = "Sqlite";
+
+    public string? LogFile { get; set; }
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var profile = NetworkProfile.Parse(Network, LatencyMs, BandwidthMbit);
+        if (Data.DatabaseProviders.Parse(ServerProvider) != Data.DatabaseProvider.Sqlite || Data.DatabaseProviders.Parse(ClientProvider) != Data.DatabaseProvider.Sqlite)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                "Hosts=Two runs on SQLite (each side's database is a file of its own); a database server would have to run inside the server's namespace.");
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, profile.BandwidthMbit, EventLog, cancellationToken).ConfigureAwait(false);
+        var properties = new Dictionary<string, string>(BuildEngine6.GetGlobalProperties(), StringComparer.OrdinalIgnoreCase)
+        {
+            ["Hosts"] = "Two",
+            ["_InsideClientHost"] = "true",
+            ["HostName"] = TwoHosts.ServerAddress,
+            ["BindAddress"] = TwoHosts.ServerAddress,
+            ["ServerCommandPrefix"] = string.Join(' ', TwoHosts.Exec(hosts.ServerNamespace)),
+        };
+        var launch = ServerLaunch.ForTarget(Project, Target, properties).WithPrefix(TwoHosts.Exec(hosts.ClientNamespace));
+        Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}.",
+            Target, hosts.ClientNamespace, hosts.ServerNamespace, TwoHosts.ServerAddress, profile.Describe());
+        using var child = ServerProcess.Start("client host", launch, LogFile, ServerLog.To(Log, "client host", MessageImportance.High));
+        if (!await child.WaitForExitOrCancellationAsync(cancellationToken).ConfigureAwait(false))
+        {
+            // Ctrl+C: the child build cancels too (SIGINT), stopping its servers; the namespaces go when this returns.
+            await child.StopAsync(TimeSpan.FromSeconds(1), CancellationToken.None).ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+        if (child.ExitCode != 0)
+            throw new IntegrationException(ErrorCodes.TransferFailed,
+                $"{Target} on two hosts failed (the client host's build exited with {child.ExitCode}); its errors are above{(LogFile is null ? "" : $", its log in {LogFile}")}.");
+    }
+}

@@ -1,0 +1,99 @@
+using System.Globalization;
+using System.Text;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>One transport's time at one added round trip.</summary>
+public sealed record LatencyPoint(double LatencyMs, Summary Seconds);
+
+/// <summary>
+/// A transport measured at several added round trips (the LatencySweep target): its points, and the line through them —
+/// the slope, in seconds per millisecond of round trip, is the number of round trips the transfer waits for one after
+/// another (÷ 1000): lock-step pays one per batch, a pipelined transport only a few.
+/// </summary>
+public sealed record LatencyCurve(string Transport, int Records, IReadOnlyList<LatencyPoint> Points, double SecondsAtZero, double SecondsPerMs)
+{
+    /// <summary>The round trips waited for in sequence, as the slope says.</summary>
+    public double SequentialRoundTrips => SecondsPerMs * 1000;
+}
+
+public static class LatencySweepReport
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    /// <summary>Runs of a transport at several added latencies are reported as "TcpClient2 (RTT 20 ms)", never averaged together.</summary>
+    public static string Label(string transport, double latencyMs) => string.Create(Invariant, $"{transport} (RTT {latencyMs:0.###} ms)");
+
+    public static List<LatencyCurve> Curves(IEnumerable<Measurement> measurements) =>
+        measurements.Where(m => !m.Warmup && m.LatencyMs is not null).GroupBy(m => (m.Transport, m.Records))
+            .Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1)
+            .Select(g =>
+            {
+                var points = g.GroupBy(m => m.LatencyMs!.Value).OrderBy(p => p.Key)
+                    .Select(p => new LatencyPoint(p.Key, Summary.Of(p.Select(m => m.ElapsedSeconds).ToList()))).ToList();
+                var runs = g.Select(m => (X: m.LatencyMs!.Value, Y: m.ElapsedSeconds)).ToList();
+                var meanX = runs.Average(r => r.X);
+                var meanY = runs.Average(r => r.Y);
+                var sxx = runs.Sum(r => (r.X - meanX) * (r.X - meanX));
+                var slope = sxx > 0 ? runs.Sum(r => (r.X - meanX) * (r.Y - meanY)) / sxx : 0;
+                return new LatencyCurve(g.Key.Transport, g.Key.Records, points, meanY - slope * meanX, slope);
+            })
+            .OrderBy(c => c.SecondsPerMs).ToList();
+
+    public static string Markdown(IReadOnlyList<LatencyCurve> curves)
+    {
+        if (curves.Count == 0)
+            return "";
+        var latencies = curves.SelectMany(c => c.Points.Select(p => p.LatencyMs)).Distinct().Order().ToList();
+        var md = new StringBuilder(string.Create(Invariant, $"\n## Latency sweep ({curves[0].Records:N0} records; mean seconds at each added round trip)\n\n"));
+        md.Append("| Transport | ").AppendJoin(" | ", latencies.Select(l => string.Create(Invariant, $"{l:0.###} ms"))).Append(" | Seconds per ms of round trip | Round trips waited for in sequence |\n");
+        md.Append("|---|").Append(string.Concat(latencies.Select(_ => "---:|"))).Append("---:|---:|\n");
+        foreach (var curve in curves)
+        {
+            md.Append(Invariant, $"| {curve.Transport} | ");
+            md.AppendJoin(" | ", latencies.Select(l => curve.Points.FirstOrDefault(p => p.LatencyMs == l) is { } point
+                ? string.Create(Invariant, $"{point.Seconds.Mean:F3} ±{point.Seconds.Ci95:F3}") : "–"));
+            md.Append(Invariant, $" | {curve.SecondsPerMs:F4} | {curve.SequentialRoundTrips:N0} |\n");
+        }
+        md.Append("""
+
+            How to read it: a transfer that waits for each answer before it asks again pays one round trip per call, so its
+            time grows by (calls per transfer × round trip) — its slope, read as round trips waited for in sequence, is about its
+            number of calls. A pipelined transport keeps several requests in flight, so it waits for only a few round trips in
+            all, however many batches it moves, until the link's bandwidth or the database work is what limits it.
+
+            """);
+        return md.ToString();
+    }
+
+    /// <summary>Time against round trip, one line per transport (linear axes: the slopes are the point).</summary>
+    public static string Html(IReadOnlyList<LatencyCurve> curves)
+    {
+        if (curves.Count == 0)
+            return "";
+        const int left = 60, width = 640, height = 320, top = 30, legend = 260;
+        var maxX = Math.Max(1, curves.Max(c => c.Points.Max(p => p.LatencyMs)));
+        var maxY = Math.Max(1e-3, curves.Max(c => c.Points.Max(p => p.Seconds.Mean)));
+        double X(double ms) => left + ms / maxX * width;
+        double Y(double seconds) => top + height - seconds / maxY * height;
+        string[] colours = ["#4a7bd0", "#d0704a", "#4ab07b", "#a04ad0", "#d0b04a", "#4ab0d0", "#d04a8a", "#7b7b7b"];
+        var svg = new StringBuilder("<h2>Latency sweep</h2>");
+        svg.Append(Invariant, $"<figure><svg id=\"latency-sweep\" class=\"chart\" role=\"img\" width=\"{left + width + legend}\" height=\"{top + height + 40}\">");
+        svg.Append("<text x=\"0\" y=\"16\" font-weight=\"bold\">Mean time (s) against added round trip (ms)</text>");
+        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top + height}\" x2=\"{left + width}\" y2=\"{top + height}\" stroke=\"#888\"/>");
+        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{top + height}\" stroke=\"#888\"/>");
+        foreach (var ms in curves.SelectMany(c => c.Points.Select(p => p.LatencyMs)).Distinct())
+            svg.Append(Invariant, $"<text x=\"{X(ms):F1}\" y=\"{top + height + 16}\" text-anchor=\"middle\">{ms:0.###}</text>");
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + 10}\" text-anchor=\"end\">{maxY:F1}</text>");
+        for (var i = 0; i < curves.Count; i++)
+        {
+            var colour = colours[i % colours.Length];
+            var points = string.Join(" ", curves[i].Points.Select(p => string.Create(Invariant, $"{X(p.LatencyMs):F1},{Y(p.Seconds.Mean):F1}")));
+            svg.Append(Invariant, $"<polyline data-transport=\"{System.Net.WebUtility.HtmlEncode(curves[i].Transport)}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{points}\"/>");
+            svg.Append(Invariant, $"<text x=\"{left + width + 14}\" y=\"{top + 12 + i * 16}\" fill=\"{colour}\">{System.Net.WebUtility.HtmlEncode(curves[i].Transport)}</text>");
+        }
+        svg.Append("</svg></figure>");
+        return svg.ToString();
+    }
+}

@@ -1,0 +1,169 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+using IntegrationTasks.Network;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The delay relay on loopback: latency added as asked, bytes in order, faults injected once.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class DelayRelayTests
+{
+    /// <summary>An echo server: every byte it receives goes back; it closes when the client does.</summary>
+    private sealed class Echo : IAsyncDisposable
+    {
+        private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+        private readonly CancellationTokenSource _stop = new();
+        private readonly Task _loop;
+
+        public Echo()
+        {
+            _listener.Start();
+            _loop = Task.Run(async () =>
+            {
+                try
+                {
+                    while (true)
+                    {
+                        var client = await _listener.AcceptTcpClientAsync(_stop.Token);
+                        _ = Task.Run(async () =>
+                        {
+                            using (client)
+                            {
+                                try
+                                {
+                                    await client.GetStream().CopyToAsync(client.GetStream(), _stop.Token);
+                                }
+                                catch (Exception e) when (e is IOException or OperationCanceledException)
+                                {
+                                }
+                            }
+                        });
+                    }
+                }
+                catch (OperationCanceledException)
+                {
+                }
+            });
+        }
+
+        public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
+
+        public async ValueTask DisposeAsync()
+        {
+            await _stop.CancelAsync();
+            _listener.Stop();
+            await _loop;
+        }
+    }
+
+    private static async Task<(DelayRelay Relay, IPEndPoint Endpoint, Task Running)> StartRelayAsync(int targetPort, TimeSpan delay,
+        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null)
+    {
+        var relay = new DelayRelay(new RelayOptions
+        {
+            Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = targetPort, OneWayDelay = delay,
+            Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1),
+        }, NullEventLog.Instance);
+        var endpoint = relay.Start();
+        await Task.Yield();
+        return (relay, endpoint, relay.RunAsync(CancellationToken.None));
+    }
+
+    private static async Task<double> RoundTripMillisecondsAsync(NetworkStream stream)
+    {
+        var buffer = new byte[1];
+        var watch = Stopwatch.StartNew();
+        await stream.WriteAsync(new byte[] { 42 });
+        await stream.ReadExactlyAsync(buffer);
+        return watch.Elapsed.TotalMilliseconds;
+    }
+
+    [TestMethod]
+    public async Task The_relay_adds_the_delay_both_ways_and_keeps_every_byte_in_order()
+    {
+        await using var echo = new Echo();
+        var (relay, endpoint, running) = await StartRelayAsync(echo.Port, TimeSpan.FromMilliseconds(20));
+        await using (relay)
+        {
+            using var client = new TcpClient { NoDelay = true };
+            await client.ConnectAsync(endpoint);
+            var stream = client.GetStream();
+            await RoundTripMillisecondsAsync(stream);
+            var trips = new List<double>();
+            for (var i = 0; i < 5; i++)
+                trips.Add(await RoundTripMillisecondsAsync(stream));
+            // 20 ms each way: at least 40 ms a round trip, and not much more on an idle machine.
+            Assert.IsTrue(trips.All(t => t >= 40), string.Join(", ", trips));
+            Assert.IsLessThan(80, trips.Min(), string.Join(", ", trips));
+
+            // 8 MB through it and back, more than it may hold (4 MB a direction): every byte, in order.
+            var payload = new byte[8 * 1024 * 1024];
+            new Random(7).NextBytes(payload);
+            var back = new byte[payload.Length];
+            var reading = stream.ReadExactlyAsync(back).AsTask();
+            await stream.WriteAsync(payload);
+            await reading;
+            CollectionAssert.AreEqual(payload, back);
+        }
+        await running;
+    }
+
+    [TestMethod]
+    public async Task A_reset_is_injected_once_after_the_given_bytes_and_the_next_connection_goes_through()
+    {
+        await using var echo = new Echo();
+        var (relay, endpoint, running) = await StartRelayAsync(echo.Port, TimeSpan.Zero, RelayFaultKind.Reset, faultAfter: 100_000);
+        await using (relay)
+        {
+            using (var first = new TcpClient())
+            {
+                await first.ConnectAsync(endpoint);
+                var stream = first.GetStream();
+                var e = await Assert.ThrowsAsync<Exception>(async () =>
+                {
+                    var chunk = new byte[16 * 1024];
+                    for (var i = 0; i < 100; i++)
+                    {
+                        await stream.WriteAsync(chunk);
+                        await stream.ReadExactlyAsync(chunk);
+                    }
+                });
+                Assert.IsTrue(e is IOException or SocketException or EndOfStreamException, e.ToString());
+            }
+            Assert.IsTrue(relay.FaultInjected);
+            using var second = new TcpClient();
+            await second.ConnectAsync(endpoint);
+            var buffer = new byte[200_000];
+            var reading = second.GetStream().ReadExactlyAsync(new byte[buffer.Length]).AsTask();
+            await second.GetStream().WriteAsync(buffer);
+            await reading;
+        }
+        await running;
+    }
+
+    [TestMethod]
+    public async Task A_silence_holds_both_directions_then_everything_arrives()
+    {
+        await using var echo = new Echo();
+        var (relay, endpoint, running) = await StartRelayAsync(echo.Port, TimeSpan.Zero, RelayFaultKind.Silence, faultAfter: 50_000, silence: TimeSpan.FromSeconds(1));
+        await using (relay)
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(endpoint);
+            var payload = new byte[300_000];
+            new Random(3).NextBytes(payload);
+            var back = new byte[payload.Length];
+            var watch = Stopwatch.StartNew();
+            var reading = client.GetStream().ReadExactlyAsync(back).AsTask();
+            await client.GetStream().WriteAsync(payload);
+            await reading;
+            Assert.IsGreaterThanOrEqualTo(1.0, watch.Elapsed.TotalSeconds);
+            CollectionAssert.AreEqual(payload, back);
+        }
+        await running;
+    }
+}

@@ -1,0 +1,109 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Network;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>Two simulated hosts and the network profiles: namespaces made and removed, RunAll across the link, latency through the relay.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class NetworkTests
+{
+    private static async Task<List<string>> OurNamespacesAsync() =>
+        (await TwoHosts.ListAsync(CancellationToken.None)).Where(ns => ns.StartsWith("it-", StringComparison.Ordinal)).ToList();
+
+    private static string Links() => RepositoryPaths.Run("ip", ["-o", "link", "show"]).Stdout;
+
+    [TestMethod]
+    public async Task Two_hosts_are_made_joined_and_removed_as_root()
+    {
+        await using (var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: 100, NullEventLog.Instance, CancellationToken.None))
+        {
+            CollectionAssert.IsSubsetOf(new[] { hosts.ServerNamespace, hosts.ClientNamespace }, await OurNamespacesAsync());
+            // The client's namespace reaches the server's address over the link, and the link is shaped by tbf.
+            var ping = RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "ip", "route", "get", TwoHosts.ServerAddress]);
+            StringAssert.Contains(ping.Stdout, hosts.ClientLink, ping.Stdout + ping.Stderr);
+            var qdisc = RepositoryPaths.Run("tc", ["-n", hosts.ServerNamespace, "qdisc", "show", "dev", hosts.ServerLink]);
+            StringAssert.Contains(qdisc.Stdout, "tbf", qdisc.Stdout + qdisc.Stderr);
+            StringAssert.Contains(qdisc.Stdout, "100Mbit", qdisc.Stdout);
+        }
+        Assert.IsEmpty(await OurNamespacesAsync(), "no namespace left");
+        Assert.DoesNotContain("itv", Links(), "no veth left");
+    }
+
+    [TestMethod]
+    public async Task Namespaces_of_a_build_that_died_are_removed_before_new_ones_as_root()
+    {
+        // A pid that cannot be running: as if a build had been killed outright after making its namespaces.
+        var dead = RepositoryPaths.Run("ip", ["netns", "add", "it-srv-999999"]);
+        Assert.AreEqual(0, dead.ExitCode, dead.Stderr);
+        var log = new CapturingLog();
+        await using (await TwoHosts.CreateAsync(Environment.ProcessId, null, log, CancellationToken.None))
+            Assert.DoesNotContain("it-srv-999999", await OurNamespacesAsync());
+        Assert.IsTrue(log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.LeftoverRemoved}", StringComparison.Ordinal)), string.Join("\n", log.Lines));
+        Assert.IsEmpty(await OurNamespacesAsync());
+    }
+
+    [TestMethod]
+    public async Task Without_root_two_hosts_stop_with_a_coded_error()
+    {
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() =>
+            TwoHosts.CreateAsync(Environment.ProcessId, null, NullEventLog.Instance, CancellationToken.None, privileged: false));
+        Assert.AreEqual(ErrorCodes.NeedsRoot, e.Code);
+        StringAssert.Contains(e.Message, "root");
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void Profiles_parse_and_describe_themselves()
+    {
+        Assert.AreEqual("Wan (40 ms round trip, 100 Mbit/s)", NetworkProfile.Parse("Wan", null, null).Describe());
+        Assert.AreEqual("Lan2014 (0.2 ms round trip, 1000 Mbit/s)", NetworkProfile.Parse("lan2014", "", "").Describe());
+        Assert.AreEqual("Custom (5 ms round trip, 100 Mbit/s)", NetworkProfile.Parse("Wan", "5", null).Describe());
+        Assert.AreEqual("Loopback (no latency added, not shaped)", NetworkProfile.Parse(null, null, null).Describe());
+        foreach (var (name, latency, bandwidth) in new[] { ("Moon", "", ""), ("Wan", "-1", ""), ("Wan", "", "0"), ("Wan", "fast", "") })
+            Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => NetworkProfile.Parse(name, latency, bandwidth)).Code);
+    }
+
+    [TestMethod]
+    public void RunAll_on_two_hosts_moves_every_row_across_the_link_and_leaves_nothing_as_root()
+    {
+        using var artifacts = new TempDirectory("it-twohosts-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
+            "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RabbitMQDurable+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
+            "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(5, runs, output);
+        Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
+        // The servers listened on the server host's address, in its namespace, and the relay added the profile's latency.
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s), two hosts");
+        StringAssert.Contains(markdown, "- Note (file transfers): FileTransferRequest and FileTransferBigRequest go through shared directories");
+        StringAssert.Contains(markdown, "Not through the delay relay (no latency added, no network fault injected): FileTransferRequest, RabbitMQDurable.");
+        Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
+        Assert.DoesNotContain("itv", Links());
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
+    public void A_latency_sweep_runs_each_transport_at_each_round_trip_through_the_relay()
+    {
+        using var artifacts = new TempDirectory("it-latency-");
+        var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2", "-p:LatenciesMs=0+10", "-p:SweepRecords=2000", "-p:BatchSize=200",
+            "-p:Repetitions=2", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "## Latency sweep (2,000 records; mean seconds at each added round trip)");
+        StringAssert.Contains(markdown, "| TcpClientSingleThreadTest | ");
+        StringAssert.Contains(markdown, "| TcpClient2 (RTT 10 ms) |");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "id=\"latency-sweep\"");
+        // The lock-step client waited for ten round trips of 10 ms at least: the relay delayed it.
+        var lockStep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"))
+            .Where(l => l.Contains("\"transport\":\"TcpClientSingleThreadTest\"") && l.Contains("\"latencyMs\":10")).ToList();
+        Assert.HasCount(2, lockStep);
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+}
