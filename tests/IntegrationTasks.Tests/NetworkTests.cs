@@ -88,6 +88,25 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    public void RunAll_with_a_reset_in_every_repetition_resumes_the_pipelined_TCP_clients()
+    {
+        using var artifacts = new TempDirectory("it-fault-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClient2+TcpClientMultiThreadTest4", "-p:RecordCounts=5000",
+            "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(4, runs);
+        Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true") && r.Contains("\"throughRelay\":true")), string.Join("\n", runs));
+        // One reset per repetition (a fresh relay each time), each one resumed.
+        // (Counted in the build's log proper, "1>…" lines; the warning summary at the end repeats them.)
+        Assert.AreEqual(4, output.Split('\n').Count(l => l.Contains("1>", StringComparison.Ordinal) && l.Contains("reconnecting in", StringComparison.Ordinal)
+                                                        && l.Contains("warning IT3006", StringComparison.Ordinal)), output);
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "- Fault: Reset");
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
     public void A_latency_sweep_runs_each_transport_at_each_round_trip_through_the_relay()
     {
         using var artifacts = new TempDirectory("it-latency-");

@@ -46,7 +46,8 @@ internal sealed class PostgresDialect : SqlDialect
             }
             await importer.CompleteAsync(cancellationToken).ConfigureAwait(false);
         }
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
+        await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
     }
 
     private static Task WriteNullableAsync(NpgsqlBinaryImporter importer, string? value, CancellationToken cancellationToken) =>

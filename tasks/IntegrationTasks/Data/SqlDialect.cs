@@ -71,7 +71,8 @@ internal abstract class SqlDialect
             else
                 await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
+        await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
     }
 
     internal static DbParameter AddParameter(DbCommand command, string name, DbType type, int size = 0)

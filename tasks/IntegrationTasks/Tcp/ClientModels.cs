@@ -6,10 +6,30 @@ using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tcp;
 
+/// <summary>Which batches of a transfer are committed in ClientTable: what a resumed transfer still has to ask for.</summary>
+public sealed class CommittedBatches(BatchPlan plan)
+{
+    private readonly bool[] _committed = new bool[plan.TotalBatches];
+
+    public void Add(int batch)
+    {
+        lock (_committed)
+            _committed[batch] = true;
+    }
+
+    public List<int> Missing()
+    {
+        lock (_committed)
+            return Enumerable.Range(0, _committed.Length).Where(b => !_committed[b]).ToList();
+    }
+}
+
 /// <summary>How a client moves its batches over one connection: the only thing that differs between the TCP client generations.</summary>
 public abstract class ClientModel
 {
-    public abstract Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
+    /// <summary>Moves <paramref name="batches"/> (indexes into the plan, ascending), marking each in <paramref name="committed"/> once its transaction commits.</summary>
+    public abstract Task RunAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches, CommittedBatches committed, BatchImporter importer,
+        CancellationToken cancellationToken);
 
     /// <summary>The request frame for one batch; tagged frames carry the batch number (1-based).</summary>
     protected static ReadOnlyMemory<byte> BuildRequest(PooledBufferStream buffer, BatchPlan plan, int batch, FrameFormat format)
@@ -31,37 +51,40 @@ public abstract class ClientModel
 /// </summary>
 public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) : ClientModel
 {
-    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches, CommittedBatches committed, BatchImporter importer,
+        CancellationToken cancellationToken)
     {
         if (!importOnWorker)
         {
-            await ExchangeAllAsync(frames, plan, async (frame, token) =>
+            await ExchangeAllAsync(frames, plan, batches, async (batch, frame, token) =>
             {
                 using (frame)
                 using (var body = frame.OpenRead())
                     await importer.ImportAsync(body, token).ConfigureAwait(false);
+                committed.Add(batch);
             }, cancellationToken).ConfigureAwait(false);
             return;
         }
 
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var responses = Channel.CreateBounded<Frame>(new BoundedChannelOptions(handOff) { SingleReader = true, SingleWriter = true });
+        var responses = Channel.CreateBounded<(int Batch, Frame Frame)>(new BoundedChannelOptions(handOff) { SingleReader = true, SingleWriter = true });
         try
         {
             async Task NetworkAsync()
             {
-                await ExchangeAllAsync(frames, plan, (frame, token) => responses.Writer.WriteAsync(frame, token), cancellation.Token)
+                await ExchangeAllAsync(frames, plan, batches, (batch, frame, token) => responses.Writer.WriteAsync((batch, frame), token), cancellation.Token)
                     .ConfigureAwait(false);
                 responses.Writer.Complete();
             }
 
             async Task ImportAsync()
             {
-                await foreach (var frame in responses.Reader.ReadAllAsync(cancellation.Token).ConfigureAwait(false))
+                await foreach (var (batch, frame) in responses.Reader.ReadAllAsync(cancellation.Token).ConfigureAwait(false))
                 {
                     using (frame)
                     using (var body = frame.OpenRead())
                         await importer.ImportAsync(body, cancellation.Token).ConfigureAwait(false);
+                    committed.Add(batch);
                 }
             }
 
@@ -69,20 +92,20 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
         }
         finally
         {
-            while (responses.Reader.TryRead(out var frame))
-                frame.Dispose();
+            while (responses.Reader.TryRead(out var left))
+                left.Frame.Dispose();
         }
     }
 
-    private static async Task ExchangeAllAsync(FrameConnection frames, BatchPlan plan, Func<Frame, CancellationToken, ValueTask> handle,
-        CancellationToken cancellationToken)
+    private static async Task ExchangeAllAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches,
+        Func<int, Frame, CancellationToken, ValueTask> handle, CancellationToken cancellationToken)
     {
         using var buffer = new PooledBufferStream();
-        for (var batch = 0; batch < plan.TotalBatches; batch++)
+        for (var i = 0; i < batches.Count; i++)
         {
-            await frames.WriteAsync(BuildRequest(buffer, plan, batch, frames.Format), cancellationToken).ConfigureAwait(false);
-            var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(batch, plan.TotalBatches);
-            await handle(response, cancellationToken).ConfigureAwait(false);
+            await frames.WriteAsync(BuildRequest(buffer, plan, batches[i], frames.Format), cancellationToken).ConfigureAwait(false);
+            var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(i, batches.Count);
+            await handle(batches[i], response, cancellationToken).ConfigureAwait(false);
         }
         await frames.WriteEndAsync(cancellationToken).ConfigureAwait(false);
     }
@@ -97,7 +120,8 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
 /// </summary>
 public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
 {
-    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    public override async Task RunAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches, CommittedBatches committed, BatchImporter importer,
+        CancellationToken cancellationToken)
     {
         if (maxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {maxInFlight}).");
@@ -105,12 +129,12 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
         var token = cancellation.Token;
         using var inFlight = new SemaphoreSlim(maxInFlight);
         var outstanding = new HashSet<int>();
-        var responses = Channel.CreateBounded<List<ServiceRecord>>(new BoundedChannelOptions(maxInFlight) { SingleReader = true, SingleWriter = true });
+        var responses = Channel.CreateBounded<(int Batch, List<ServiceRecord> Records)>(new BoundedChannelOptions(maxInFlight) { SingleReader = true, SingleWriter = true });
 
         async Task SendAsync()
         {
             using var buffer = new PooledBufferStream();
-            for (var batch = 0; batch < plan.TotalBatches; batch++)
+            foreach (var batch in batches)
             {
                 await inFlight.WaitAsync(token).ConfigureAwait(false);
                 lock (outstanding)
@@ -125,22 +149,24 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
             var received = 0;
             while (await frames.ReadAsync(token).ConfigureAwait(false) is { } frame)
             {
-                if (++received > plan.TotalBatches || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
+                if (++received > batches.Count || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
                 {
                     frame.Dispose();
                     throw new IntegrationException(ErrorCodes.TransferFailed,
-                        received > plan.TotalBatches
-                            ? $"The server sent more responses than the {plan.TotalBatches} batches requested."
+                        received > batches.Count
+                            ? $"The server sent more responses than the {batches.Count} batches requested."
                             : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
                 }
+                // Tagged frames say which batch they answer; plain ones come back in the order asked.
+                var batch = frames.Format.CarriesBatchId ? frame.BatchId - 1 : batches[received - 1];
                 List<ServiceRecord> records;
                 using (frame)
                 using (var body = frame.OpenRead())
                     records = RecordXml.ReadResponse(body, token);
-                await responses.Writer.WriteAsync(records, token).ConfigureAwait(false);
+                await responses.Writer.WriteAsync((batch, records), token).ConfigureAwait(false);
             }
-            if (received < plan.TotalBatches)
-                throw EndedEarly(received, plan.TotalBatches);
+            if (received < batches.Count)
+                throw EndedEarly(received, batches.Count);
             responses.Writer.Complete();
         }
 
@@ -152,9 +178,10 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
 
         async Task ImportAsync()
         {
-            await foreach (var records in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
+            await foreach (var (batch, records) in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
             {
                 await importer.ImportAsync(records, token).ConfigureAwait(false);
+                committed.Add(batch);
                 inFlight.Release();
             }
         }

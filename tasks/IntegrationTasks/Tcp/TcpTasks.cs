@@ -72,23 +72,60 @@ public abstract class TcpClientTask : TransferClientTask
 
     protected abstract ClientModel CreateModel();
 
+    /// <summary>Whether a broken connection is resumed: reconnect and ask only for the batches not yet committed (the pipelined generations).</summary>
+    protected virtual bool Resumes => false;
+
+    /// <summary>Reconnections a resuming client makes in all before it gives up (with backoff: 0.2 s, doubling, at most 5 s between).</summary>
+    public int MaxReconnects { get; set; } = 5;
+
+    [Output] public int Reconnects { get; private set; }
+
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         var model = CreateModel();
-        using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, cancellationToken).ConfigureAwait(false);
-        await using var stream = client.GetStream();
-        await using var frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes);
-        importer.MarkSetupDone();
-        try
+        var committed = new CommittedBatches(plan);
+        long written = 0, read = 0;
+        var connected = false;
+        while (committed.Missing() is { Count: > 0 } missing)
         {
-            await model.RunAsync(frames, plan, importer, cancellationToken).ConfigureAwait(false);
+            FrameConnection? frames = null;
+            try
+            {
+                using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, cancellationToken).ConfigureAwait(false);
+                connected = true;
+                await using var stream = client.GetStream();
+                await using (frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes))
+                {
+                    importer.MarkSetupDone();
+                    await model.RunAsync(frames, plan, missing, committed, importer, cancellationToken).ConfigureAwait(false);
+                }
+            }
+            // No server at all (the first connection refused) is not a break: it fails at once with IT3003.
+            catch (Exception e) when (!cancellationToken.IsCancellationRequested && connected && IsBreak(e))
+            {
+                var message = $"The connection to the server broke with {committed.Missing().Count} of {plan.TotalBatches} batches not committed: {e.Message}";
+                if (!Resumes || Reconnects >= MaxReconnects)
+                    throw new IntegrationException(ErrorCodes.ConnectionLost,
+                        Resumes && Reconnects > 0 ? $"{message} (gave up after {Reconnects} reconnections; see MaxReconnects)" : message, e);
+                Reconnects++;
+                var backoff = TimeSpan.FromMilliseconds(Math.Min(5000, 200 * Math.Pow(2, Reconnects - 1)));
+                EventLog.Warning(ErrorCodes.ConnectionLost,
+                    $"{message}; reconnecting in {backoff.TotalSeconds:0.#} s (attempt {Reconnects} of {MaxReconnects}) to ask for the {committed.Missing().Count} batches not committed.");
+                await Task.Delay(backoff, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                written += frames?.BytesWritten ?? 0;
+                read += frames?.BytesRead ?? 0;
+            }
         }
-        catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
-        {
-            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to the server broke: {e.Message}", e);
-        }
-        return new TransferResult(frames.BytesWritten, frames.BytesRead);
+        return new TransferResult(written, read);
     }
+
+    /// <summary>What a resuming client reconnects after: the connection broke or was cut mid-frame; on a retry, the server not (yet) back.</summary>
+    private static bool IsBreak(Exception e) => TcpEndpoints.IsDisconnect(e)
+        || e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.TruncatedFrame or ErrorCodes.ConnectionFailed }
+        || (e is IntegrationException { Code: ErrorCodes.TransferFailed } && e.Message.Contains("ended the transfer after", StringComparison.Ordinal));
 }
 
 // ---- the series' generations: each names its format, I/O and threading model, nothing else ----
@@ -147,6 +184,7 @@ public sealed class TcpClient2 : TcpClientTask
     protected override string TransportName => "TcpClient2";
     protected override string ServerTarget => "TcpServer2";
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+    protected override bool Resumes => true;
 }
 
 /// <summary>TCP 3 (TcpClientMultiThreadTest3): TCP 2 with tagged frames; responses matched by batch id.</summary>
@@ -156,6 +194,7 @@ public sealed class TcpClientMultiThreadTest3 : TcpClientTask
     protected override string ServerTarget => "TcpTestServer3";
     protected override FrameFormat Format => FrameFormat.Tagged;
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+    protected override bool Resumes => true;
 }
 
 /// <summary>TCP 4 (TcpClientMultiThreadTest4): TCP 2's model on System.IO.Pipelines.</summary>
@@ -165,4 +204,5 @@ public sealed class TcpClientMultiThreadTest4 : TcpClientTask
     protected override string ServerTarget => "TcpTestServer4";
     protected override TcpIo Io => TcpIo.Pipelines;
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+    protected override bool Resumes => true;
 }
