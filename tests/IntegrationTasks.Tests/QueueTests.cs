@@ -312,6 +312,42 @@ public sealed class QueueTests
     }
 
     [TestMethod]
+    public async Task A_build_terminated_with_SIGTERM_stops_the_broker_it_started()
+    {
+        using var artifacts = new TempDirectory("it-sigterm-");
+        var info = new System.Diagnostics.ProcessStartInfo("dotnet")
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+        };
+        foreach (var argument in new[]
+                 {
+                     "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
+                     "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={(string)artifacts}/", "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
+                     "-p:Repetitions=5", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", "-p:Peers=false",
+                 })
+            info.ArgumentList.Add(argument);
+        using var build = System.Diagnostics.Process.Start(info)!;
+        var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        build.OutputDataReceived += (_, e) => { if (e.Data?.Contains("RabbitMQ is ready", StringComparison.Ordinal) == true) ready.TrySetResult(); };
+        build.BeginOutputReadLine();
+        build.BeginErrorReadLine();
+        await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
+        Assert.Contains($"{(string)artifacts}/rabbitmq", Processes.AllCommandLines(), "the node runs");
+        Assert.AreEqual(0, RepositoryPaths.Run("kill", ["-TERM", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
+        await build.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        // The servers watch their input and go with the build; the broker is stopped by the build's SIGTERM handler.
+        var until = DateTime.UtcNow.AddSeconds(30);
+        while (Processes.AllCommandLines().Contains($"{(string)artifacts}/", StringComparison.Ordinal) && DateTime.UtcNow < until)
+            await Task.Delay(200);
+        var left = Processes.AllCommandLines().Split('\n').Where(l => l.Contains($"{(string)artifacts}/", StringComparison.Ordinal)).ToList();
+        if (left.Count > 0)
+        {
+            RepositoryPaths.Run("pkill", ["-f", $"{(string)artifacts}/"]); // leave nothing to the next tests
+            Assert.Fail($"{left.Count} process(es) outlived the terminated build: {string.Join(" | ", left)}");
+        }
+    }
+
+    [TestMethod]
     public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
     {
         using var artifacts = new TempDirectory("it-nobroker-");

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
@@ -65,22 +66,40 @@ public sealed class StartRabbitMQ : IntegrationTask
         finally
         {
             BuildEngine4.UnregisterTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build);
-            await node.StopAsync(CancellationToken.None).ConfigureAwait(false);
-            node.Dispose();
+            await handle.StopAsync(CancellationToken.None).ConfigureAwait(false);
             Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
         }
     }
 
-    /// <summary>What MSBuild disposes at the end of the build if nobody stopped the node.</summary>
-    internal sealed class NodeHandle(RabbitMqNode node) : IDisposable
+    /// <summary>
+    /// What MSBuild disposes at the end of the build if nobody stopped the node. The running node, stopped once: by StopRabbitMQ, at the end of the build, or when the build is terminated (SIGTERM) —
+    /// the broker does not watch its input as the suite's servers do, so without this a killed build would leave it running.
+    /// </summary>
+    internal sealed class NodeHandle : IDisposable
     {
-        public RabbitMqNode Node => node;
+        private readonly PosixSignalRegistration? _terminated;
+        private int _stopped;
 
-        public void Dispose()
+        public NodeHandle(RabbitMqNode node)
         {
-            node.StopAsync(CancellationToken.None).GetAwaiter().GetResult(); // build teardown: nothing else to wait for
-            node.Dispose();
+            Node = node;
+            if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+                _terminated = PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose());
         }
+
+        public RabbitMqNode Node { get; }
+
+        public async Task StopAsync(CancellationToken cancellationToken)
+        {
+            if (Interlocked.Exchange(ref _stopped, 1) == 1)
+                return;
+            _terminated?.Dispose();
+            await Node.StopAsync(cancellationToken).ConfigureAwait(false);
+            Node.Dispose();
+        }
+
+        // Build teardown or a signal: nothing else to wait for.
+        public void Dispose() => StopAsync(CancellationToken.None).GetAwaiter().GetResult();
     }
 }
 
@@ -91,8 +110,7 @@ public sealed class StopRabbitMQ : IntegrationTask
     {
         if (BuildEngine4.UnregisterTaskObject(StartRabbitMQ.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not StartRabbitMQ.NodeHandle handle)
             return;
-        await handle.Node.StopAsync(cancellationToken).ConfigureAwait(false);
-        handle.Node.Dispose();
+        await handle.StopAsync(cancellationToken).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
     }
 }
