@@ -164,7 +164,7 @@ public static class ReportWriter
                     serverPeaks.Count > 0 ? serverPeaks.Max() : null)
                 {
                     Costs = RunCosts.Of(runs),
-                    ServerWork = runs[0].ServerWork ?? nameof(Data.ServerWork.PerRecord),
+                    ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
                     OverheadMicrosPerRecord = overhead,
@@ -221,7 +221,7 @@ public static class ReportWriter
             "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
         foreach (var m in measurements)
         {
-            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerWork ?? nameof(Data.ServerWork.PerRecord)},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
+            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerReads},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
             builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O}\n");
         }

@@ -59,8 +59,8 @@ public sealed class WriteReport : IntegrationTask
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
         if (measurements.Count > 0)
-            environment["ServerWork"] = string.Join(", ", measurements.Select(m => m.ServerWork ?? nameof(Data.ServerWork.PerRecord)).Distinct()
-                .Select(w => $"{w} ({ReportWriter.ServerWorkLabel(w)}: {string.Join(", ", measurements.Where(m => (m.ServerWork ?? nameof(Data.ServerWork.PerRecord)) == w).Select(m => m.Transport).Distinct())})"));
+            environment["ServerWork"] = string.Join(", ", measurements.GroupBy(m => m.ServerReads)
+                .Select(g => $"{g.Key} ({ReportWriter.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,

@@ -15,6 +15,10 @@ public sealed record Measurement
     /// <summary>How the server read its batches: PerRecord (one SELECT per ID) or Range; null in logs written before it was recorded (PerRecord).</summary>
     public string? ServerWork { get; init; }
 
+    /// <summary><see cref="ServerWork"/>, with logs from before it was recorded read as PerRecord.</summary>
+    [JsonIgnore]
+    public string ServerReads => ServerWork ?? nameof(Data.ServerWork.PerRecord);
+
     /// <summary>True when the client talked to its server through the delay relay (latency added, faults injected there).</summary>
     public bool? ThroughRelay { get; init; }
 
