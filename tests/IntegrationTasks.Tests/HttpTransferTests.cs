@@ -99,6 +99,29 @@ public sealed class HttpTransferTests
         listener.Start(); // the host process is gone and its port is free
     }
 
+    [TestMethod]
+    [DataRow(true)]
+    [DataRow(false)]
+    public async Task A_response_reset_mid_transfer_is_resumed_and_every_row_arrives_once(bool flush)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var server = await RunningHttpServer.StartAsync(databases);
+        var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
+        await using (relay)
+        {
+            var engine = new FakeBuildEngine();
+            var client = Client(databases, $"http://127.0.0.1:{relayPort}{HttpRecordsProtocol.Path}", flush, engine, totalBatches: 50, batchSize: 100);
+            Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+            Assert.IsTrue(relay.FaultInjected, "the relay reset the connection");
+            Assert.AreEqual(1, client.Reconnects, engine.Log);
+            StringAssert.Contains(engine.Log, "reconnecting");
+            // The second POST asked only for the batches not committed: nothing twice, nothing missing.
+            await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(5000, CancellationToken.None);
+        }
+        await running;
+    }
+
     private static readonly (string Name, Func<int, Task<string>> Misbehave, string Expected)[] BadClients =
     [
         ("garbage body", port => PostAsync(port, "garbage"), "400 IT2001"),

@@ -230,18 +230,6 @@ public sealed class TcpTransferTests
 
     // ---- a connection broken mid-transfer: the pipelined generations resume, the lock-step ones fail cleanly ----
 
-    private static async Task<(IntegrationTasks.Network.DelayRelay Relay, int Port, Task Running)> ResettingRelayAsync(int serverPort, long afterBytes)
-    {
-        var relay = new IntegrationTasks.Network.DelayRelay(new IntegrationTasks.Network.RelayOptions
-        {
-            Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = serverPort,
-            Fault = IntegrationTasks.Network.RelayFaultKind.Reset, FaultAfterBytes = afterBytes,
-        }, NullEventLog.Instance);
-        var port = relay.Start().Port;
-        await Task.Yield();
-        return (relay, port, relay.RunAsync(CancellationToken.None));
-    }
-
     [TestMethod]
     [DataRow("TcpClient2")]
     [DataRow("TcpClientMultiThreadTest3")]
@@ -251,7 +239,7 @@ public sealed class TcpTransferTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
-        var (relay, relayPort, running) = await ResettingRelayAsync(server.Port, afterBytes: 400_000);
+        var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
         await using (relay)
         {
             var engine = new FakeBuildEngine();
@@ -272,7 +260,7 @@ public sealed class TcpTransferTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClientSingleThreadTest"]);
-        var (relay, relayPort, running) = await ResettingRelayAsync(server.Port, afterBytes: 400_000);
+        var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
         await using (relay)
         {
             var engine = new FakeBuildEngine();

@@ -21,7 +21,9 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     public int MaxMessageBytes { get; init; } = 64 * 1024 * 1024;
     public TimeSpan Deadline { get; init; } = TimeSpan.FromMinutes(30);
 
-    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, CancellationToken cancellationToken)
+    /// <summary>Moves the plan's batches; a broken call or connection is resumed through <paramref name="resumption"/> with calls for the batches not committed.</summary>
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, ResumingTransfer resumption,
+        CancellationToken cancellationToken)
     {
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
@@ -44,6 +46,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                 }
                 var counting = new CountingStream(new NetworkStream(socket, ownsSocket: true));
                 connections.Add(counting);
+                resumption.MarkConnected();
                 return counting;
             },
         };
@@ -54,42 +57,48 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         var client = new RecordService.RecordServiceClient(channel);
         var deadline = DateTime.UtcNow + Deadline;
         var imports = new SerialImporter(importer);
-        var answered = 0;
-        try
+        importer.MarkSetupDone(); // the connection is made by the first call (as HttpClient does for HttpRequest)
+        await resumption.RunAsync(async (missing, token) =>
         {
-            importer.MarkSetupDone(); // the connection is made by the first call (as HttpClient does for HttpRequest)
-            if (streaming)
-                await StreamAsync(client, plan, imports, deadline, () => Interlocked.Increment(ref answered), cancellationToken).ConfigureAwait(false);
-            else
-                await BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (batch, token) =>
-                {
-                    var reply = await client.GetBatchAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize },
-                        deadline: deadline, cancellationToken: token).ConfigureAwait(false);
-                    Interlocked.Increment(ref answered);
-                    await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), token).ConfigureAwait(false);
-                }, cancellationToken).ConfigureAwait(false);
-        }
-        catch (RpcException e) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw Translate(e, Volatile.Read(ref answered));
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new IntegrationException(ErrorCodes.ConnectionFailed,
-                $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
-        }
+            var answered = plan.TotalBatches - missing.Count; // replies of earlier attempts count: a failure after them is a break
+            try
+            {
+                if (streaming)
+                    await StreamAsync(client, plan, missing, imports, resumption.Committed, deadline, () => Interlocked.Increment(ref answered), token)
+                        .ConfigureAwait(false);
+                else
+                    await BoundedBatches.RunAsync(missing.Count, MaxInFlight, async (index, batchToken) =>
+                    {
+                        var batch = missing[index];
+                        var reply = await client.GetBatchAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize },
+                            deadline: deadline, cancellationToken: batchToken).ConfigureAwait(false);
+                        Interlocked.Increment(ref answered);
+                        await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), batchToken).ConfigureAwait(false);
+                        resumption.Committed.Add(batch);
+                    }, token).ConfigureAwait(false);
+            }
+            catch (RpcException e) when (!token.IsCancellationRequested)
+            {
+                throw Translate(e, Volatile.Read(ref answered));
+            }
+            catch (OperationCanceledException) when (!token.IsCancellationRequested)
+            {
+                throw new IntegrationException(ErrorCodes.ConnectionFailed,
+                    $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
+            }
+        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
         return new TransferResult(connections.Sum(c => c.BytesWritten), connections.Sum(c => c.BytesRead));
     }
 
-    private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, SerialImporter imports, DateTime deadline,
-        Action answered, CancellationToken cancellationToken)
+    private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports,
+        CommittedBatches committed, DateTime deadline, Action answered, CancellationToken cancellationToken)
     {
         using var call = client.StreamBatches(deadline: deadline, cancellationToken: cancellationToken);
         using var ahead = new SemaphoreSlim(MaxInFlight, MaxInFlight);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var send = Task.Run(async () =>
         {
-            for (var batch = 0; batch < plan.TotalBatches; batch++)
+            foreach (var batch in batches)
             {
                 await ahead.WaitAsync(stop.Token).ConfigureAwait(false);
                 await call.RequestStream.WriteAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize }, stop.Token).ConfigureAwait(false);
@@ -101,15 +110,17 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
             var expected = 0;
             await foreach (var reply in call.ResponseStream.ReadAllAsync(stop.Token).ConfigureAwait(false))
             {
-                if (reply.FirstId != plan.FirstId(expected))
-                    throw new IntegrationException(ErrorCodes.TransferFailed, $"The stream answered batch {reply.FirstId} where {plan.FirstId(expected)} was next.");
+                if (expected >= batches.Count || reply.FirstId != plan.FirstId(batches[expected]))
+                    throw new IntegrationException(ErrorCodes.TransferFailed,
+                        $"The stream answered batch {reply.FirstId} where {(expected < batches.Count ? plan.FirstId(batches[expected]) : "none")} was next.");
                 answered();
                 await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), stop.Token).ConfigureAwait(false);
+                committed.Add(batches[expected]);
                 ahead.Release();
                 expected++;
             }
-            if (expected != plan.TotalBatches)
-                throw new IntegrationException(ErrorCodes.TransferFailed, $"The stream ended after {expected} of {plan.TotalBatches} batches.");
+            if (expected != batches.Count)
+                throw new IntegrationException(ErrorCodes.TransferFailed, $"The stream ended after {expected} of {batches.Count} batches.");
         }, stop.Token);
         await TaskGroup.WhenAllOrFirstFailure(stop, send, receive).ConfigureAwait(false);
     }

@@ -34,7 +34,7 @@ public abstract class GrpcClientTask : TransferClientTask
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
         };
-        return client.RunAsync(plan, importer, Streaming, cancellationToken);
+        return client.RunAsync(plan, importer, Streaming, Resumption(plan, resumes: true), cancellationToken);
     }
 }
 

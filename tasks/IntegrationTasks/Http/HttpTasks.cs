@@ -45,7 +45,28 @@ public sealed class HttpRequest : TransferClientTask
         if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute URL.");
         importer.MarkSetupDone(); // HttpClient connects inside SendAsync: setup here is the request's preparation only
-        var content = new RequestContent(plan);
+        var resumption = Resumption(plan, resumes: true);
+        long written = 0, read = 0;
+        // A broken response is resumed with a new POST carrying only the IDs of the batches not committed.
+        await resumption.RunAsync(async (missing, token) =>
+        {
+            var content = new RequestContent(plan, missing);
+            try
+            {
+                read += await RequestAsync(uri, content, plan, resumption, importer, token).ConfigureAwait(false);
+            }
+            finally
+            {
+                written += content.BytesWritten;
+            }
+        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
+        return new TransferResult(written, read);
+    }
+
+    /// <summary>One POST for the given batches; returns the response bytes read.</summary>
+    private async Task<long> RequestAsync(System.Uri uri, RequestContent content, BatchPlan plan, ResumingTransfer resumption, BatchImporter importer,
+        CancellationToken cancellationToken)
+    {
         using var request = new HttpRequestMessage(HttpMethod.Post, uri) { Content = content };
         request.Headers.Add(HttpRecordsProtocol.FlushHeader, Flush ? "true" : "false");
         HttpResponseMessage response;
@@ -60,6 +81,7 @@ public sealed class HttpRequest : TransferClientTask
         }
         using (response)
         {
+            resumption.MarkConnected();
             if (!response.IsSuccessStatusCode)
             {
                 var text = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
@@ -70,13 +92,15 @@ public sealed class HttpRequest : TransferClientTask
             await using var body = new CountingStream(await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false));
             try
             {
-                await importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken).ConfigureAwait(false);
+                // One transaction per batch of the plan, each marked committed by the batch its records belong to.
+                await importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken,
+                    batchOf: record => (record.Id - 1) / plan.BatchSize, committed: resumption.Committed.Add).ConfigureAwait(false);
             }
             catch (Exception e) when (e is HttpIOException or IOException)
             {
                 throw new IntegrationException(ErrorCodes.ConnectionLost, $"The response broke off after {body.BytesRead:N0} bytes: {e.Message}", e);
             }
-            return new TransferResult(content.BytesWritten, body.BytesRead);
+            return body.BytesRead;
         }
     }
 
@@ -84,10 +108,12 @@ public sealed class HttpRequest : TransferClientTask
     private sealed class RequestContent : HttpContent
     {
         private readonly BatchPlan _plan;
+        private readonly IReadOnlyList<int> _batches;
 
-        public RequestContent(BatchPlan plan)
+        public RequestContent(BatchPlan plan, IReadOnlyList<int> batches)
         {
             _plan = plan;
+            _batches = batches;
             Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("text/xml") { CharSet = "utf-8" };
         }
 
@@ -99,7 +125,7 @@ public sealed class HttpRequest : TransferClientTask
         protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
         {
             var counting = new CountingStream(stream);
-            await RecordXml.WriteRequestAsync(counting, Enumerable.Range(1, _plan.Records), cancellationToken).ConfigureAwait(false);
+            await RecordXml.WriteRequestAsync(counting, _batches.SelectMany(_plan.Ids), cancellationToken).ConfigureAwait(false);
             BytesWritten = counting.BytesWritten;
         }
 

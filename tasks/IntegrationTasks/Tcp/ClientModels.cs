@@ -6,24 +6,6 @@ using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tcp;
 
-/// <summary>Which batches of a transfer are committed in ClientTable: what a resumed transfer still has to ask for.</summary>
-public sealed class CommittedBatches(BatchPlan plan)
-{
-    private readonly bool[] _committed = new bool[plan.TotalBatches];
-
-    public void Add(int batch)
-    {
-        lock (_committed)
-            _committed[batch] = true;
-    }
-
-    public List<int> Missing()
-    {
-        lock (_committed)
-            return Enumerable.Range(0, _committed.Length).Where(b => !_committed[b]).ToList();
-    }
-}
-
 /// <summary>How a client moves its batches over one connection: the only thing that differs between the TCP client generations.</summary>
 public abstract class ClientModel
 {

@@ -75,50 +75,31 @@ public abstract class TcpClientTask : TransferClientTask
     /// <summary>Whether a broken connection is resumed: reconnect and ask only for the batches not yet committed (the pipelined generations).</summary>
     protected virtual bool Resumes => false;
 
-    /// <summary>Reconnections a resuming client makes in all before it gives up (with backoff: 0.2 s, doubling, at most 5 s between).</summary>
-    public int MaxReconnects { get; set; } = 5;
-
-    [Output] public int Reconnects { get; private set; }
-
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         var model = CreateModel();
-        var committed = new CommittedBatches(plan);
+        var resumption = Resumption(plan, Resumes);
         long written = 0, read = 0;
-        var connected = false;
-        while (committed.Missing() is { Count: > 0 } missing)
+        await resumption.RunAsync(async (missing, token) =>
         {
             FrameConnection? frames = null;
             try
             {
-                using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, cancellationToken).ConfigureAwait(false);
-                connected = true;
+                using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, token).ConfigureAwait(false);
+                resumption.MarkConnected();
                 await using var stream = client.GetStream();
                 await using (frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes))
                 {
                     importer.MarkSetupDone();
-                    await model.RunAsync(frames, plan, missing, committed, importer, cancellationToken).ConfigureAwait(false);
+                    await model.RunAsync(frames, plan, missing, resumption.Committed, importer, token).ConfigureAwait(false);
                 }
-            }
-            // No server at all (the first connection refused) is not a break: it fails at once with IT3003.
-            catch (Exception e) when (!cancellationToken.IsCancellationRequested && connected && IsBreak(e))
-            {
-                var message = $"The connection to the server broke with {committed.Missing().Count} of {plan.TotalBatches} batches not committed: {e.Message}";
-                if (!Resumes || Reconnects >= MaxReconnects)
-                    throw new IntegrationException(ErrorCodes.ConnectionLost,
-                        Resumes && Reconnects > 0 ? $"{message} (gave up after {Reconnects} reconnections; see MaxReconnects)" : message, e);
-                Reconnects++;
-                var backoff = TimeSpan.FromMilliseconds(Math.Min(5000, 200 * Math.Pow(2, Reconnects - 1)));
-                EventLog.Warning(ErrorCodes.ConnectionLost,
-                    $"{message}; reconnecting in {backoff.TotalSeconds:0.#} s (attempt {Reconnects} of {MaxReconnects}) to ask for the {committed.Missing().Count} batches not committed.");
-                await Task.Delay(backoff, cancellationToken).ConfigureAwait(false);
             }
             finally
             {
                 written += frames?.BytesWritten ?? 0;
                 read += frames?.BytesRead ?? 0;
             }
-        }
+        }, IsBreak, cancellationToken).ConfigureAwait(false);
         return new TransferResult(written, read);
     }
 

@@ -36,9 +36,11 @@ public sealed class BatchImporter : IAsyncDisposable
     /// <summary>
     /// Imports a response that is still arriving (a file, an HTTP body), one transaction per
     /// <paramref name="batchSize"/> records as they are parsed; the next batch is parsed while the one before
-    /// it is inserted. Memory holds three batches at most, whatever the total.
+    /// it is inserted. Memory holds three batches at most, whatever the total. With <paramref name="batchOf"/>, a batch also
+    /// ends where the records' batch changes, and <paramref name="committed"/> hears each batch once its transaction committed.
     /// </summary>
-    public async Task<long> ImportStreamAsync(Stream response, int batchSize, CancellationToken cancellationToken)
+    public async Task<long> ImportStreamAsync(Stream response, int batchSize, CancellationToken cancellationToken,
+        Func<ServiceRecord, int>? batchOf = null, Action<int>? committed = null)
     {
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
@@ -51,6 +53,11 @@ public sealed class BatchImporter : IAsyncDisposable
             var batch = new List<ServiceRecord>(batchSize);
             while (await reader.ReadAsync(token).ConfigureAwait(false) is { } record)
             {
+                if (batch.Count > 0 && batchOf is not null && batchOf(record) != batchOf(batch[0]))
+                {
+                    await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+                    batch = new List<ServiceRecord>(batchSize);
+                }
                 batch.Add(record);
                 if (batch.Count < batchSize)
                     continue;
@@ -65,7 +72,11 @@ public sealed class BatchImporter : IAsyncDisposable
         async Task InsertAsync()
         {
             await foreach (var batch in parsed.Reader.ReadAllAsync(token).ConfigureAwait(false))
+            {
                 total += await ImportAsync(batch, token).ConfigureAwait(false);
+                if (batchOf is not null)
+                    committed?.Invoke(batchOf(batch[0]));
+            }
         }
 
         await TaskGroup.WhenAllOrFirstFailure(cancellation, ParseAsync(), InsertAsync()).ConfigureAwait(false);

@@ -31,6 +31,21 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>When set, the run's figures are also written here (JSON), for RecordMeasurement after verification.</summary>
     public string? ResultFile { get; set; }
 
+    /// <summary>Reconnections a resuming transport makes in all before it gives up (with backoff: 0.2 s, doubling, at most 5 s between).</summary>
+    public int MaxReconnects { get; set; } = 5;
+
+    /// <summary>How many times the connection broke and was resumed.</summary>
+    [Output] public int Reconnects { get; private set; }
+
+    /// <summary>From each break to the first commit after it, summed.</summary>
+    [Output] public double RecoverySeconds { get; private set; }
+
+    private ResumingTransfer? _resumption;
+
+    /// <summary>The resume loop for this run (<see cref="ResumingTransfer"/>); a transport that does not resume passes false and fails at the first break.</summary>
+    protected ResumingTransfer Resumption(BatchPlan plan, bool resumes) =>
+        _resumption = new ResumingTransfer(plan, EventLog) { Resumes = resumes, MaxReconnects = MaxReconnects };
+
     /// <summary>The client's database, for transports that look at it before transferring (resuming ones).</summary>
     protected Database? ClientDatabase { get; private set; }
 
@@ -76,6 +91,11 @@ public abstract class TransferClientTask : IntegrationTask
         {
             throw new IntegrationException(ErrorCodes.Timeout,
                 $"{TransportName} did not finish within {TimeoutSeconds} s ({importer.RecordsImported:N0} records imported); see TimeoutSeconds.");
+        }
+        finally
+        {
+            Reconnects = _resumption?.Reconnects ?? 0;
+            RecoverySeconds = _resumption?.Committed.RecoveryTime.TotalSeconds ?? 0;
         }
         watch.Stop();
         var costs = await sampler.StopAsync().ConfigureAwait(false);
