@@ -96,6 +96,34 @@ public sealed class WcfTransferTests
     }
 
     [TestMethod]
+    [DataRow("Soap")]
+    [DataRow("NetTcp")]
+    public async Task Every_variant_resumes_a_connection_reset_mid_transfer_and_every_row_arrives_once(string binding)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var soap = binding == "Soap" ? await StartSoapAsync(databases) : null;
+        await using var netTcp = binding == "NetTcp" ? await RunningNetTcpServer.StartAsync(databases.Server) : null;
+        var serverPort = soap?.Port ?? netTcp!.Port;
+        foreach (var variant in Variants)
+        {
+            await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+            var (relay, relayPort, running) = await RelayFaults.ResettingAsync(serverPort, afterBytes: 200_000);
+            await using (relay)
+            {
+                var address = binding == "Soap" ? $"http://127.0.0.1:{relayPort}{ServiceNames.SoapPath}" : $"net.tcp://127.0.0.1:{relayPort}{ServiceNames.NetTcpPath}";
+                var engine = new FakeBuildEngine();
+                var client = Client(binding + variant, address, databases, engine, totalBatches: 20, batchSize: 100);
+                Assert.IsTrue(await Task.Run(client.Execute), $"{binding}{variant}:\n{engine.Log}");
+                Assert.IsTrue(relay.FaultInjected, $"{binding}{variant}: the relay reset the connection");
+                Assert.AreEqual(1, client.Reconnects, $"{binding}{variant}:\n{engine.Log}");
+                await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+            }
+            await running;
+        }
+    }
+
+    [TestMethod]
     public async Task The_WSDL_is_served_and_a_plain_SOAP_11_request_without_WCF_is_answered()
     {
         await using var databases = TestDatabases.Sqlite();

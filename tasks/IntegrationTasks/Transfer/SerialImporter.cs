@@ -19,8 +19,4 @@ public sealed class SerialImporter(BatchImporter importer)
             _gate.Release();
         }
     }
-
-    /// <summary>For the thread-per-batch model: the thread waits for its own import, as the series' threads did.</summary>
-    public void Import(IReadOnlyList<ServiceRecord> batch, CancellationToken cancellationToken) =>
-        ImportAsync(batch, cancellationToken).GetAwaiter().GetResult();
 }

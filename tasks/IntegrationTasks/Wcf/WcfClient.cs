@@ -67,10 +67,25 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         };
     }
 
-    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    /// <summary>
+    /// Moves the plan's batches; a channel that fails mid-transfer is resumed through <paramref name="resumption"/> with a new channel
+    /// calling only for the batches not committed (a batch is imported whole once its call returned, so none is ever half in).
+    /// </summary>
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, ResumingTransfer resumption, CancellationToken cancellationToken)
     {
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        var imports = new SerialImporter(importer);
+        await resumption.RunAsync((missing, token) => RunChannelAsync(plan, missing, imports, importer, resumption, token),
+            e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
+        // The WCF client does not expose what it sent and received: the report shows "–" for bytes on the wire.
+        return TransferResult.BytesNotMeasured;
+    }
+
+    /// <summary>One channel: opened, the batches called for, closed on success and aborted on failure.</summary>
+    private async Task RunChannelAsync(BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports, BatchImporter importer,
+        ResumingTransfer resumption, CancellationToken cancellationToken)
+    {
         var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout), new EndpointAddress(address));
         IIntegrationTestsClient? service = null;
         try
@@ -81,7 +96,9 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             {
                 await Task.Factory.FromAsync(channel.BeginOpen, channel.EndOpen, null).ConfigureAwait(false);
                 importer.MarkSetupDone();
-                await TransferAsync(service, plan, importer, cancellationToken).ConfigureAwait(false);
+                // A reply received means the server was there: a failure after it is a break, not "no server".
+                var calls = new BatchCalls(service, plan, imports, resumption);
+                await calls.RunAsync(variant, batches, MaxInFlight, cancellationToken).ConfigureAwait(false);
                 await Task.Factory.FromAsync(channel.BeginClose, channel.EndClose, null).ConfigureAwait(false);
             }
             factory.Close();
@@ -92,43 +109,6 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             factory.Abort();
             cancellationToken.ThrowIfCancellationRequested();
             throw Translate(e);
-        }
-        // The WCF client does not expose what it sent and received: the report shows "–" for bytes on the wire.
-        return TransferResult.BytesNotMeasured;
-    }
-
-    private Task TransferAsync(IIntegrationTestsClient service, BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
-    {
-        var imports = new RecordDataImporter(new SerialImporter(importer));
-        return variant switch
-        {
-            WcfVariant.SmallRequests => EachBatchInTurnAsync(plan, b => Records(service, plan, b), imports, cancellationToken),
-            WcfVariant.SmallBatches => EachBatchInTurnAsync(plan, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), imports, cancellationToken),
-            WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (b, token) =>
-                await imports.ImportAsync(await service.GetRecordsConcurrentlyAsync(plan.FirstId(b), plan.BatchSize).ConfigureAwait(false), token)
-                    .ConfigureAwait(false), cancellationToken),
-            WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, async (b, token) =>
-                await imports.ImportAsync(await service.GetRecordsAsync(plan.FirstId(b), plan.BatchSize).ConfigureAwait(false), token)
-                    .ConfigureAwait(false), cancellationToken),
-            WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(plan.TotalBatches, MaxInFlight, (b, token) => Task.Run(() =>
-                imports.ImportAsync(service.GetRecords(plan.FirstId(b), plan.BatchSize), token), token), cancellationToken),
-            WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(plan.TotalBatches, MaxInFlight, (b, token) =>
-                imports.Import(service.GetRecords(plan.FirstId(b), plan.BatchSize), token), cancellationToken),
-            _ => throw new ArgumentOutOfRangeException(nameof(variant)),
-        };
-    }
-
-    /// <summary>One call per record, collected into the batch it belongs to.</summary>
-    private static RecordData[] Records(IIntegrationTestsClient service, BatchPlan plan, int batch) =>
-        plan.Ids(batch).Select(service.GetRecord).OfType<RecordData>().ToArray();
-
-    /// <summary>Lock-step: the calls are synchronous, as in the series; the import of a batch completes before the next call.</summary>
-    private static async Task EachBatchInTurnAsync(BatchPlan plan, Func<int, RecordData[]> call, RecordDataImporter imports, CancellationToken cancellationToken)
-    {
-        for (var batch = 0; batch < plan.TotalBatches; batch++)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            await imports.ImportAsync(call(batch), cancellationToken).ConfigureAwait(false);
         }
     }
 
@@ -145,7 +125,9 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             _ when e is EndpointNotFoundException || Refused(e) => new IntegrationException(ErrorCodes.ConnectionFailed,
                 $"Cannot reach {address}: {e.Message} Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
             TimeoutException => new IntegrationException(ErrorCodes.Timeout, $"A call to {address} timed out: {e.Message}", e),
-            CommunicationException => new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
+            // BasicHttpBinding lets a connection reset mid-reply through as the socket's own IOException.
+            CommunicationException or IOException or System.Net.Sockets.SocketException =>
+                new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
             _ => e,
         };
     }
@@ -162,12 +144,43 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     }
 }
 
-/// <summary>The service's data contracts into the client's table, one batch at a time.</summary>
-internal sealed class RecordDataImporter(SerialImporter imports)
+/// <summary>The series' six ways of calling for a list of batches, each batch imported whole and marked committed.</summary>
+internal sealed class BatchCalls(IIntegrationTestsClient service, BatchPlan plan, SerialImporter imports, ResumingTransfer resumption)
 {
-    public Task ImportAsync(RecordData[] records, CancellationToken cancellationToken) =>
-        imports.ImportAsync(records.Select(r => r.ToRecord()).ToList(), cancellationToken);
+    public Task RunAsync(WcfVariant variant, IReadOnlyList<int> batches, int maxInFlight, CancellationToken cancellationToken) => variant switch
+    {
+        WcfVariant.SmallRequests => EachInTurnAsync(batches, RecordByRecord, cancellationToken),
+        WcfVariant.SmallBatches => EachInTurnAsync(batches, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), cancellationToken),
+        WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
+            await ImportAsync(batches[i], await service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize).ConfigureAwait(false), token)
+                .ConfigureAwait(false), cancellationToken),
+        WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
+            await ImportAsync(batches[i], await service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize).ConfigureAwait(false), token)
+                .ConfigureAwait(false), cancellationToken),
+        WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
+            ImportAsync(batches[i], service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), cancellationToken),
+        WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(batches.Count, maxInFlight, (i, token) =>
+            ImportAsync(batches[i], service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token).GetAwaiter().GetResult(), cancellationToken),
+        _ => throw new ArgumentOutOfRangeException(nameof(variant)),
+    };
 
-    public void Import(RecordData[] records, CancellationToken cancellationToken) =>
-        imports.Import(records.Select(r => r.ToRecord()).ToList(), cancellationToken);
+    /// <summary>One call per record, collected into the batch it belongs to.</summary>
+    private RecordData[] RecordByRecord(int batch) => plan.Ids(batch).Select(service.GetRecord).OfType<RecordData>().ToArray();
+
+    /// <summary>Lock-step: the calls are synchronous, as in the series; the import of a batch completes before the next call.</summary>
+    private async Task EachInTurnAsync(IReadOnlyList<int> batches, Func<int, RecordData[]> call, CancellationToken cancellationToken)
+    {
+        foreach (var batch in batches)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            await ImportAsync(batch, call(batch), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private async Task ImportAsync(int batch, RecordData[] records, CancellationToken cancellationToken)
+    {
+        resumption.MarkConnected();
+        await imports.ImportAsync(records.Select(r => r.ToRecord()).ToList(), cancellationToken).ConfigureAwait(false);
+        resumption.Committed.Add(batch);
+    }
 }

@@ -33,7 +33,7 @@ public abstract class WcfClientTask : TransferClientTask
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, CallTimeout = TimeSpan.FromSeconds(TimeoutSeconds),
         };
-        return client.RunAsync(plan, importer, cancellationToken);
+        return client.RunAsync(plan, importer, Resumption(plan, resumes: true), cancellationToken);
     }
 }
 
