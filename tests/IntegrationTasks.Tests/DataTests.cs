@@ -154,6 +154,22 @@ public sealed class TransferVerifierTests
     }
 
     [TestMethod]
+    public async Task After_a_failed_transfer_whole_batches_pass_and_a_partial_batch_is_named()
+    {
+        await using var databases = await PreparedAsync();
+        var verifier = new TransferVerifier(databases.Server, databases.Client);
+        // Batches of 50: the last two (IDs 101..200) never arrived, whole.
+        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID > 100");
+        var whole = await verifier.VerifyWholeBatchesAsync(Records, 50, CancellationToken.None);
+        Assert.AreEqual((2, 0, 100), (whole.WholeBatches, whole.PartialBatches, whole.Matched));
+        // Half of batch 2 (IDs 76..100) gone: a half-imported batch, which a commit per batch must never leave.
+        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID > 75");
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => verifier.VerifyWholeBatchesAsync(Records, 50, CancellationToken.None));
+        Assert.AreEqual(ErrorCodes.VerificationFailed, e.Code);
+        StringAssert.Contains(e.Message, "1 partial (first: 2)");
+    }
+
+    [TestMethod]
     public async Task Missing_rows_are_counted_and_named()
     {
         await using var databases = await PreparedAsync();

@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Network;
+using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Tests;
 
@@ -88,21 +89,39 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
-    public void RunAll_with_a_reset_in_every_repetition_resumes_the_pipelined_TCP_clients()
+    public void RunAll_with_a_reset_in_every_repetition_resumes_or_fails_cleanly_and_the_report_has_a_fault_table()
     {
         using var artifacts = new TempDirectory("it-fault-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
-            "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClient2+TcpClientMultiThreadTest4", "-p:RecordCounts=5000",
-            "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+            "-p:Fault=Reset", "-p:FaultAfterBytes=400000",
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest4+HttpRequest+GrpcStreaming+SoapSmallBatchesAsync+FileTransferRequest",
+            "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        // TCP 1 cannot resume: its clean failure is the outcome recorded, not a failed build.
         Assert.AreEqual(0, exitCode, output);
-        var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(4, runs);
-        Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true") && r.Contains("\"throughRelay\":true")), string.Join("\n", runs));
-        // One reset per repetition (a fresh relay each time), each one resumed.
-        // (Counted in the build's log proper, "1>…" lines; the warning summary at the end repeats them.)
-        Assert.AreEqual(4, output.Split('\n').Count(l => l.Contains("1>", StringComparison.Ordinal) && l.Contains("reconnecting in", StringComparison.Ordinal)
-                                                        && l.Contains("warning IT3006", StringComparison.Ordinal)), output);
-        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "- Fault: Reset");
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(14, runs);
+        var faulted = runs.Where(r => r.Transport != "FileTransferRequest").ToList();
+        Assert.IsTrue(faulted.All(r => r is { Verified: true, ThroughRelay: true, Fault: "Reset", RowsDuplicated: 0 }), string.Join("\n", runs));
+        // Files are not relayed, so no fault reached them and none is recorded.
+        Assert.IsTrue(runs.Where(r => r.Transport == "FileTransferRequest").All(r => r.Fault is null && r.Completed), string.Join("\n", runs));
+        // One reset per repetition (a fresh relay each time): the resuming clients resumed once each, every row there once.
+        foreach (var run in faulted.Where(r => r.Transport != "TcpClientSingleThreadTest"))
+            Assert.IsTrue(run is { Completed: true, Reconnects: 1, RecoverySeconds: > 0 } && run.RowsMatched == 5000, run.ToString());
+        // TCP 1 failed with its code, whole batches committed, none twice.
+        foreach (var run in faulted.Where(r => r.Transport == "TcpClientSingleThreadTest"))
+            Assert.IsTrue(run is { FailedWith: ErrorCodes.ConnectionLost, RecordsCommitted: > 0 and < 5000 } && run.RecordsCommitted % 100 == 0 && run.RowsMatched == run.RecordsCommitted,
+                run.ToString());
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "- Fault: Reset");
+        StringAssert.Contains(markdown, "## Faults");
+        StringAssert.Matches(markdown, new System.Text.RegularExpressions.Regex(@"\| TcpClientSingleThreadTest \| Reset \| 5,000 \| 2 \| failed cleanly \(IT3006\)[^|]*\| 0 \| 0 \|"));
+        foreach (var transport in new[] { "TcpClient2", "TcpClientMultiThreadTest4", "HttpRequest", "GrpcStreaming", "SoapSmallBatchesAsync" })
+            StringAssert.Matches(markdown, new System.Text.RegularExpressions.Regex($@"\| {transport} \| Reset \| 5,000 \| 2 \| resumed \| 0 \| 0 \| \d"));
+        // The failed runs are in no statistic: TCP 1 has no row in the ranking.
+        Assert.DoesNotContain("| TcpClientSingleThreadTest | SELECT per ID", markdown);
+        // An injected reset is announced once, not followed by the relay's noise about the connection it cut.
+        Assert.DoesNotContain("ended: Operation canceled", output);
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "<table id=\"faults\">");
         HostingTests.AssertNoProcessMentions(artifacts);
     }
 

@@ -25,17 +25,27 @@ public sealed class TransferVerifier(Database server, Database client)
 
         public bool Success => Missing == 0 && Duplicated == 0 && Extra == 0 && Altered == 0 && Matched == Records;
 
+        /// <summary>With a batch size: batches whose rows are all there, and batches with some but not all (a half-imported batch).</summary>
+        public int WholeBatches { get; set; }
+        public int PartialBatches { get; set; }
+        public List<int> FirstPartial { get; } = [];
+
+        /// <summary>What a transfer that failed must still be: whole batches only, none twice, nothing altered or extra.</summary>
+        public bool WholeBatchesOnly => PartialBatches == 0 && Duplicated == 0 && Extra == 0 && Altered == 0;
+
         public string Describe() =>
             $"ClientTable does not match ServiceTable for IDs 1..{Records}: " +
             $"{Missing} missing{Examples(FirstMissing)}, {Duplicated} duplicated{Examples(FirstDuplicated)}, " +
             $"{Extra} extra{Examples(FirstExtra)}, {Altered} altered{Examples(FirstAltered)}; {Matched} equal.";
 
-        private static string Examples<T>(List<T> first) => first.Count == 0 ? "" : $" (first: {string.Join(", ", first)})";
+        internal static string Examples<T>(List<T> first) => first.Count == 0 ? "" : $" (first: {string.Join(", ", first)})";
     }
 
-    public async Task<Report> CompareAsync(int records, CancellationToken cancellationToken)
+    /// <param name="batchSize">When given, also counts whole and partial batches of that size (IDs 1..batchSize are the first).</param>
+    public async Task<Report> CompareAsync(int records, CancellationToken cancellationToken, int? batchSize = null)
     {
         var report = new Report { Records = records };
+        var matchedPerBatch = batchSize is > 0 ? new int[(records + batchSize.Value - 1) / batchSize.Value] : null;
         await using var expected = RecordReader.ReadOrderedAsync(server, RecordTable.Service, 1, records, cancellationToken)
             .GetAsyncEnumerator(cancellationToken);
         await using var actual = RecordReader.ReadOrderedAsync(client, RecordTable.Client, null, null, cancellationToken)
@@ -64,7 +74,11 @@ public sealed class TransferVerifier(Database server, Database client)
                 if (hasExpected && expected.Current.Id == row.Id)
                 {
                     if (row.SameValuesAs(expected.Current))
+                    {
                         report.Matched++;
+                        if (matchedPerBatch is not null)
+                            matchedPerBatch[(row.Id - 1) / batchSize!.Value]++;
+                    }
                     else
                         Count(report.FirstAltered, $"{row.Id} [{Differences(expected.Current, row)}]", () => report.Altered++);
                     serverRows++;
@@ -85,6 +99,15 @@ public sealed class TransferVerifier(Database server, Database client)
             hasExpected = await expected.MoveNextAsync().ConfigureAwait(false);
         }
 
+        for (var batch = 0; matchedPerBatch is not null && batch < matchedPerBatch.Length; batch++)
+        {
+            var size = Math.Min(batchSize!.Value, records - batch * batchSize.Value);
+            if (matchedPerBatch[batch] == size)
+                report.WholeBatches++;
+            else if (matchedPerBatch[batch] > 0)
+                Count(report.FirstPartial, batch + 1, () => report.PartialBatches++);
+        }
+
         if (serverRows < records)
             throw new IntegrationException(ErrorCodes.MissingServerRows,
                 $"ServiceTable holds only {serverRows} of IDs 1..{records} ({server.Describe()}); run the GenerateData target first.");
@@ -97,6 +120,16 @@ public sealed class TransferVerifier(Database server, Database client)
         var report = await CompareAsync(records, cancellationToken).ConfigureAwait(false);
         if (!report.Success)
             throw new IntegrationException(ErrorCodes.VerificationFailed, report.Describe());
+        return report;
+    }
+
+    /// <summary>For a transfer that failed under a fault: throws unless ClientTable holds whole batches only (none partial, none twice).</summary>
+    public async Task<Report> VerifyWholeBatchesAsync(int records, int batchSize, CancellationToken cancellationToken)
+    {
+        var report = await CompareAsync(records, cancellationToken, batchSize).ConfigureAwait(false);
+        if (!report.WholeBatchesOnly)
+            throw new IntegrationException(ErrorCodes.VerificationFailed,
+                $"The failed transfer left more than whole batches: {report.PartialBatches} partial{Report.Examples(report.FirstPartial)}. {report.Describe()}");
         return report;
     }
 

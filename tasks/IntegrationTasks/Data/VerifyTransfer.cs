@@ -21,14 +21,36 @@ public sealed class VerifyTransfer : IntegrationTask
 
     [Output] public int Matched { get; private set; }
 
+    /// <summary>The client run's figures (its ResultFile): when they say the transfer failed under an injected fault, ClientTable
+    /// must hold whole batches of <see cref="BatchSize"/> only, none twice, instead of every row.</summary>
+    public string? RunFile { get; set; }
+
+    public int BatchSize { get; set; }
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         if (Records < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records must be at least 1 (was {Records}).");
         var verifier = new TransferVerifier(
             Database.Create(ServerProvider, ServerConnString), Database.Create(ClientProvider, ClientConnString));
+        var run = !string.IsNullOrEmpty(RunFile) && File.Exists(RunFile) ? Transfer.MeasurementLog.ReadSingle(RunFile) : null;
+        if (run is { FailedWith: { } code })
+        {
+            if (BatchSize < 1)
+                throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 to check a failed transfer's batches (was {BatchSize}).");
+            var batches = await verifier.VerifyWholeBatchesAsync(Records, BatchSize, cancellationToken).ConfigureAwait(false);
+            Matched = batches.Matched;
+            Transfer.MeasurementLog.WriteSingle(RunFile!, run with { RowsMatched = batches.Matched, RowsDuplicated = batches.Duplicated });
+            Log.LogMessage(MessageImportance.High,
+                "Checked after the failure ({0}): ClientTable holds {1} whole batches ({2:N0} rows equal to ServiceTable's), none partial, none twice.",
+                code, batches.WholeBatches, batches.Matched);
+            return;
+        }
         var report = await verifier.VerifyAsync(Records, cancellationToken).ConfigureAwait(false);
         Matched = report.Matched;
+        // The run's figures carry what the check found, for the fault table (rows lost, rows twice).
+        if (run is not null)
+            Transfer.MeasurementLog.WriteSingle(RunFile!, run with { RowsMatched = report.Matched, RowsDuplicated = report.Duplicated });
         Log.LogMessage(MessageImportance.High, "Verified: ClientTable equals ServiceTable for all {0:N0} IDs.", report.Matched);
     }
 }

@@ -107,6 +107,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     private async Task ForwardAsync(Socket client, CancellationToken cancellationToken)
     {
         using var connection = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var cut = new FaultCut();
         using (client)
         using (var server = new Socket(SocketType.Stream, ProtocolType.Tcp))
         {
@@ -118,11 +119,12 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     connect.CancelAfter(options.ConnectTimeout);
                     await server.ConnectAsync(options.TargetHost, options.TargetPort, connect.Token).ConfigureAwait(false);
                 }
-                await Task.WhenAll(PumpAsync(client, server, connection), PumpAsync(server, client, connection)).ConfigureAwait(false);
+                await Task.WhenAll(PumpAsync(client, server, connection, cut), PumpAsync(server, client, connection, cut)).ConfigureAwait(false);
             }
             catch (Exception e) when (e is SocketException or IOException or OperationCanceledException)
             {
-                if (!cancellationToken.IsCancellationRequested && e is not OperationCanceledException)
+                // A connection the relay cut on purpose (the injected reset) ends in errors that are no news.
+                if (!cancellationToken.IsCancellationRequested && e is not OperationCanceledException && !cut.ByFault)
                     log.Warning(ErrorCodes.ConnectionLost, $"Relay: a connection to {options.TargetHost}:{options.TargetPort} ended: {e.Message}");
                 Abort(client);
                 Abort(server);
@@ -133,7 +135,12 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     private readonly record struct Chunk(byte[] Buffer, int Length, long Due);
 
     /// <summary>One direction: a reader stamps each chunk with when it may leave, a writer sends it then; a bounded queue between.</summary>
-    private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection)
+    private sealed class FaultCut
+    {
+        public volatile bool ByFault;
+    }
+
+    private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection, FaultCut cut)
     {
         var token = connection.Token;
         var held = Channel.CreateBounded<Chunk>(new BoundedChannelOptions(Math.Max(1, options.MaxHeldBytes / ChunkBytes))
@@ -179,6 +186,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                         if (fault == RelayFaultKind.Reset)
                         {
                             log.Warning(ErrorCodes.ConnectionLost, $"Relay: fault injected, connection reset after {options.FaultAfterBytes:N0} bytes.");
+                            cut.ByFault = true;
                             Abort(from);
                             Abort(to);
                             await connection.CancelAsync().ConfigureAwait(false);

@@ -91,6 +91,12 @@ public sealed class RecordMeasurement : IntegrationTask
         };
         MeasurementLog.Append(ResultsFile, measurement);
         File.Delete(RunFile);
+        if (measurement.FailedWith is { } code)
+        {
+            Log.LogMessage(MessageImportance.High, "{0}, {1}: failed cleanly under the injected fault {2} with {3} after {4:F3} s, {5:N0} records committed in whole batches.",
+                Transport, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", measurement.Fault, code, measurement.ElapsedSeconds, measurement.RecordsCommitted);
+            return Task.CompletedTask;
+        }
         Log.LogMessage(MessageImportance.High, "{0} {1:N0} records, {2}{3}: {4:F3} s, {5:N0} records/s, verified.",
             Transport, measurement.Records, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", TotalRepetitions > 0 && Repetition > 0 ? $" of {TotalRepetitions}" : "",
             measurement.ElapsedSeconds, measurement.RecordsPerSecond);

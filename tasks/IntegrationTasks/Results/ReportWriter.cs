@@ -189,26 +189,29 @@ public static class ReportWriter
         _ => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
     };
 
-    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> measurements,
+    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns,
         IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null)
     {
         notRun ??= [];
         Directory.CreateDirectory(directory);
+        // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
+        var measurements = allRuns.Where(m => m.Completed).ToList();
+        var faults = FaultTable.Rows(allRuns);
         var summaries = Summarise(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
         var markdown = Path.Combine(directory, "results.md");
-        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, measurements },
+        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, faults, measurements = allRuns },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
-        File.WriteAllText(csv, Csv(measurements));
+        File.WriteAllText(csv, Csv(allRuns));
         var labs = Labs.LabResults.Sections(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
-                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements))
+                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + FaultTable.Markdown(faults)
                                : "# IntegrationTasks results\n") + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + string.Concat(labs.Select(l => l.Html))));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html))));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
@@ -218,12 +221,13 @@ public static class ReportWriter
     public static string Csv(IEnumerable<Measurement> measurements)
     {
         var builder = new StringBuilder(
-            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp\n");
+            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith\n");
         foreach (var m in measurements)
         {
             builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerReads},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
-            builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O}\n");
+            builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O},");
+            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith}\n");
         }
         return builder.ToString();
     }

@@ -69,8 +69,10 @@ public sealed class WriteReport : IntegrationTask
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
-        Log.LogMessage(MessageImportance.High, "Results ({0} verified runs):{1}{2}", measurements.Count, Environment.NewLine,
-            ReportWriter.ConsoleSummary(ReportWriter.Summarise(measurements)) + ReportWriter.BatchSweep(measurements));
+        var completed = measurements.Where(m => m.Completed).ToList();
+        Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
+            completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
+            ReportWriter.ConsoleSummary(ReportWriter.Summarise(completed)) + ReportWriter.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
     }
 }

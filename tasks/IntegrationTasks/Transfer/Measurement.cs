@@ -24,6 +24,32 @@ public sealed record Measurement
 
     /// <summary>The round trip the relay added, in milliseconds (null when there was no relay).</summary>
     public double? LatencyMs { get; init; }
+
+    /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
+    public string? Fault { get; init; }
+
+    /// <summary>How many times the client reconnected and resumed (null: none, or a log from before it was recorded).</summary>
+    public int? Reconnects { get; init; }
+
+    /// <summary>From each break to the first commit after it, summed (null when nothing broke).</summary>
+    public double? RecoverySeconds { get; init; }
+
+    /// <summary>
+    /// The code the transfer failed with under an injected fault (null when it completed). Such a run's ClientTable was checked to hold
+    /// whole batches only, none twice. It is kept out of every statistic.
+    /// </summary>
+    public string? FailedWith { get; init; }
+
+    /// <summary>What the verification found: rows equal to ServiceTable's, and rows there twice (null in logs from before they were recorded).</summary>
+    public int? RowsMatched { get; init; }
+    public int? RowsDuplicated { get; init; }
+
+    /// <summary>Of a failed run: the records it committed (in whole batches) before it gave up.</summary>
+    public int? RecordsCommitted { get; init; }
+
+    [JsonIgnore]
+    public bool Completed => FailedWith is null;
+
     public int Repetition { get; init; }
     public required double ElapsedSeconds { get; init; }
     public double FirstCommitSeconds { get; init; }

@@ -1,0 +1,90 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>One transport under one injected fault: how its runs ended, what verification found, what the breaks cost.</summary>
+public sealed record FaultRow(string Transport, string Fault, int Records, int Runs, int Resumed, int Unbroken, int FailedCleanly,
+    IReadOnlyList<string> FailureCodes, int RowsLost, int RowsDuplicated, int RecordsCommittedWhenFailed, Summary? RecoverySeconds,
+    Summary? Seconds)
+{
+    public string Outcome => (Resumed, Unbroken, FailedCleanly) switch
+    {
+        (_, _, > 0) when Resumed + Unbroken == 0 => $"failed cleanly ({string.Join(", ", FailureCodes)})",
+        (> 0, _, 0) => "resumed",
+        (0, > 0, 0) => "rode it out (no break)",
+        _ => $"mixed: {Resumed} resumed, {Unbroken} unbroken, {FailedCleanly} failed cleanly ({string.Join(", ", FailureCodes)})",
+    };
+}
+
+/// <summary>The report's fault table: transport × fault → resumed or failed cleanly, rows lost and duplicated, time to recover.</summary>
+public static class FaultTable
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    public static List<FaultRow> Rows(IEnumerable<Measurement> measurements) =>
+        measurements.Where(m => m.Fault is not null && !m.Warmup)
+            .GroupBy(m => (m.Transport, Fault: m.Fault!, m.Records))
+            .Select(g =>
+            {
+                var completed = g.Where(m => m.Completed).ToList();
+                var failed = g.Where(m => !m.Completed).ToList();
+                var resumed = completed.Where(m => m.Reconnects > 0).ToList();
+                var recovery = resumed.Where(m => m.RecoverySeconds is not null).Select(m => m.RecoverySeconds!.Value).ToList();
+                return new FaultRow(g.Key.Transport, g.Key.Fault, g.Key.Records, g.Count(), resumed.Count, completed.Count - resumed.Count, failed.Count,
+                    failed.Select(m => m.FailedWith!).Distinct().Order().ToList(),
+                    // A completed run's rows lost: what verification did not find equal; a failed one lost none it did not report (whole batches checked).
+                    completed.Sum(m => m.Records - (m.RowsMatched ?? m.Records)), g.Sum(m => m.RowsDuplicated ?? 0),
+                    failed.Sum(m => m.RecordsCommitted ?? 0),
+                    recovery.Count > 0 ? Summary.Of(recovery) : null,
+                    completed.Count > 0 ? Summary.Of(completed.Select(m => m.ElapsedSeconds).ToList()) : null);
+            })
+            .OrderBy(r => r.Fault).ThenBy(r => r.Records).ThenBy(r => r.FailedCleanly).ThenBy(r => r.Transport, StringComparer.Ordinal).ToList();
+
+    public static string Markdown(IReadOnlyList<FaultRow> rows)
+    {
+        if (rows.Count == 0)
+            return "";
+        var md = new StringBuilder("\n## Faults (one injected per repetition; warm-ups left out)\n\n");
+        md.Append("| Transport | Fault | Records | Runs | Outcome | Rows lost | Rows duplicated | Time to recover (s) | Mean time (s) |\n");
+        md.Append("|---|---|---:|---:|---|---:|---:|---:|---:|\n");
+        foreach (var row in rows)
+            md.Append(Invariant, $"| {row.Transport} | {row.Fault} | {row.Records:N0} | {row.Runs} | {row.Outcome}{Committed(row)} | {row.RowsLost} | {row.RowsDuplicated} | {Mean(row.RecoverySeconds)} | {Mean(row.Seconds)} |\n");
+        md.Append("""
+
+            How to read it: "resumed" runs reconnected (with backoff) and asked only for the batches not yet committed, and ended
+            verified row by row; "failed cleanly" runs stopped with the code named and left whole batches only (checked: none
+            partial, none twice) — the rows they did not move are reported by the error, not lost. "Rode it out": the fault (a
+            silence) delayed the transfer without breaking it. Time to recover: from the break to the first commit after it.
+            Rows lost and duplicated come from the verification of each run and must be 0.
+
+            """);
+        return md.ToString();
+    }
+
+    public static string Html(IReadOnlyList<FaultRow> rows)
+    {
+        if (rows.Count == 0)
+            return "";
+        var html = new StringBuilder("<h2>Faults</h2><table id=\"faults\"><thead><tr><th>Transport</th><th>Fault</th><th>Records</th><th>Runs</th><th>Outcome</th>"
+                                     + "<th>Rows lost</th><th>Rows duplicated</th><th>Time to recover (s)</th><th>Mean time (s)</th></tr></thead><tbody>");
+        foreach (var row in rows)
+        {
+            var bad = row.RowsLost > 0 || row.RowsDuplicated > 0 ? " class=\"bad\"" : "";
+            html.Append(Invariant, $"<tr{bad}><td>{Encode(row.Transport)}</td><td>{Encode(row.Fault)}</td><td>{row.Records:N0}</td><td>{row.Runs}</td>");
+            html.Append(Invariant, $"<td>{Encode(row.Outcome + Committed(row))}</td><td>{row.RowsLost}</td><td>{row.RowsDuplicated}</td>");
+            html.Append(Invariant, $"<td>{Mean(row.RecoverySeconds)}</td><td>{Mean(row.Seconds)}</td></tr>");
+        }
+        return html.Append("</tbody></table>").ToString();
+    }
+
+    private static string Committed(FaultRow row) => row.FailedCleanly > 0
+        ? string.Create(Invariant, $"; {row.RecordsCommittedWhenFailed / row.FailedCleanly:N0} records committed per failed run, in whole batches")
+        : "";
+
+    private static string Mean(Summary? summary) => summary is null ? "–" : string.Create(Invariant, $"{summary.Mean:F3} ±{summary.Ci95:F3}");
+
+    private static string Encode(string text) => WebUtility.HtmlEncode(text);
+}
