@@ -300,6 +300,39 @@ public sealed class HostingTests
     }
 
     /// <summary>No process left whose command line names this test's artifacts folder (servers get it as a property).</summary>
+    [TestMethod]
+    public async Task A_server_armed_to_restart_comes_back_after_a_kill_and_stops_for_good_when_stopped()
+    {
+        using var directory = new TempDirectory("it-restart-");
+        var pidFile = Path.Combine(directory, "server.pid");
+        // A stand-in server: says it is ready, then serves until its input closes (as the suite's servers do).
+        var launch = new IntegrationTasks.Hosting.ServerLaunch("/bin/sh",
+            ["-c", $"echo '{IntegrationTasks.Hosting.ServerSignals.ReadyMarker} tcp://x:1'; cat >/dev/null; echo '{directory.Path}' >/dev/null"], directory);
+        using var server = IntegrationTasks.Hosting.ServerProcess.Start("Stand-in", launch, Path.Combine(directory, "server.log"), sink: null);
+        await server.WaitReadyAsync(TimeSpan.FromSeconds(10), CancellationToken.None);
+        server.PidFile = pidFile;
+        server.RestartOnExit = true;
+        var first = server.ProcessId;
+        Assert.AreEqual(first.ToString(), File.ReadAllText(pidFile));
+
+        System.Diagnostics.Process.GetProcessById(first).Kill(); // what the relay's KillServer does
+        using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20)))
+        {
+            while (server.Restarts == 0 || File.ReadAllText(pidFile) == first.ToString())
+                await Task.Delay(20, timeout.Token);
+        }
+        await server.WaitReadyAsync(TimeSpan.FromSeconds(10), CancellationToken.None);
+        Assert.AreNotEqual(first, server.ProcessId);
+        Assert.IsFalse(server.HasExited);
+        StringAssert.Contains(server.RecentOutput(), "warning IT4012: Stand-in exited");
+
+        // Stopped on purpose, it stays stopped.
+        Assert.AreEqual(0, await server.StopAsync(TimeSpan.FromSeconds(10), CancellationToken.None));
+        await Task.Delay(300);
+        Assert.AreEqual(1, server.Restarts);
+        AssertNoProcessMentions(directory);
+    }
+
     internal static void AssertNoProcessMentions(string artifacts)
     {
         foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))

@@ -126,6 +126,36 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    public void RunAll_with_the_server_killed_in_every_repetition_resumes_once_it_is_back_or_fails_cleanly()
+    {
+        using var artifacts = new TempDirectory("it-kill-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            "-p:Fault=KillServer", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClientSingleThreadTest+TcpClient2+HttpRequest",
+            "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(6, runs);
+        Assert.IsTrue(runs.All(r => r is { Fault: "KillServer", RowsDuplicated: 0 }), string.Join("\n", runs));
+        foreach (var run in runs.Where(r => r.Transport != "TcpClientSingleThreadTest"))
+            Assert.IsTrue(run is { Completed: true, Reconnects: >= 1, RecoverySeconds: > 0 } && run.RowsMatched == 5000, run.ToString());
+        foreach (var run in runs.Where(r => r.Transport == "TcpClientSingleThreadTest"))
+            Assert.IsTrue(run is { FailedWith: ErrorCodes.ConnectionLost } && run.RecordsCommitted % 100 == 0 && run.RowsMatched == run.RecordsCommitted, run.ToString());
+        // Killed once per repetition by the relay, started again by the build each time (each server's log says so), stopped for good at the end.
+        StringAssert.Contains(output, "warning IT4013: [DelayRelay] Relay: fault injected, server process");
+        foreach (var server in new[] { "TcpTestServer", "TcpServer2", "HttpServer" })
+        {
+            var log = File.ReadAllLines(Path.Combine(artifacts, "logs", $"{server}.log"));
+            Assert.AreEqual(2, log.Count(l => l.Contains($"warning IT4012: {server} exited (code ", StringComparison.Ordinal)), string.Join("\n", log));
+            Assert.AreEqual(2, log.Count(l => l.Contains($"{server} is back (process", StringComparison.Ordinal)), string.Join("\n", log));
+            StringAssert.Contains(output, $"{server} stopped (exit code 0, peak memory", server);
+            StringAssert.Contains(output, "started again 2 times after its process exited", server);
+        }
+        StringAssert.Matches(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
+            new System.Text.RegularExpressions.Regex(@"\| TcpClient2 \| KillServer \| 5,000 \| 2 \| resumed \| 0 \| 0 \| \d"));
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
     public void A_latency_sweep_runs_each_transport_at_each_round_trip_through_the_relay()
     {
         using var artifacts = new TempDirectory("it-latency-");

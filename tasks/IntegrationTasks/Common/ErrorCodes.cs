@@ -39,6 +39,8 @@ public static class ErrorCodes
     public const string NeedsRoot = "IT4009";
     public const string NetworkSetupFailed = "IT4010";
     public const string LeftoverRemoved = "IT4011";
+    public const string ServerRestarted = "IT4012";
+    public const string FaultInjected = "IT4013";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

@@ -15,8 +15,12 @@ public sealed class ServerProcess : IDisposable
     private const int RecentLines = 40;
     private const int PendingLinesKept = 2000;
 
-    private readonly Process _process;
-    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private Process _process;
+    private TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private ServerLaunch? _launch;
+    private IReadOnlyDictionary<string, string>? _environment;
+    private bool _stopping;
+    private Task _restarting = Task.CompletedTask;
     private readonly Queue<string> _recent = new();
     private readonly Queue<string> _pending = new();
     private readonly StreamWriter? _logFile;
@@ -38,12 +42,46 @@ public sealed class ServerProcess : IDisposable
 
     public string Name { get; }
     public int ProcessId => _process.Id;
+
+    /// <summary>
+    /// Start the server again whenever its process exits without being stopped (the KillServer fault: a server killed mid-transfer
+    /// comes back as a service manager would bring it back). Each start writes <see cref="PidFile"/>.
+    /// </summary>
+    public bool RestartOnExit { get; set; }
+    public TimeSpan RestartReadyTimeout { get; set; } = TimeSpan.FromSeconds(120);
+
+    /// <summary>Where the current process id is written (for whoever must find the server after a restart), if anywhere; written when set.</summary>
+    public string? PidFile
+    {
+        get => _pidFile;
+        set
+        {
+            _pidFile = value;
+            if (value is not null)
+                File.WriteAllText(value, _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+    }
+
+    private string? _pidFile;
+
+    /// <summary>How many times the server was started again after its process exited.</summary>
+    public int Restarts { get; private set; }
     public bool HasExited => _process.HasExited;
     public int ExitCode => _process.ExitCode;
 
     /// <param name="readyMarker">The line that means ready; by default the suite's server marker, followed by the endpoint.</param>
     public static ServerProcess Start(string name, ServerLaunch launch, string? logFile, Action<string>? sink,
         string? readyMarker = null, IReadOnlyDictionary<string, string>? environment = null)
+    {
+        var server = new ServerProcess(name, CreateProcess(launch, environment), logFile)
+        {
+            _sink = sink, _readyMarker = readyMarker ?? ServerSignals.ReadyMarker, _launch = launch, _environment = environment,
+        };
+        server.Run(server._process);
+        return server;
+    }
+
+    private static Process CreateProcess(ServerLaunch launch, IReadOnlyDictionary<string, string>? environment)
     {
         var info = new ProcessStartInfo(launch.FileName)
         {
@@ -60,23 +98,64 @@ public sealed class ServerProcess : IDisposable
         info.Environment["MSBUILDDISABLENODEREUSE"] = "1";
         foreach (var (variable, value) in environment ?? new Dictionary<string, string>())
             info.Environment[variable] = value;
+        return new Process { StartInfo = info, EnableRaisingEvents = true };
+    }
 
-        var process = new Process { StartInfo = info, EnableRaisingEvents = true };
-        var server = new ServerProcess(name, process, logFile) { _sink = sink, _readyMarker = readyMarker ?? ServerSignals.ReadyMarker };
-        process.OutputDataReceived += (_, e) => server.OnLine(e.Data);
-        process.ErrorDataReceived += (_, e) => server.OnLine(e.Data);
+    private void Run(Process process)
+    {
+        process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        process.ErrorDataReceived += (_, e) => OnLine(e.Data);
+        process.Exited += (_, _) => OnExited(process);
         try
         {
             process.Start();
         }
         catch (Exception e) when (e is System.ComponentModel.Win32Exception or InvalidOperationException)
         {
-            server.Dispose();
-            throw new IntegrationException(ErrorCodes.ServerExited, $"Cannot start the {name} process ({info.FileName}): {e.Message}", e);
+            Dispose();
+            throw new IntegrationException(ErrorCodes.ServerExited, $"Cannot start the {Name} process ({process.StartInfo.FileName}): {e.Message}", e);
         }
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
-        return server;
+        if (PidFile is not null)
+            File.WriteAllText(PidFile, process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>A process that exits while armed and not being stopped is started again (once it has exited, with the same launch).</summary>
+    private void OnExited(Process exited)
+    {
+        lock (_gate)
+        {
+            if (!RestartOnExit || _stopping || exited != _process || _launch is null)
+                return;
+            _restarting = RestartAsync(exited.ExitCode);
+        }
+    }
+
+    private async Task RestartAsync(int exitCode)
+    {
+        await Task.Yield(); // off the Exited event's thread
+        OnLine($"warning {ErrorCodes.ServerRestarted}: {Name} exited (code {exitCode}) without being stopped; starting it again.");
+        Process next;
+        lock (_gate)
+        {
+            if (_stopping)
+                return;
+            next = CreateProcess(_launch!, _environment);
+            _ready = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
+            _process = next;
+            Restarts++;
+            Run(next);
+        }
+        try
+        {
+            var endpoint = await WaitReadyAsync(RestartReadyTimeout, CancellationToken.None).ConfigureAwait(false);
+            OnLine($"{Name} is back (process {next.Id}) at {endpoint}.");
+        }
+        catch (IntegrationException e)
+        {
+            OnLine($"error {e.Code}: {Name} did not come back: {e.Message}");
+        }
     }
 
     /// <summary>Where output lines go while a task is there to log them; otherwise they are queued.</summary>
@@ -175,6 +254,13 @@ public sealed class ServerProcess : IDisposable
     /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>
     public async Task<int?> StopAsync(TimeSpan grace, CancellationToken cancellationToken)
     {
+        Task restarting;
+        lock (_gate)
+        {
+            _stopping = true;
+            restarting = _restarting;
+        }
+        await restarting.WaitAsync(cancellationToken).ConfigureAwait(false); // a server coming back is stopped once it is back
         if (_process.HasExited)
             return _process.ExitCode;
         try
@@ -225,6 +311,8 @@ public sealed class ServerProcess : IDisposable
 
     public void Dispose()
     {
+        lock (_gate)
+            _stopping = true;
         Kill();
         _process.Dispose();
         _logFile?.Dispose();

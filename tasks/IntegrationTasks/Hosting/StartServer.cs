@@ -29,6 +29,12 @@ public sealed class StartServer : IntegrationTask
     /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> for the server side of two hosts); its port is then checked by the server itself.</summary>
     public string CommandPrefix { get; set; } = "";
 
+    /// <summary>Start the server again whenever its process exits without StopServer (the KillServer fault).</summary>
+    public bool RestartOnExit { get; set; }
+
+    /// <summary>Where the server's current process id is kept (rewritten by each restart).</summary>
+    public string? PidFile { get; set; }
+
     [Output] public int ProcessId { get; private set; }
     [Output] public string Endpoint { get; private set; } = "";
 
@@ -59,6 +65,10 @@ public sealed class StartServer : IntegrationTask
         }
         server.AttachLog(null); // from here on, lines wait for StopServer (and are in LogFile)
         ProcessId = server.ProcessId;
+        if (!string.IsNullOrEmpty(PidFile))
+            server.PidFile = PidFile;
+        server.RestartOnExit = RestartOnExit;
+        server.RestartReadyTimeout = TimeSpan.FromSeconds(ReadyTimeoutSeconds);
         BuildEngine4.RegisterTaskObject(RegistrationKey(Name), server, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "{0} is ready at {1}.", Name, Endpoint);
     }

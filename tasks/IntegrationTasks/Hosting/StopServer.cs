@@ -37,8 +37,8 @@ public sealed class StopServer : IntegrationTask
                 throw new IntegrationException(ErrorCodes.ServerStopTimeout,
                     $"{Name} did not stop within {StopTimeoutSeconds} s and was killed.");
             ExitCode = exitCode.Value;
-            Log.LogMessage(MessageImportance.High, "{0} stopped (exit code {1}, peak memory {2:N0} MB).",
-                Name, ExitCode, PeakWorkingSetBytes / (1024 * 1024));
+            Log.LogMessage(MessageImportance.High, "{0} stopped (exit code {1}, peak memory {2:N0} MB{3}).",
+                Name, ExitCode, PeakWorkingSetBytes / (1024 * 1024), server.Restarts > 0 ? $", started again {server.Restarts} times after its process exited" : "");
             if (ExitCode != 0 && !IfRunning)
                 throw new IntegrationException(ErrorCodes.ServerExited,
                     $"{Name} exited with code {ExitCode}. Its last output:{Environment.NewLine}{server.RecentOutput()}");

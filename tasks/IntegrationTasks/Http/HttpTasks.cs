@@ -55,6 +55,11 @@ public sealed class HttpRequest : TransferClientTask
             {
                 read += await RequestAsync(uri, content, plan, resumption, importer, token).ConfigureAwait(false);
             }
+            // A server killed mid-request can surface as the socket's own error from wherever the handler was (ENOTCONN, seen here).
+            catch (System.Net.Sockets.SocketException e)
+            {
+                throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to {uri} broke: {e.Message}", e);
+            }
             finally
             {
                 written += content.BytesWritten;

@@ -17,6 +17,12 @@ public enum RelayFaultKind
 
     /// <summary>Nothing is forwarded either way for <see cref="RelayOptions.Silence"/> once that many bytes have been.</summary>
     Silence,
+
+    /// <summary>
+    /// The server's process (and its children) is killed (SIGKILL) once that many bytes have been forwarded; the process id is read
+    /// from <see cref="RelayOptions.KillPidFile"/> at that moment. Bringing the server back is its host's job (StartServer RestartOnExit).
+    /// </summary>
+    KillServer,
 }
 
 public sealed record RelayOptions
@@ -41,6 +47,9 @@ public sealed record RelayOptions
     public long FaultAfterBytes { get; init; }
 
     public TimeSpan Silence { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>For <see cref="RelayFaultKind.KillServer"/>: the file holding the server's current process id.</summary>
+    public string? KillPidFile { get; init; }
 
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(10);
 }
@@ -180,7 +189,9 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     await WaitUntilAsync(chunk.Due, token).ConfigureAwait(false);
                     var length = chunk.Length;
                     var fault = NextFault(length, out var before);
-                    if (fault != RelayFaultKind.None)
+                    if (fault == RelayFaultKind.KillServer)
+                        KillServer(); // the bytes go on; the server's death breaks the connections by itself
+                    else if (fault != RelayFaultKind.None)
                     {
                         await to.SendAsync(chunk.Buffer.AsMemory(0, before), SocketFlags.None, token).ConfigureAwait(false);
                         if (fault == RelayFaultKind.Reset)
@@ -218,6 +229,22 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         {
             while (held.Reader.TryRead(out var left))
                 ArrayPool<byte>.Shared.Return(left.Buffer);
+        }
+    }
+
+    private void KillServer()
+    {
+        try
+        {
+            var pid = int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
+                System.Globalization.CultureInfo.InvariantCulture);
+            using var process = Process.GetProcessById(pid);
+            process.Kill(entireProcessTree: true);
+            log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, server process {pid} killed after {options.FaultAfterBytes:N0} bytes.");
+        }
+        catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception)
+        {
+            log.Error(ErrorCodes.FaultInjected, $"Relay: the KillServer fault could not kill the server ({options.KillPidFile}): {e.Message}");
         }
     }
 

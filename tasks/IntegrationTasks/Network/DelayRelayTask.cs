@@ -23,10 +23,13 @@ public sealed class DelayRelayTask : IntegrationTask
     /// <summary>Overrides the profile's round trip, in milliseconds; decimals allowed.</summary>
     public string LatencyMs { get; set; } = "";
 
-    /// <summary>None, Reset or Silence.</summary>
+    /// <summary>None, Reset, Silence or KillServer (with KillPidFile).</summary>
     public string Fault { get; set; } = nameof(RelayFaultKind.None);
     public long FaultAfterBytes { get; set; } = 1_000_000;
     public int SilenceSeconds { get; set; } = 5;
+
+    /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile).</summary>
+    public string? KillPidFile { get; set; }
     public bool StopOnStdinClose { get; set; }
 
     protected override bool CancellationIsSuccess => true;
@@ -35,14 +38,16 @@ public sealed class DelayRelayTask : IntegrationTask
     {
         var latency = NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs;
         if (!Enum.TryParse<RelayFaultKind>(Fault, ignoreCase: true, out var fault))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset or Silence.");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset, Silence or KillServer.");
+        if (fault == RelayFaultKind.KillServer && string.IsNullOrEmpty(KillPidFile))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, "The KillServer fault needs KillPidFile: the file holding the server's process id.");
         if (!IPAddress.TryParse(ListenAddress, out var address))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"ListenAddress '{ListenAddress}' is not an IP address.");
         await using var relay = new DelayRelay(new RelayOptions
         {
             Listen = new IPEndPoint(address, ListenPort), TargetHost = TargetHost, TargetPort = TargetPort,
             OneWayDelay = TimeSpan.FromMilliseconds(latency / 2), Fault = fault, FaultAfterBytes = FaultAfterBytes,
-            Silence = TimeSpan.FromSeconds(SilenceSeconds),
+            Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = KillPidFile,
         }, EventLog);
         var endpoint = relay.Start();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

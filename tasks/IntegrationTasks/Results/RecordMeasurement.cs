@@ -38,6 +38,9 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The server's process, when there is one: its peak is read, then reset for the next repetition.</summary>
     public int ServerProcessId { get; set; }
 
+    /// <summary>Where StartServer keeps the server's current process id: after a restart (KillServer) it is not <see cref="ServerProcessId"/> any more.</summary>
+    public string? ServerPidFile { get; set; }
+
     /// <summary>The server's CPU since the previous repetition of the same server process (kept beside the results log).</summary>
     private double? ServerCpuSinceLastRepetition()
     {
@@ -70,6 +73,9 @@ public sealed class RecordMeasurement : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var run = MeasurementLog.ReadSingle(RunFile);
+        if (ServerProcessId > 0 && !string.IsNullOrEmpty(ServerPidFile) && File.Exists(ServerPidFile)
+            && int.TryParse(File.ReadAllText(ServerPidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture, out var current))
+            ServerProcessId = current;
         long? serverPeak = null;
         double? serverCpu = null;
         if (ServerProcessId > 0)
