@@ -312,6 +312,34 @@ public sealed class QueueTests
     }
 
     [TestMethod]
+    [DataRow("Reset")]
+    [DataRow("KillServer")]
+    public void Under_RunAll_faults_the_durable_transport_ends_with_every_row_once_and_the_fast_one_fails_cleanly_or_rides_it_out(string fault)
+    {
+        using var artifacts = new TempDirectory("it-queue-fault-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=RabbitMQClientTest+RabbitMQDurable", "-p:RecordCounts=5000",
+            "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(4, runs);
+        Assert.IsTrue(runs.All(r => r is { ThroughRelay: true, RowsDuplicated: 0 } && r.Fault == fault), string.Join("\n", runs));
+        // Durable: a reset connection is resumed (answers already in the reply queue are imported once); a killed server's requests wait in
+        // the durable queue for it to come back, so the client does not even see a break.
+        foreach (var run in runs.Where(r => r.Transport == "RabbitMQDurable"))
+            Assert.IsTrue(run.Completed && run.RowsMatched == 5000 && run.Reconnects == (fault == "Reset" ? 1 : 0), run.ToString());
+        // Fast: no promise across a broken connection, so it fails cleanly (whole batches); but the broker, not the server, holds its queues.
+        foreach (var run in runs.Where(r => r.Transport == "RabbitMQClientTest"))
+            Assert.IsTrue(fault == "Reset"
+                ? run is { FailedWith: ErrorCodes.ConnectionLost } && run.RecordsCommitted % 100 == 0 && run.RowsMatched == run.RecordsCommitted
+                : run.Completed && run.RowsMatched == 5000, run.ToString());
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
+            fault == "Reset" ? "| RabbitMQDurable | Reset | 5,000 | 2 | resumed | 0 | 0 |" : "| RabbitMQDurable | KillServer | 5,000 | 2 | rode it out (no break) | 0 | 0 |");
+        Assert.DoesNotContain("IT9999", output);
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
     public async Task A_build_terminated_with_SIGTERM_stops_the_broker_it_started()
     {
         using var artifacts = new TempDirectory("it-sigterm-");

@@ -130,7 +130,9 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                 }
                 await Task.WhenAll(PumpAsync(client, server, connection, cut), PumpAsync(server, client, connection, cut)).ConfigureAwait(false);
             }
-            catch (Exception e) when (e is SocketException or IOException or OperationCanceledException)
+            // One connection's end, however it comes, never ends the relay for the others (a socket the fault closed under a pump
+            // surfaces as ObjectDisposedException: seen with RabbitMQ's two-way traffic).
+            catch (Exception e)
             {
                 // A connection the relay cut on purpose (the injected reset) ends in errors that are no news.
                 if (!cancellationToken.IsCancellationRequested && e is not OperationCanceledException && !cut.ByFault)
@@ -143,12 +145,13 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
 
     private readonly record struct Chunk(byte[] Buffer, int Length, long Due);
 
-    /// <summary>One direction: a reader stamps each chunk with when it may leave, a writer sends it then; a bounded queue between.</summary>
+    /// <summary>Set when the relay itself cut a connection (the injected reset).</summary>
     private sealed class FaultCut
     {
         public volatile bool ByFault;
     }
 
+    /// <summary>One direction: a reader stamps each chunk with when it may leave, a writer sends it then; a bounded queue between.</summary>
     private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection, FaultCut cut)
     {
         var token = connection.Token;

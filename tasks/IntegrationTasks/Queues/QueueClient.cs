@@ -21,85 +21,135 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
     public int MaxInFlight { get; init; } = 8;
     public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
 
-    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlySet<int> completeBatches,
-        CancellationToken cancellationToken)
+    /// <summary>
+    /// One connection's worth: asks for <paramref name="pending"/> and imports the answers, marking each batch in <paramref name="committed"/>.
+    /// A connection that closes under it (the broker, or the network between) fails the attempt with IT3006, once no import is running.
+    /// </summary>
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
+        Action connected, CancellationToken cancellationToken)
     {
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var runId = topology.Durable ? "" : FileId();
-        var pending = Enumerable.Range(0, plan.TotalBatches).Where(b => !completeBatches.Contains(b)).ToList();
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var outstanding = new HashSet<int>(pending);
-        var inFlight = new SemaphoreSlim(MaxInFlight);
+        using var inFlight = new SemaphoreSlim(MaxInFlight);
+        var importing = new SemaphoreSlim(1, 1); // not disposed: a late delivery may still touch it
         long sent = 0, received = 0;
         if (pending.Count == 0)
             return new TransferResult(0, 0);
 
         await using var connection = await broker.ConnectAsync("IntegrationTasks client", cancellationToken).ConfigureAwait(false);
-        await using var publisher = await connection.CreateChannelAsync(topology.ChannelOptions(MaxInFlight * 2), cancellationToken).ConfigureAwait(false);
-        await using var consumerChannel = await connection.CreateChannelAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
-        await topology.DeclareAsync(publisher, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
-        await topology.DeclareAsync(publisher, topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
-        if (!topology.Durable)
-            await publisher.QueuePurgeAsync(topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
-        await consumerChannel.BasicQosAsync(0, (ushort)Math.Min(MaxInFlight * 2, ushort.MaxValue), global: false, cancellationToken).ConfigureAwait(false);
-
-        var consumer = new AsyncEventingBasicConsumer(consumerChannel);
-        consumer.ReceivedAsync += async (_, delivery) =>
+        connected();
+        connection.ConnectionShutdownAsync += (_, shutdown) =>
         {
-            try
-            {
-                var batch = ParseCorrelation(delivery.BasicProperties.CorrelationId, runId, plan.TotalBatches);
-                if (batch is null)
-                {
-                    // Another run's answer (fast mode): not ours, and not an error.
-                    await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
-                    return;
-                }
-                if (delivery.Body.Length > MaxMessageBytes)
-                    throw new IntegrationException(ErrorCodes.FrameTooLarge,
-                        $"The response to batch {batch} is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
-                Interlocked.Add(ref received, delivery.Body.Length);
-                using (var body = new MemoryStream(delivery.Body.ToArray(), writable: false))
-                    await importer.ImportAsync(body, cancellationToken).ConfigureAwait(false);
-                await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
-                bool finished;
-                lock (outstanding)
-                {
-                    if (!outstanding.Remove(batch.Value))
-                        return; // a redelivered answer, already imported (idempotently)
-                    finished = outstanding.Count == 0;
-                }
-                inFlight.Release();
-                if (finished)
-                    done.TrySetResult();
-            }
-            catch (Exception e)
-            {
-                await consumerChannel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
-                done.TrySetException(e is IntegrationException ? e
-                    : new IntegrationException(ErrorCodes.TransferFailed, $"A response could not be imported and was dead-lettered: {e.Message}", e));
-            }
+            if (shutdown.Initiator != ShutdownInitiator.Application)
+                done.TrySetException(new IntegrationException(ErrorCodes.ConnectionLost,
+                    $"The connection to RabbitMQ at {broker.HostName}:{broker.Port} closed: {shutdown.ReplyText} ({shutdown.Initiator})."));
+            return Task.CompletedTask;
         };
-        await consumerChannel.BasicConsumeAsync(topology.ReplyQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
-        importer.MarkSetupDone();
-
-        using var buffer = new PooledBufferStream();
-        foreach (var batch in pending)
+        try
         {
-            await Task.WhenAny(inFlight.WaitAsync(cancellationToken), done.Task).ConfigureAwait(false);
-            if (done.Task.IsCompleted)
-                break;
-            cancellationToken.ThrowIfCancellationRequested();
-            buffer.Reset();
-            RecordXml.WriteRequest(buffer, plan.Ids(batch));
-            // With confirms tracked (durable) this completes when the broker has the message safely.
-            await publisher.BasicPublishAsync("", topology.RequestQueue, mandatory: true,
-                topology.Properties(Correlation(runId, batch), topology.ReplyQueue), buffer.WrittenMemory, cancellationToken).ConfigureAwait(false);
-            sent += buffer.Length;
+            return await ExchangeAsync().ConfigureAwait(false);
         }
-        await done.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
-        return new TransferResult(sent, Interlocked.Read(ref received));
+        catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or RabbitMQ.Client.Exceptions.OperationInterruptedException or IOException)
+        {
+            // The client's own message carries the inner exception's stack; the broker's reason is what to say.
+            var reason = e is RabbitMQ.Client.Exceptions.OperationInterruptedException { ShutdownReason: { } shutdown } ? shutdown.ReplyText : e.Message;
+            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to RabbitMQ at {broker.HostName}:{broker.Port} broke: {reason}", e);
+        }
+        finally
+        {
+            // No import of this attempt outlives it: the next one uses the same database connection.
+            await importing.WaitAsync(TimeSpan.FromSeconds(60), CancellationToken.None).ConfigureAwait(false);
+        }
+
+        async Task<TransferResult> ExchangeAsync()
+        {
+            await using var publisher = await connection.CreateChannelAsync(topology.ChannelOptions(MaxInFlight * 2), cancellationToken).ConfigureAwait(false);
+            await using var consumerChannel = await connection.CreateChannelAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            await topology.DeclareAsync(publisher, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
+            await topology.DeclareAsync(publisher, topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
+            if (!topology.Durable)
+                await publisher.QueuePurgeAsync(topology.ReplyQueue, cancellationToken).ConfigureAwait(false);
+            await consumerChannel.BasicQosAsync(0, (ushort)Math.Min(MaxInFlight * 2, ushort.MaxValue), global: false, cancellationToken).ConfigureAwait(false);
+
+            var consumer = new AsyncEventingBasicConsumer(consumerChannel);
+            consumer.ReceivedAsync += async (_, delivery) =>
+            {
+                try
+                {
+                    var batch = ParseCorrelation(delivery.BasicProperties.CorrelationId, runId, plan.TotalBatches);
+                    if (batch is null)
+                    {
+                        // Another run's answer (fast mode): not ours, and not an error.
+                        await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+                        return;
+                    }
+                    if (delivery.Body.Length > MaxMessageBytes)
+                        throw new IntegrationException(ErrorCodes.FrameTooLarge,
+                            $"The response to batch {batch} is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
+                    Interlocked.Add(ref received, delivery.Body.Length);
+                    await importing.WaitAsync(cancellationToken).ConfigureAwait(false);
+                    try
+                    {
+                        using (var body = new MemoryStream(delivery.Body.ToArray(), writable: false))
+                            await importer.ImportAsync(body, cancellationToken).ConfigureAwait(false);
+                        committed.Add(batch.Value);
+                    }
+                    finally
+                    {
+                        importing.Release();
+                    }
+                    await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+                    bool finished;
+                    lock (outstanding)
+                    {
+                        if (!outstanding.Remove(batch.Value))
+                            return; // a redelivered answer, already imported (idempotently)
+                        finished = outstanding.Count == 0;
+                    }
+                    inFlight.Release();
+                    if (finished)
+                        done.TrySetResult();
+                }
+                catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or OperationCanceledException && !consumerChannel.IsOpen)
+                {
+                    // The channel went with the connection: the answer stays in the queue (durable) and the shutdown is what fails the attempt.
+                }
+                catch (Exception e)
+                {
+                    try
+                    {
+                        await consumerChannel.BasicRejectAsync(delivery.DeliveryTag, requeue: false).ConfigureAwait(false);
+                    }
+                    catch (RabbitMQ.Client.Exceptions.AlreadyClosedException)
+                    {
+                    }
+                    done.TrySetException(e is IntegrationException ? e
+                        : new IntegrationException(ErrorCodes.TransferFailed, $"A response could not be imported and was dead-lettered: {e.Message}", e));
+                }
+            };
+            await consumerChannel.BasicConsumeAsync(topology.ReplyQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
+            importer.MarkSetupDone();
+
+            using var buffer = new PooledBufferStream();
+            foreach (var batch in pending)
+            {
+                await Task.WhenAny(inFlight.WaitAsync(cancellationToken), done.Task).ConfigureAwait(false);
+                if (done.Task.IsCompleted)
+                    break;
+                cancellationToken.ThrowIfCancellationRequested();
+                buffer.Reset();
+                RecordXml.WriteRequest(buffer, plan.Ids(batch));
+                // With confirms tracked (durable) this completes when the broker has the message safely.
+                await publisher.BasicPublishAsync("", topology.RequestQueue, mandatory: true,
+                    topology.Properties(Correlation(runId, batch), topology.ReplyQueue), buffer.WrittenMemory, cancellationToken).ConfigureAwait(false);
+                sent += buffer.Length;
+            }
+            await done.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return new TransferResult(sent, Interlocked.Read(ref received));
+        }
     }
 
     private static string FileId() => Guid.NewGuid().ToString("N")[..12];

@@ -157,7 +157,19 @@ public abstract class RabbitMQClientTask : TransferClientTask
             Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
                 TransportName, complete.Count, plan.TotalBatches);
         var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology) { MaxInFlight = MaxInFlight };
-        return await client.RunAsync(plan, importer, complete, cancellationToken).ConfigureAwait(false);
+        // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
+        // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
+        var resumption = Resumption(plan, resumes: Topology.Durable);
+        foreach (var batch in complete)
+            resumption.Committed.Add(batch);
+        long sent = 0, received = 0;
+        await resumption.RunAsync(async (missing, token) =>
+        {
+            var result = await client.RunAsync(plan, importer, missing, resumption.Committed, resumption.MarkConnected, token).ConfigureAwait(false);
+            sent += result.BytesSent;
+            received += result.BytesReceived;
+        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }, cancellationToken).ConfigureAwait(false);
+        return new TransferResult(sent, received);
     }
 }
 

@@ -130,7 +130,7 @@ public abstract class TransferClientTask : IntegrationTask
         {
             MeasurementLog.WriteSingle(ResultFile, new Measurement
             {
-                Transport = TransportName, Provider = database.Provider.ToString(), Records = failure is null ? (int)Records : plan.Records, BatchSize = plan.BatchSize,
+                Transport = TransportName, Provider = database.Provider.ToString(), Records = plan.Records, BatchSize = plan.BatchSize, // what was asked for (an idempotent import may have seen some twice)
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
