@@ -20,11 +20,15 @@ internal sealed class RunningNetTcpServer : IAsyncDisposable
     public int Port { get; private set; }
     public string Address => $"net.tcp://127.0.0.1:{Port}{ServiceNames.NetTcpPath}";
 
-    public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20)
+    public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20,
+        TimeSpan? connectionTimeout = null)
     {
         var server = new RunningNetTcpServer();
         server._service = await IntegrationTestsService.OpenAsync(new RecordSource(database, ServerWork.PerRecord), 4, 2, maxBatchRecords, CancellationToken.None);
-        server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions { Port = 0, MaxMessageBytes = maxMessageBytes }, server.Log);
+        server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions
+        {
+            Port = 0, MaxMessageBytes = maxMessageBytes, ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120),
+        }, server.Log);
         server.Port = server.Host.Start().Port;
         server._serving = server.Host.RunAsync(server._stop.Token);
         return server;
@@ -183,11 +187,14 @@ public sealed class WcfTransferTests
     [DataRow("oversized envelope", ErrorCodes.FrameTooLarge)]
     [DataRow("aborted mid-envelope", ErrorCodes.TruncatedFrame)]
     [DataRow("envelope that is not binary SOAP", ErrorCodes.MalformedXml)]
+    [DataRow("stalled in the preamble", ErrorCodes.ConnectionStalled)]
+    [DataRow("stalled mid-envelope", ErrorCodes.ConnectionStalled)]
     public async Task A_bad_net_tcp_peer_is_closed_with_a_coded_warning_and_a_good_client_is_still_served(string misbehaviour, string code)
     {
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
-        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxMessageBytes: 1 << 20);
+        // A short ConnectionTimeout, so that the stalled peers (which keep their connections open) are dropped within the test.
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxMessageBytes: 1 << 20, connectionTimeout: TimeSpan.FromSeconds(1));
 
         using (var bad = new TcpClient())
         {
@@ -198,6 +205,8 @@ public sealed class WcfTransferTests
                 "garbage bytes" => Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
                 "oversized envelope" => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0xFF, 0xFF, 0xFF, 0x7F],
                 "aborted mid-envelope" => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0x80, 0x08, 1, 2, 3],
+                "stalled in the preamble" => [.. Preamble(server.Address).AsSpan(0, 3)],
+                "stalled mid-envelope" => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0x80, 0x08, 1, 2, 3, 4, 5],
                 _ => [.. Preamble(server.Address), MessageFraming.SizedEnvelope, 0x04, 0xDE, 0xAD, 0xBE, 0xEF],
             };
             await stream.WriteAsync(bytes);

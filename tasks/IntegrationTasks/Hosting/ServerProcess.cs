@@ -237,6 +237,33 @@ public sealed class ServerProcess : IDisposable
             $"{Name} was not ready within {timeout.TotalSeconds:F0} s. Its last output:{Environment.NewLine}{RecentOutput()}");
     }
 
+    /// <summary>
+    /// Waits until the server runs and is ready: at once normally; after a kill (KillServer), until it is back — the next run must not
+    /// find it still coming back. Fails like <see cref="WaitReadyAsync"/> when it does not come back within the timeout.
+    /// </summary>
+    public async Task WhenRunningAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timer.CancelAfter(timeout);
+        while (true)
+        {
+            Task restarting;
+            bool exitedUnrestarted;
+            lock (_gate)
+            {
+                restarting = _restarting;
+                exitedUnrestarted = restarting.IsCompleted && _process.HasExited && RestartOnExit && !_stopping;
+            }
+            if (!restarting.IsCompleted)
+                await restarting.WaitAsync(timer.Token).ConfigureAwait(false);
+            else if (exitedUnrestarted)
+                await Task.Delay(20, timer.Token).ConfigureAwait(false); // its Exited event is about to start it again
+            else
+                break;
+        }
+        await WaitReadyAsync(timeout, cancellationToken).ConfigureAwait(false);
+    }
+
     /// <summary>Waits until the process exits (true) or the token is cancelled (false).</summary>
     public async Task<bool> WaitForExitOrCancellationAsync(CancellationToken cancellationToken)
     {

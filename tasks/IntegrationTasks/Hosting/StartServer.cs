@@ -73,3 +73,21 @@ public sealed class StartServer : IntegrationTask
         Log.LogMessage(MessageImportance.High, "{0} is ready at {1}.", Name, Endpoint);
     }
 }
+
+/// <summary>
+/// Waits until a server started by <see cref="StartServer"/> runs and is ready. After the KillServer fault the server is started again
+/// in the background; the next run waits here for it rather than find it still coming back.
+/// </summary>
+public sealed class WaitForServer : IntegrationTask
+{
+    [Required] public string Name { get; set; } = "";
+
+    public int TimeoutSeconds { get; set; } = 120;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.GetRegisteredTaskObject(StartServer.RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is not ServerProcess server)
+            throw new IntegrationException(ErrorCodes.ServerNotRunning, $"{Name} was not started by this build.");
+        await server.WhenRunningAsync(TimeSpan.FromSeconds(TimeoutSeconds), cancellationToken).ConfigureAwait(false);
+    }
+}

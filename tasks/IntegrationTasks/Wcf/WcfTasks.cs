@@ -149,15 +149,20 @@ public sealed class NetTcpServer : TransferServerTask
     /// <summary>Requests of one connection answered at once.</summary>
     public int MaxPendingRequests { get; set; } = 8;
 
+    /// <summary>A connection that sends no complete record for this many seconds (idle, or stalled mid-record) is dropped with IT3007.</summary>
+    public int ConnectionTimeoutSeconds { get; set; } = 120;
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        if (MaxPendingRequests < 1 || MaxMessageBytes < 1024)
+        if (MaxPendingRequests < 1 || MaxMessageBytes < 1024 || ConnectionTimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}) and MaxMessageBytes at least 1024 (was {MaxMessageBytes}).");
+                $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}), MaxMessageBytes at least 1024 (was {MaxMessageBytes}) " +
+                $"and ConnectionTimeoutSeconds at least 1 (was {ConnectionTimeoutSeconds}).");
         var service = await IntegrationTestsService.OpenAsync(source, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
         var host = new NetTcp.NetTcpServiceHost(service, new NetTcp.NetTcpOptions
         {
             BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,
+            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds),
         }, EventLog);
         System.Net.IPEndPoint endpoint;
         try

@@ -17,6 +17,9 @@ public sealed record NetTcpOptions
 
     /// <summary>Requests of one connection being answered at once; the connection is not read further meanwhile (back-pressure).</summary>
     public int MaxPendingRequests { get; init; } = 8;
+
+    /// <summary>A connection that sends no complete record for this long (idle, or stalled mid-record) is dropped (IT3007).</summary>
+    public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
 }
 
 /// <summary>
@@ -132,13 +135,13 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         {
             while (true)
             {
-                var first = await _reader.ReadByteOrEndAsync(cancellationToken).ConfigureAwait(false);
+                var first = await WithinTimeoutAsync(_reader.ReadByteOrEndAsync, "preamble", cancellationToken).ConfigureAwait(false);
                 if (first < 0)
                     return; // closed between sessions: a clean goodbye
                 if (first != MessageFraming.Version)
                     throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {first} where a preamble's version record was expected (not a net.tcp client?).",
                         MessageFraming.UnsupportedVersionFault);
-                var via = await _reader.ReadPreambleAsync(cancellationToken).ConfigureAwait(false);
+                var via = await WithinTimeoutAsync(token => new ValueTask<string>(_reader.ReadPreambleAsync(token)), "preamble", cancellationToken).ConfigureAwait(false);
                 if (!Uri.TryCreate(via, UriKind.Absolute, out var uri) || uri.Scheme != "net.tcp"
                     || !string.Equals(uri.AbsolutePath.TrimEnd('/'), ServiceNames.NetTcpPath, StringComparison.OrdinalIgnoreCase))
                     throw new FramingException(ErrorCodes.InvalidParameter, $"No service at '{via}' (this endpoint serves net.tcp://…{ServiceNames.NetTcpPath}).",
@@ -157,7 +160,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                 while (true)
                 {
                     await slots.WaitAsync(cancellationToken).ConfigureAwait(false);
-                    var type = await _reader.ReadByteOrEndAsync(cancellationToken).ConfigureAwait(false);
+                    // The clock runs only while the server waits for the client (not while all its slots are answering).
+                    var type = await WithinTimeoutAsync(_reader.ReadByteOrEndAsync, "record", cancellationToken).ConfigureAwait(false);
                     if (type < 0)
                         throw new IntegrationException(ErrorCodes.ConnectionLost, "The client closed the connection inside a session, without an End record.");
                     if (type == MessageFraming.End)
@@ -169,7 +173,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                     if (type != MessageFraming.SizedEnvelope)
                         throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {type} inside a session (a sized envelope or an End was expected).",
                             MessageFraming.ContentTypeInvalidFault);
-                    var request = await ReadRequestAsync(encoder, cancellationToken).ConfigureAwait(false);
+                    var request = await WithinTimeoutAsync(token => new ValueTask<Message>(ReadRequestAsync(encoder, token)), "envelope", cancellationToken)
+                        .ConfigureAwait(false);
                     answering.RemoveAll(t => t.IsCompletedSuccessfully);
                     answering.Add(AnswerAsync(encoder, request, slots, cancellationToken));
                 }
@@ -178,6 +183,22 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             {
                 // A session that ends badly still lets its answers finish before the connection is closed.
                 await Task.WhenAll(answering).ConfigureAwait(false);
+            }
+        }
+
+        /// <summary>One read of the client's, bounded by ConnectionTimeout: a client idle or stalled mid-record that long is dropped with IT3007.</summary>
+        private async ValueTask<T> WithinTimeoutAsync<T>(Func<CancellationToken, ValueTask<T>> read, string what, CancellationToken cancellationToken)
+        {
+            using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            timer.CancelAfter(host._options.ConnectionTimeout);
+            try
+            {
+                return await read(timer.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (timer.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+            {
+                throw new IntegrationException(ErrorCodes.ConnectionStalled,
+                    $"No complete {what} within {host._options.ConnectionTimeout.TotalSeconds:0.###} s (ConnectionTimeoutSeconds): the connection is dropped.");
             }
         }
 
