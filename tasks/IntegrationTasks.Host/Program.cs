@@ -8,7 +8,8 @@ using IntegrationTasks.Hosting;
 
 // The one ASP.NET Core host process (ASP.NET Core cannot load inside MSBuild): Kestrel with the endpoint
 // modules named by --module. Its server task starts it, waits for the ready line, forwards its log and stops it.
-// Arguments: --module NAME (one or more), --url, --stop-on-stdin-close, --stats-file, --counters-file, and each module's own.
+// Arguments: --module NAME (one or more), --url, --stop-on-stdin-close, --stats-file, --counters-file, --connection-timeout-seconds,
+// and each module's own.
 HostArguments arguments;
 List<IHostModule> modules;
 var builder = WebApplication.CreateSlimBuilder();
@@ -38,7 +39,13 @@ builder.Logging.ClearProviders();
 builder.Logging.AddSimpleConsole(o => o.SingleLine = true);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.WebHost.UseUrls(arguments.Url);
-builder.WebHost.ConfigureKestrel(kestrel => kestrel.AddServerHeader = false);
+var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", 120));
+builder.WebHost.ConfigureKestrel(kestrel =>
+{
+    kestrel.AddServerHeader = false;
+    kestrel.ConfigureEndpointDefaults(listen => StallGuard.Use(listen, connectionTimeout,
+        listen.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.StallGuard")));
+});
 var app = builder.Build();
 foreach (var module in modules)
     module.Map(app);

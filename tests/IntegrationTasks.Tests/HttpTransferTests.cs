@@ -122,6 +122,47 @@ public sealed class HttpTransferTests
         await running;
     }
 
+    [TestMethod]
+    public async Task A_connection_stalled_mid_request_is_dropped_with_IT3007_and_a_flowing_transfer_is_not()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        // One second of silence either way is a stall here: short enough for a test, and a transfer longer than that still flows.
+        await using var server = await RunningHostModule.StartAsync(new HttpServer { ConnectionTimeoutSeconds = 1 }, databases, HttpRecordsProtocol.Path);
+        using (var stalled = new TcpClient())
+        {
+            await stalled.ConnectAsync(IPAddress.Loopback, server.Port);
+            var stream = stalled.GetStream();
+            // Headers promise 1,000 bytes of body; 20 come, and the connection is left open.
+            await stream.WriteAsync(Encoding.ASCII.GetBytes("POST /records HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n<request><id>1</id>"));
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(15));
+            var buffer = new byte[4096];
+            try
+            {
+                while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+                {
+                }
+            }
+            catch (IOException)
+            {
+                // aborted: a reset is how the guard closes it
+            }
+            Assert.IsLessThan(10.0, watch.Elapsed.TotalSeconds, "dropped by the guard, not left open");
+        }
+        using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10)))
+        {
+            while (!server.Log.Contains("IT3007", StringComparison.Ordinal))
+                await Task.Delay(50, timeout.Token);
+        }
+        StringAssert.Contains(server.Log, "nothing moved either way for 1 s");
+
+        var engine = new FakeBuildEngine();
+        var client = Client(databases, server.Url, flush: true, engine, totalBatches: 20, batchSize: 1000);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None);
+    }
+
     private static readonly (string Name, Func<int, Task<string>> Misbehave, string Expected)[] BadClients =
     [
         ("garbage body", port => PostAsync(port, "garbage"), "400 IT2001"),

@@ -22,6 +22,9 @@ public abstract class HostModuleServerTask : TransferServerTask
 
     public int StopTimeoutSeconds { get; set; } = 20;
 
+    /// <summary>A connection on which nothing moves either way for this many seconds (idle, or stalled mid-request) is dropped with IT3007.</summary>
+    public int ConnectionTimeoutSeconds { get; set; } = 120;
+
     /// <summary>The host module that serves this family (its --module name).</summary>
     protected abstract string Module { get; }
 
@@ -34,8 +37,11 @@ public abstract class HostModuleServerTask : TransferServerTask
     {
         if (!File.Exists(HostAssembly))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The host {HostAssembly} does not exist; build it with -t:BuildTasks.");
+        if (ConnectionTimeoutSeconds < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ConnectionTimeoutSeconds must be at least 1 (was {ConnectionTimeoutSeconds}).");
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
+             "--connection-timeout-seconds", ConnectionTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture),
              .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";

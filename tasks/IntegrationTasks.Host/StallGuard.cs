@@ -1,0 +1,114 @@
+using System.IO.Pipelines;
+using IntegrationTasks.Common;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+
+namespace IntegrationTasks.Host;
+
+/// <summary>
+/// Kestrel's side of a silent network: a connection on which nothing moves either way for the timeout (a client idle, or stalled
+/// mid-request with its connection left open) is aborted with a coded warning (IT3007), as the suite's TCP and net.tcp servers do.
+/// Traffic in either direction counts, so a long response that is still flowing is never cut.
+/// </summary>
+internal static class StallGuard
+{
+    public static void Use(ListenOptions listen, TimeSpan timeout, ILogger log) =>
+        listen.Use(next => async connection =>
+        {
+            var traffic = new TrafficClock();
+            var transport = connection.Transport;
+            connection.Transport = new DuplexPipe(new WatchedReader(transport.Input, traffic), new WatchedWriter(transport.Output, traffic));
+            using var watching = new CancellationTokenSource();
+            var watchdog = WatchAsync(connection, traffic, timeout, log, watching.Token);
+            try
+            {
+                await next(connection).ConfigureAwait(false);
+            }
+            finally
+            {
+                await watching.CancelAsync().ConfigureAwait(false);
+                await watchdog.ConfigureAwait(false);
+                connection.Transport = transport;
+            }
+        });
+
+    private static async Task WatchAsync(ConnectionContext connection, TrafficClock traffic, TimeSpan timeout, ILogger log, CancellationToken cancellationToken)
+    {
+        try
+        {
+            while (true)
+            {
+                var quiet = traffic.QuietFor;
+                if (quiet >= timeout)
+                {
+                    log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds).",
+                        ErrorCodes.ConnectionStalled, connection.RemoteEndPoint, timeout.TotalSeconds);
+                    connection.Abort(new ConnectionAbortedException("Stalled beyond ConnectionTimeoutSeconds."));
+                    return;
+                }
+                await Task.Delay(timeout - quiet, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    private sealed class TrafficClock
+    {
+        private long _last = Environment.TickCount64;
+        public void Moved() => Volatile.Write(ref _last, Environment.TickCount64);
+        public TimeSpan QuietFor => TimeSpan.FromMilliseconds(Environment.TickCount64 - Volatile.Read(ref _last));
+    }
+
+    private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe
+    {
+        public PipeReader Input => input;
+        public PipeWriter Output => output;
+    }
+
+    /// <summary>The transport's reader, noting when bytes arrive.</summary>
+    private sealed class WatchedReader(PipeReader inner, TrafficClock traffic) : PipeReader
+    {
+        public override async ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default)
+        {
+            var result = await inner.ReadAsync(cancellationToken).ConfigureAwait(false);
+            traffic.Moved();
+            return result;
+        }
+
+        public override bool TryRead(out ReadResult result)
+        {
+            if (!inner.TryRead(out result))
+                return false;
+            traffic.Moved();
+            return true;
+        }
+
+        public override void AdvanceTo(SequencePosition consumed) => inner.AdvanceTo(consumed);
+        public override void AdvanceTo(SequencePosition consumed, SequencePosition examined) => inner.AdvanceTo(consumed, examined);
+        public override void CancelPendingRead() => inner.CancelPendingRead();
+        public override void Complete(Exception? exception = null) => inner.Complete(exception);
+        public override ValueTask CompleteAsync(Exception? exception = null) => inner.CompleteAsync(exception);
+    }
+
+    /// <summary>The transport's writer, noting when bytes leave.</summary>
+    private sealed class WatchedWriter(PipeWriter inner, TrafficClock traffic) : PipeWriter
+    {
+        public override async ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
+        {
+            var result = await inner.FlushAsync(cancellationToken).ConfigureAwait(false);
+            traffic.Moved();
+            return result;
+        }
+
+        public override void Advance(int bytes) => inner.Advance(bytes);
+        public override Memory<byte> GetMemory(int sizeHint = 0) => inner.GetMemory(sizeHint);
+        public override Span<byte> GetSpan(int sizeHint = 0) => inner.GetSpan(sizeHint);
+        public override void CancelPendingFlush() => inner.CancelPendingFlush();
+        public override void Complete(Exception? exception = null) => inner.Complete(exception);
+        public override ValueTask CompleteAsync(Exception? exception = null) => inner.CompleteAsync(exception);
+        public override bool CanGetUnflushedBytes => inner.CanGetUnflushedBytes;
+        public override long UnflushedBytes => inner.UnflushedBytes;
+    }
+}
