@@ -18,4 +18,12 @@ internal interface IHostModule
 
     /// <summary>After: endpoints.</summary>
     void Map(WebApplication app);
+
+    /// <summary>
+    /// The module's say on the host's endpoint (its protocols). Kestrel keeps one endpoint-defaults callback, so the host composes
+    /// the modules' with its own here rather than each module setting it (the last one set would win).
+    /// </summary>
+    void ConfigureEndpoint(Microsoft.AspNetCore.Server.Kestrel.Core.ListenOptions endpoint)
+    {
+    }
 }

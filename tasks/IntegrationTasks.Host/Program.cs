@@ -43,8 +43,13 @@ var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-time
 builder.WebHost.ConfigureKestrel(kestrel =>
 {
     kestrel.AddServerHeader = false;
-    kestrel.ConfigureEndpointDefaults(listen => StallGuard.Use(listen, connectionTimeout,
-        listen.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.StallGuard")));
+    // One endpoint-defaults callback for all (Kestrel keeps only the last one set): the modules' say, then the stall guard.
+    kestrel.ConfigureEndpointDefaults(listen =>
+    {
+        foreach (var module in modules)
+            module.ConfigureEndpoint(listen);
+        StallGuard.Use(listen, connectionTimeout, listen.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.StallGuard"));
+    });
 });
 var app = builder.Build();
 foreach (var module in modules)

@@ -35,9 +35,10 @@ internal sealed class GrpcModule(HostArguments arguments) : IHostModule
             options.MaxReceiveMessageSize = maxMessageBytes;
             options.MaxSendMessageSize = maxMessageBytes;
         });
-        // gRPC without TLS needs HTTP/2 with prior knowledge: this host's endpoint speaks nothing else.
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
     }
+
+    /// <summary>gRPC without TLS needs HTTP/2 with prior knowledge: this host's endpoint speaks nothing else.</summary>
+    public void ConfigureEndpoint(ListenOptions endpoint) => endpoint.Protocols = HttpProtocols.Http2;
 
     public void Map(WebApplication app)
     {
