@@ -132,11 +132,13 @@ public sealed class NetworkTests
     {
         using var artifacts = new TempDirectory("it-kill-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
-            "-p:Fault=KillServer", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClientSingleThreadTest+TcpClient2+HttpRequest",
+            "-p:Fault=KillServer", "-p:FaultAfterBytes=200000",
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+TcpClientMultiThreadTest4+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
+            $"-p:GrpcPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={TcpTransferTests.FreePort()}", $"-p:NetTcpPort={TcpTransferTests.FreePort()}",
             "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(6, runs);
+        Assert.HasCount(18, runs);
         Assert.IsTrue(runs.All(r => r is { Fault: "KillServer", RowsDuplicated: 0 }), string.Join("\n", runs));
         foreach (var run in runs.Where(r => r.Transport != "TcpClientSingleThreadTest"))
             Assert.IsTrue(run is { Completed: true, Reconnects: >= 1, RecoverySeconds: > 0 } && run.RowsMatched == 5000, run.ToString());
@@ -144,7 +146,8 @@ public sealed class NetworkTests
             Assert.IsTrue(run is { FailedWith: ErrorCodes.ConnectionLost } && run.RecordsCommitted % 100 == 0 && run.RowsMatched == run.RecordsCommitted, run.ToString());
         // Killed once per repetition by the relay, started again by the build each time (each server's log says so), stopped for good at the end.
         StringAssert.Contains(output, "warning IT4013: [DelayRelay] Relay: fault injected, server process");
-        foreach (var server in new[] { "TcpTestServer", "TcpServer2", "HttpServer" })
+        // (200,000 bytes: early enough in gRPC's compact stream too.)
+        foreach (var server in new[] { "TcpTestServer", "TcpServer2", "TcpTestServer3", "TcpTestServer4", "HttpServer", "SoapServer", "NetTcpServer" })
         {
             var log = File.ReadAllLines(Path.Combine(artifacts, "logs", $"{server}.log"));
             Assert.AreEqual(2, log.Count(l => l.Contains($"warning IT4012: {server} exited (code ", StringComparison.Ordinal)), string.Join("\n", log));
@@ -154,6 +157,25 @@ public sealed class NetworkTests
         }
         StringAssert.Matches(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
             new System.Text.RegularExpressions.Regex(@"\| TcpClient2 \| KillServer \| 5,000 \| 2 \| resumed \| 0 \| 0 \| \d"));
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
+    public void RunAll_with_a_silence_in_every_repetition_rides_it_out_in_every_stream_transport()
+    {
+        using var artifacts = new TempDirectory("it-silence-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            "-p:Fault=Silence", "-p:SilenceSeconds=2", "-p:FaultAfterBytes=200000",
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
+            $"-p:GrpcPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={TcpTransferTests.FreePort()}", $"-p:NetTcpPort={TcpTransferTests.FreePort()}",
+            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(8, runs);
+        // Two seconds of nothing either way: every transport waits it out (no timeout is that short), with no break and every row once.
+        foreach (var run in runs)
+            Assert.IsTrue(run is { Completed: true, Fault: "Silence", Reconnects: 0 or null, RowsMatched: 5000, RowsDuplicated: 0 } && run.ElapsedSeconds >= 2, run.ToString());
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "| TcpClient2 | Silence | 5,000 | 1 | rode it out (no break) | 0 | 0 | – |");
         HostingTests.AssertNoProcessMentions(artifacts);
     }
 
