@@ -86,7 +86,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                 throw new IntegrationException(ErrorCodes.ConnectionFailed,
                     $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
             }
-        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
+        }, cancellationToken).ConfigureAwait(false);
         return new TransferResult(connections.Sum(c => c.BytesWritten), connections.Sum(c => c.BytesRead));
     }
 

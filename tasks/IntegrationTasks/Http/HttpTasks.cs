@@ -64,7 +64,7 @@ public sealed class HttpRequest : TransferClientTask
             {
                 written += content.BytesWritten;
             }
-        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
+        }, cancellationToken).ConfigureAwait(false);
         return new TransferResult(written, read);
     }
 
@@ -99,7 +99,7 @@ public sealed class HttpRequest : TransferClientTask
             {
                 // One transaction per batch of the plan, each marked committed by the batch its records belong to.
                 await importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken,
-                    batchOf: record => (record.Id - 1) / plan.BatchSize, committed: resumption.Committed.Add).ConfigureAwait(false);
+                    batchOf: record => plan.BatchOf(record.Id), committed: resumption.Committed.Add).ConfigureAwait(false);
             }
             catch (Exception e) when (e is HttpIOException or IOException)
             {

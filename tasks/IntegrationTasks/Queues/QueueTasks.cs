@@ -168,7 +168,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
             var result = await client.RunAsync(plan, importer, missing, resumption.Committed, resumption.MarkConnected, token).ConfigureAwait(false);
             sent += result.BytesSent;
             received += result.BytesReceived;
-        }, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }, cancellationToken).ConfigureAwait(false);
+        }, cancellationToken, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }).ConfigureAwait(false);
         return new TransferResult(sent, received);
     }
 }
@@ -195,7 +195,7 @@ public sealed class RabbitMQDurable : RabbitMQClientTask
         var counts = new int[plan.TotalBatches];
         await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, 1, plan.Records, cancellationToken)
                            .ConfigureAwait(false))
-            counts[(row.Id - 1) / plan.BatchSize]++;
+            counts[plan.BatchOf(row.Id)]++;
         return Enumerable.Range(0, plan.TotalBatches).Where(b => counts[b] == plan.BatchSize).ToHashSet();
     }
 }

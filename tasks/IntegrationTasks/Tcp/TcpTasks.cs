@@ -99,7 +99,7 @@ public abstract class TcpClientTask : TransferClientTask
                 written += frames?.BytesWritten ?? 0;
                 read += frames?.BytesRead ?? 0;
             }
-        }, IsBreak, cancellationToken).ConfigureAwait(false);
+        }, cancellationToken, IsBreak).ConfigureAwait(false);
         return new TransferResult(written, read);
     }
 

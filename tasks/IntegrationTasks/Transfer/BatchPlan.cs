@@ -22,5 +22,8 @@ public sealed record BatchPlan(int TotalBatches, int BatchSize)
 
     public int FirstId(int batchIndex) => batchIndex * BatchSize + 1;
 
+    /// <summary>The batch a record's ID belongs to (0-based).</summary>
+    public int BatchOf(int id) => (id - 1) / BatchSize;
+
     public IReadOnlyList<int> Ids(int batchIndex) => new ConsecutiveIds(FirstId(batchIndex), BatchSize);
 }

@@ -11,8 +11,6 @@ public sealed class CommittedBatches(BatchPlan plan)
     private TimeSpan? _brokeAt;
     private TimeSpan _recovery;
 
-    public BatchPlan Plan => plan;
-
     /// <summary>Marks a batch committed; call only after its transaction committed.</summary>
     public void Add(int batch)
     {
@@ -26,9 +24,6 @@ public sealed class CommittedBatches(BatchPlan plan)
             }
         }
     }
-
-    /// <summary>Marks the batch holding this record's ID committed (responses that carry records, not batch numbers).</summary>
-    public void AddBatchOf(int recordId) => Add((recordId - 1) / plan.BatchSize);
 
     public List<int> Missing()
     {
@@ -70,8 +65,13 @@ public sealed class ResumingTransfer(BatchPlan plan, IEventLog log)
     /// <summary>Called by an attempt once it reached the server: a failure before the first one is "no server", not a break.</summary>
     public void MarkConnected() => _connected = true;
 
-    public async Task RunAsync(Func<IReadOnlyList<int>, CancellationToken, Task> attempt, Func<Exception, bool> isBreak, CancellationToken cancellationToken)
+    /// <summary>What most transports call a break: their connection lost mid-transfer, or (once connected before) not reachable again.</summary>
+    public static bool IsConnectionBreak(Exception e) => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed };
+
+    /// <param name="isBreak">Which failures are a break to resume after; <see cref="IsConnectionBreak"/> when not given.</param>
+    public async Task RunAsync(Func<IReadOnlyList<int>, CancellationToken, Task> attempt, CancellationToken cancellationToken, Func<Exception, bool>? isBreak = null)
     {
+        isBreak ??= IsConnectionBreak;
         if (MaxReconnects < 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxReconnects must be at least 0 (was {MaxReconnects}).");
         while (Committed.Missing() is { Count: > 0 } missing)

@@ -76,8 +76,8 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var imports = new SerialImporter(importer);
-        await resumption.RunAsync((missing, token) => RunChannelAsync(plan, missing, imports, importer, resumption, token),
-            e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.ConnectionFailed }, cancellationToken).ConfigureAwait(false);
+        await resumption.RunAsync((missing, token) => RunChannelAsync(plan, missing, imports, importer, resumption, token), cancellationToken)
+            .ConfigureAwait(false);
         // The WCF client does not expose what it sent and received: the report shows "–" for bytes on the wire.
         return TransferResult.BytesNotMeasured;
     }
