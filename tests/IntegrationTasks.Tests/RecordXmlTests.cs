@@ -142,6 +142,94 @@ public sealed class RecordXmlTests
     }
 
     [TestMethod]
+    public async Task A_response_arriving_a_byte_at_a_time_parses_like_one_in_memory()
+    {
+        // Every text value is split across reads: the streamed reader must finish partial values asynchronously.
+        var rows = Enumerable.Range(1, 50).Select(id => SampleData.Create(id)).ToList();
+        rows.Add(new ServiceRecord(51, new string('x', 9000) + "\r\n&<>", -0.0, DateTime.MaxValue, "", null));
+        using var buffer = new MemoryStream();
+        RecordXml.WriteResponse(buffer, rows);
+        var streamed = await ReadStreamedAsync(new TrickleStream(buffer.ToArray()));
+        Assert.HasCount(rows.Count, streamed);
+        for (var i = 0; i < rows.Count; i++)
+            Assert.IsTrue(rows[i].SameValuesAs(streamed[i]), $"row {rows[i].Id} became {streamed[i]}");
+    }
+
+    [TestMethod]
+    public async Task A_field_of_text_CDATA_and_entities_reads_as_their_text_joined_in_both_readers()
+    {
+        // What another writer may send for "a<b>c\r\n  d": XML's text content, however it is spelled.
+        var xml = "<table>\n <record>\n  <ServiceTableID>7</ServiceTableID><DescServiceTable>a<![CDATA[<b>]]>c&#xD;&#xA;  d</DescServiceTable>" +
+                  "<Value>1.5</Value><CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1></StringField1><StringField2>  </StringField2>\n </record>\n</table>\n";
+        foreach (var records in new[] { RecordXml.ReadResponse(Utf8(xml)), await ReadStreamedAsync(new TrickleStream(Encoding.UTF8.GetBytes(xml))) })
+        {
+            Assert.HasCount(1, records);
+            Assert.AreEqual(7, records[0].Id);
+            Assert.AreEqual("a<b>c\r\n  d", records[0].Desc);
+            Assert.AreEqual("", records[0].StringField1);
+            Assert.AreEqual("  ", records[0].StringField2);
+        }
+    }
+
+    [TestMethod]
+    public async Task An_element_inside_a_field_or_an_id_fails_with_IT2001()
+    {
+        var xml = "<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>a<b/>c</DescServiceTable><Value>1</Value>" +
+                  "<CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/></record></table>";
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => ReadStreamedAsync(new TrickleStream(Encoding.UTF8.GetBytes(xml))));
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code, e.Message);
+        StringAssert.Contains(e.Message, "<DescServiceTable> holds <b>");
+        e = Assert.ThrowsExactly<IntegrationException>(() => ReadRequest("<request><id>1<x/></id></request>"));
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code, e.Message);
+    }
+
+    [TestMethod]
+    public async Task A_request_arriving_a_byte_at_a_time_reads_whole()
+    {
+        using var buffer = new MemoryStream();
+        RecordXml.WriteRequest(buffer, Enumerable.Range(1, 2000));
+        CollectionAssert.AreEqual(Enumerable.Range(1, 2000).ToList(), await RecordXml.ReadRequestAsync(new TrickleStream(buffer.ToArray())));
+    }
+
+    private static async Task<List<ServiceRecord>> ReadStreamedAsync(Stream input)
+    {
+        using var reader = new RecordXml.ResponseReader(input);
+        var records = new List<ServiceRecord>();
+        while (await reader.ReadAsync() is { } record)
+            records.Add(record);
+        return records;
+    }
+
+    /// <summary>A network that delivers one byte per read, always asynchronously.</summary>
+    private sealed class TrickleStream(byte[] data) : Stream
+    {
+        private int _position;
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            await Task.Yield();
+            if (_position == data.Length || buffer.Length == 0)
+                return 0;
+            buffer.Span[0] = data[_position++];
+            return 1;
+        }
+
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new InvalidOperationException("read synchronously");
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => throw new NotSupportedException();
+        public override long Position { get => _position; set => throw new NotSupportedException(); }
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    [TestMethod]
     public void A_value_XML_cannot_carry_fails_with_IT2003()
     {
         var record = new ServiceRecord(7, "bell \u0007", 1, DateTime.Today, null, null);

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Text;
 using System.Xml;
 using IntegrationTasks.Common;
@@ -98,24 +99,25 @@ public static class RecordXml
         var ids = new List<int>();
         try
         {
-            using var reader = XmlReader.Create(input, AsyncReaderSettings);
-            await reader.MoveToContentAsync().ConfigureAwait(false);
-            ExpectElement(reader, RequestElement);
-            var empty = reader.IsEmptyElement;
-            await reader.ReadAsync().ConfigureAwait(false);
+            using var xml = XmlReader.Create(input, AsyncReaderSettings);
+            var reader = new FieldReader(xml, async: true);
+            await reader.ContentAsync().ConfigureAwait(false);
+            ExpectElement(xml, RequestElement);
+            var empty = xml.IsEmptyElement;
+            await reader.NextAsync().ConfigureAwait(false);
             if (!empty)
             {
-                while (await reader.MoveToContentAsync().ConfigureAwait(false) == XmlNodeType.Element)
+                while (await reader.SkipWhitespaceAsync().ConfigureAwait(false) == XmlNodeType.Element)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    ExpectElement(reader, IdElement);
-                    ids.Add(ParseInt(await reader.ReadElementContentAsStringAsync().ConfigureAwait(false), IdElement));
+                    ExpectElement(xml, IdElement);
+                    ids.Add(ParseInt(await reader.ElementTextAsync().ConfigureAwait(false), IdElement));
                 }
-                if (reader.NodeType != XmlNodeType.EndElement)
-                    throw Malformed(reader, $"unexpected {Describe(reader)} inside <{RequestElement}>");
-                await reader.ReadAsync().ConfigureAwait(false);
+                if (xml.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(xml, $"unexpected {Describe(xml)} inside <{RequestElement}>");
+                await reader.NextAsync().ConfigureAwait(false);
             }
-            await EnsureNothingAfterAsync(reader, RequestElement).ConfigureAwait(false);
+            await EnsureNothingAfterAsync(xml, RequestElement).ConfigureAwait(false);
         }
         catch (XmlException e)
         {
@@ -231,24 +233,20 @@ public static class RecordXml
     /// </summary>
     public sealed class ResponseReader : IDisposable
     {
-        private readonly XmlReader _reader;
-        private readonly bool _async;
+        private readonly XmlReader _xml;
+        private readonly FieldReader _reader;
         private bool _started;
         private bool _finished;
 
         /// <param name="inMemory">The whole response is in <paramref name="input"/> already: read it synchronously.</param>
         public ResponseReader(Stream input, bool inMemory = false)
         {
-            _async = !inMemory;
-            _reader = XmlReader.Create(input, inMemory ? InMemoryReaderSettings : AsyncReaderSettings);
+            _xml = XmlReader.Create(input, inMemory ? InMemoryReaderSettings : AsyncReaderSettings);
+            _reader = new FieldReader(_xml, async: !inMemory);
         }
 
-        // One parser for both modes: in memory these complete synchronously and allocate nothing.
-        private ValueTask<bool> NextAsync() => _async ? new(_reader.ReadAsync()) : new(_reader.Read());
-        private ValueTask<XmlNodeType> ContentAsync() => _async ? new(_reader.MoveToContentAsync()) : new(_reader.MoveToContent());
-        private ValueTask<string> ElementTextAsync() => _async ? new(_reader.ReadElementContentAsStringAsync()) : new(_reader.ReadElementContentAsString());
-
         /// <summary>The next record, or null after the end of the table (checked: nothing may follow it).</summary>
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
         public async ValueTask<ServiceRecord?> ReadAsync(CancellationToken cancellationToken = default)
         {
             cancellationToken.ThrowIfCancellationRequested();
@@ -259,33 +257,33 @@ public static class RecordXml
                 if (!_started)
                 {
                     _started = true;
-                    await ContentAsync().ConfigureAwait(false);
-                    ExpectElement(_reader, TableElement);
-                    var empty = _reader.IsEmptyElement;
-                    await NextAsync().ConfigureAwait(false);
+                    await _reader.ContentAsync().ConfigureAwait(false);
+                    ExpectElement(_xml, TableElement);
+                    var empty = _xml.IsEmptyElement;
+                    await _reader.NextAsync().ConfigureAwait(false);
                     if (empty)
                         return await FinishAsync().ConfigureAwait(false);
                 }
-                await ContentAsync().ConfigureAwait(false);
-                if (_reader.NodeType == XmlNodeType.EndElement && _reader.LocalName == TableElement)
+                await _reader.SkipWhitespaceAsync().ConfigureAwait(false);
+                if (_xml.NodeType == XmlNodeType.EndElement && _xml.LocalName == TableElement)
                 {
-                    await NextAsync().ConfigureAwait(false);
+                    await _reader.NextAsync().ConfigureAwait(false);
                     return await FinishAsync().ConfigureAwait(false);
                 }
-                ExpectElement(_reader, RecordElement);
-                if (_reader.IsEmptyElement)
-                    throw Malformed(_reader, "an empty <record>");
-                await NextAsync().ConfigureAwait(false);
+                ExpectElement(_xml, RecordElement);
+                if (_xml.IsEmptyElement)
+                    throw Malformed(_xml, "an empty <record>");
+                await _reader.NextAsync().ConfigureAwait(false);
                 var id = ParseInt(await ReadRequiredAsync(FieldNames[0]).ConfigureAwait(false), FieldNames[0]);
                 var desc = await ReadRequiredAsync(FieldNames[1]).ConfigureAwait(false);
                 var value = ParseDouble(await ReadRequiredAsync(FieldNames[2]).ConfigureAwait(false), id);
                 var date = ParseDate(await ReadRequiredAsync(FieldNames[3]).ConfigureAwait(false), id);
                 var s1 = await ReadNullableAsync(FieldNames[4]).ConfigureAwait(false);
                 var s2 = await ReadNullableAsync(FieldNames[5]).ConfigureAwait(false);
-                await ContentAsync().ConfigureAwait(false);
-                if (_reader.NodeType != XmlNodeType.EndElement)
-                    throw Malformed(_reader, $"record {id} has an unexpected {Describe(_reader)} after StringField2");
-                await NextAsync().ConfigureAwait(false);
+                await _reader.SkipWhitespaceAsync().ConfigureAwait(false);
+                if (_xml.NodeType != XmlNodeType.EndElement)
+                    throw Malformed(_xml, $"record {id} has an unexpected {Describe(_xml)} after StringField2");
+                await _reader.NextAsync().ConfigureAwait(false);
                 return new ServiceRecord(id, desc, value, date, s1, s2);
             }
             catch (XmlException e)
@@ -297,39 +295,96 @@ public static class RecordXml
         private async ValueTask<ServiceRecord?> FinishAsync()
         {
             _finished = true;
-            while (await NextAsync().ConfigureAwait(false))
+            while (await _reader.NextAsync().ConfigureAwait(false))
             {
-                if (_reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
-                    throw Malformed(_reader, $"unexpected content after </{TableElement}>");
+                if (_xml.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                    throw Malformed(_xml, $"unexpected content after </{TableElement}>");
             }
             return null;
         }
 
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
         private async ValueTask<string> ReadRequiredAsync(string name)
         {
-            await ContentAsync().ConfigureAwait(false);
-            ExpectElement(_reader, name);
-            if (_reader.GetAttribute(NilAttribute) is not null)
-                throw Malformed(_reader, $"<{name}> cannot be nil");
-            return await ElementTextAsync().ConfigureAwait(false);
+            await _reader.SkipWhitespaceAsync().ConfigureAwait(false);
+            ExpectElement(_xml, name);
+            if (_xml.GetAttribute(NilAttribute) is not null)
+                throw Malformed(_xml, $"<{name}> cannot be nil");
+            return await _reader.ElementTextAsync().ConfigureAwait(false);
         }
 
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
         private async ValueTask<string?> ReadNullableAsync(string name)
         {
-            await ContentAsync().ConfigureAwait(false);
-            ExpectElement(_reader, name);
-            var nil = _reader.GetAttribute(NilAttribute);
+            await _reader.SkipWhitespaceAsync().ConfigureAwait(false);
+            ExpectElement(_xml, name);
+            var nil = _xml.GetAttribute(NilAttribute);
             if (nil is null)
-                return await ElementTextAsync().ConfigureAwait(false);
+                return await _reader.ElementTextAsync().ConfigureAwait(false);
             if (nil != "true")
-                throw Malformed(_reader, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
-            if (!_reader.IsEmptyElement)
-                throw Malformed(_reader, $"<{name} nil=\"true\"> must be empty");
-            await NextAsync().ConfigureAwait(false);
+                throw Malformed(_xml, $"<{name}> has nil=\"{nil}\"; only nil=\"true\" is allowed");
+            if (!_xml.IsEmptyElement)
+                throw Malformed(_xml, $"<{name} nil=\"true\"> must be empty");
+            await _reader.NextAsync().ConfigureAwait(false);
             return null;
         }
 
-        public void Dispose() => _reader.Dispose();
+        public void Dispose() => _xml.Dispose();
+    }
+
+    /// <summary>
+    /// One parser for both modes, moving only with Read/ReadAsync (whose Task&lt;bool&gt; is cached) and taking text with
+    /// GetValueAsync: XmlReader's MoveToContentAsync and ReadElementContentAsStringAsync allocated several Tasks and
+    /// helpers per field, most of what parsing a streamed record allocated. In memory every call completes synchronously.
+    /// The parse methods pool their state machines (each ValueTask is awaited once, at once), so a wait for the network
+    /// does not allocate one per level.
+    /// </summary>
+    private sealed class FieldReader(XmlReader reader, bool async)
+    {
+        public ValueTask<bool> NextAsync() => async ? new(reader.ReadAsync()) : new(reader.Read());
+
+        // At the start of a document: past the declaration, whitespace, comments and processing instructions.
+        public ValueTask<XmlNodeType> ContentAsync() => async ? new(reader.MoveToContentAsync()) : new(reader.MoveToContent());
+
+        // A text value may still be partly unread (the reader finishes it lazily): only GetValueAsync may read on for it.
+        private ValueTask<string> ValueAsync() => async ? new(reader.GetValueAsync()) : new(reader.Value);
+
+        /// <summary>Past whitespace between elements (comments and processing instructions are ignored by the settings).</summary>
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+        public async ValueTask<XmlNodeType> SkipWhitespaceAsync()
+        {
+            while (reader.NodeType is XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace)
+            {
+                if (!await NextAsync().ConfigureAwait(false))
+                    break;
+            }
+            return reader.NodeType;
+        }
+
+        /// <summary>
+        /// What ReadElementContentAsString returns, on an element: its text, whitespace and CDATA joined, "" when empty,
+        /// and the reader left past its end tag; a child element is an error.
+        /// </summary>
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+        public async ValueTask<string> ElementTextAsync()
+        {
+            var name = reader.LocalName;
+            var empty = reader.IsEmptyElement;
+            await NextAsync().ConfigureAwait(false);
+            if (empty)
+                return "";
+            string? text = null;
+            while (reader.NodeType is XmlNodeType.Text or XmlNodeType.CDATA or XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace)
+            {
+                var part = await ValueAsync().ConfigureAwait(false);
+                text = text is null ? part : string.Concat(text, part);
+                await NextAsync().ConfigureAwait(false);
+            }
+            if (reader.NodeType != XmlNodeType.EndElement)
+                throw Malformed(reader, $"<{name}> holds {Describe(reader)}; only text is allowed");
+            await NextAsync().ConfigureAwait(false);
+            return text ?? "";
+        }
     }
 
     // ---- parsing helpers ----
