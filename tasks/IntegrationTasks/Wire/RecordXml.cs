@@ -117,23 +117,13 @@ public static class RecordXml
                     throw Malformed(xml, $"unexpected {Describe(xml)} inside <{RequestElement}>");
                 await reader.NextAsync().ConfigureAwait(false);
             }
-            await EnsureNothingAfterAsync(xml, RequestElement).ConfigureAwait(false);
+            await reader.EnsureNothingAfterAsync(RequestElement).ConfigureAwait(false);
         }
         catch (XmlException e)
         {
             throw XmlError(e, RequestElement);
         }
         return ids;
-    }
-
-    /// <summary>Anything but whitespace after the root element is an error.</summary>
-    private static async Task EnsureNothingAfterAsync(XmlReader reader, string root)
-    {
-        while (await reader.ReadAsync().ConfigureAwait(false))
-        {
-            if (reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
-                throw Malformed(reader, $"unexpected content after </{root}>");
-        }
     }
 
     // ---- responses ----
@@ -295,11 +285,7 @@ public static class RecordXml
         private async ValueTask<ServiceRecord?> FinishAsync()
         {
             _finished = true;
-            while (await _reader.NextAsync().ConfigureAwait(false))
-            {
-                if (_xml.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
-                    throw Malformed(_xml, $"unexpected content after </{TableElement}>");
-            }
+            await _reader.EnsureNothingAfterAsync(TableElement).ConfigureAwait(false);
             return null;
         }
 
@@ -359,6 +345,16 @@ public static class RecordXml
                     break;
             }
             return reader.NodeType;
+        }
+
+        /// <summary>Anything but whitespace after the root element is an error.</summary>
+        public async ValueTask EnsureNothingAfterAsync(string root)
+        {
+            while (await NextAsync().ConfigureAwait(false))
+            {
+                if (reader.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace))
+                    throw Malformed(reader, $"unexpected content after </{root}>");
+            }
         }
 
         /// <summary>
