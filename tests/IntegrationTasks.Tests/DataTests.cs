@@ -170,6 +170,41 @@ public sealed class TransferVerifierTests
     }
 
     [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task An_idempotent_import_skips_only_rows_already_there_and_a_failing_batch_leaves_nothing(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Records, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        static List<ServiceRecord> Rows(int first, int last) => Enumerable.Range(first, last - first + 1).Select(id => SampleData.Create(id)).ToList();
+        await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None, ignoreExisting: true))
+        {
+            await writer.InsertBatchAsync(Rows(1, 100), CancellationToken.None);
+            // A batch seen again after a break: half of it committed before, and one ID twice in itself.
+            await writer.InsertBatchAsync([.. Rows(51, 150), SampleData.Create(120)], CancellationToken.None);
+            // Only a repeated ID is skipped: any other broken row fails the whole batch, and none of its rows stays behind.
+            var broken = Rows(151, 200);
+            broken[10] = broken[10] with { Desc = null! };
+            var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => writer.InsertBatchAsync(broken, CancellationToken.None));
+            Assert.AreEqual(ErrorCodes.DatabaseFailure, e.Code);
+            Assert.AreEqual(150, await CountAsync(databases.Client));
+            // The same writer goes on; nothing of the failed batch comes back with the next one.
+            await writer.InsertBatchAsync(Rows(141, 200), CancellationToken.None);
+        }
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(Records, CancellationToken.None);
+        Assert.AreEqual((Records, 0, 0), (report.Matched, report.Duplicated, report.Extra));
+    }
+
+    private static async Task<long> CountAsync(Database database)
+    {
+        await using var connection = await database.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = "SELECT COUNT(*) FROM ClientTable";
+        return Convert.ToInt64(await command.ExecuteScalarAsync(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    [TestMethod]
     public async Task Missing_rows_are_counted_and_named()
     {
         await using var databases = await PreparedAsync();

@@ -269,7 +269,13 @@ public sealed class HostingTests
             "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", "-tl:off", "-v:n",
             $"-p:Configuration={Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", .. properties,
         ]);
-        return (exitCode, stdout + stderr);
+        var output = stdout + stderr;
+        // A failed build's errors and coded warnings first: a long output is often cut where a log shows only its start.
+        if (exitCode != 0)
+            output = "Errors and coded warnings (the whole output follows):\n" +
+                     string.Join("\n", output.Split('\n').Where(l => l.Contains(": error ", StringComparison.Ordinal) || l.Contains(": warning IT", StringComparison.Ordinal))) +
+                     "\n---\n" + output;
+        return (exitCode, output);
     }
 
     private static bool IsRunning(int pid)

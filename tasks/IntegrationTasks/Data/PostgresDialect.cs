@@ -16,38 +16,57 @@ internal sealed class PostgresDialect : SqlDialect
     protected override string DateTimeType => "timestamp(6) without time zone";
     public override DbType DateTimeDbType => DbType.DateTime2;
 
-    protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
-        $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values}) ON CONFLICT ({table.IdColumn}) DO NOTHING";
-
-    /// <summary>Binary COPY inside a transaction: the fastest insert PostgreSQL has, still all-or-nothing (COPY cannot skip rows, so an idempotent import uses INSERT … ON CONFLICT).</summary>
+    /// <summary>
+    /// Binary COPY inside a transaction: the fastest insert PostgreSQL has, still all-or-nothing. COPY cannot skip rows,
+    /// so an idempotent import copies the batch into a session-local staging table and moves it with one
+    /// INSERT … SELECT … ON CONFLICT DO NOTHING, in the same transaction: three round trips a batch instead of one a row.
+    /// </summary>
     public override async Task InsertBatchAsync(DbConnection connection, RecordTable table,
         IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
-        if (ignoreExisting)
-        {
-            await base.InsertBatchAsync(connection, table, records, ignoreExisting, cancellationToken).ConfigureAwait(false);
-            return;
-        }
         var npgsql = (NpgsqlConnection)connection;
         await using var transaction = await npgsql.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        await using (var importer = await npgsql.BeginBinaryImportAsync(
-                         $"COPY {table.Name} ({table.ColumnList}) FROM STDIN (FORMAT BINARY)", cancellationToken)
-                         .ConfigureAwait(false))
+        if (ignoreExisting)
         {
-            foreach (var record in records)
-            {
-                await importer.StartRowAsync(cancellationToken).ConfigureAwait(false);
-                await importer.WriteAsync(record.Id, NpgsqlDbType.Integer, cancellationToken).ConfigureAwait(false);
-                await importer.WriteAsync(record.Desc, NpgsqlDbType.Varchar, cancellationToken).ConfigureAwait(false);
-                await importer.WriteAsync(record.Value, NpgsqlDbType.Double, cancellationToken).ConfigureAwait(false);
-                await importer.WriteAsync(record.CreationDate, NpgsqlDbType.Timestamp, cancellationToken).ConfigureAwait(false);
-                await WriteNullableAsync(importer, record.StringField1, cancellationToken).ConfigureAwait(false);
-                await WriteNullableAsync(importer, record.StringField2, cancellationToken).ConfigureAwait(false);
-            }
-            await importer.CompleteAsync(cancellationToken).ConfigureAwait(false);
+            var staging = $"{table.Name}_staging";
+            // ON COMMIT DELETE ROWS: emptied by every commit, created once per session (a rollback undoes its creation too).
+            await ExecuteAsync(npgsql, transaction,
+                $"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {table.Name}) ON COMMIT DELETE ROWS", cancellationToken).ConfigureAwait(false);
+            await CopyAsync(npgsql, staging, table, records, cancellationToken).ConfigureAwait(false);
+            await ExecuteAsync(npgsql, transaction,
+                $"INSERT INTO {table.Name} ({table.ColumnList}) SELECT {table.ColumnList} FROM {staging} ON CONFLICT ({table.IdColumn}) DO NOTHING",
+                cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            await CopyAsync(npgsql, table.Name, table, records, cancellationToken).ConfigureAwait(false);
         }
         // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
         await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
+    }
+
+    private static async Task ExecuteAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, string sql, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(sql, connection, transaction);
+        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static async Task CopyAsync(NpgsqlConnection connection, string target, RecordTable table,
+        IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+    {
+        await using var importer = await connection.BeginBinaryImportAsync(
+            $"COPY {target} ({table.ColumnList}) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
+        foreach (var record in records)
+        {
+            await importer.StartRowAsync(cancellationToken).ConfigureAwait(false);
+            await importer.WriteAsync(record.Id, NpgsqlDbType.Integer, cancellationToken).ConfigureAwait(false);
+            await importer.WriteAsync(record.Desc, NpgsqlDbType.Varchar, cancellationToken).ConfigureAwait(false);
+            await importer.WriteAsync(record.Value, NpgsqlDbType.Double, cancellationToken).ConfigureAwait(false);
+            await importer.WriteAsync(record.CreationDate, NpgsqlDbType.Timestamp, cancellationToken).ConfigureAwait(false);
+            await WriteNullableAsync(importer, record.StringField1, cancellationToken).ConfigureAwait(false);
+            await WriteNullableAsync(importer, record.StringField2, cancellationToken).ConfigureAwait(false);
+        }
+        await importer.CompleteAsync(cancellationToken).ConfigureAwait(false);
     }
 
     private static Task WriteNullableAsync(NpgsqlBinaryImporter importer, string? value, CancellationToken cancellationToken) =>

@@ -34,8 +34,12 @@ internal abstract class SqlDialect
 
     public virtual string EmptyTableSql(RecordTable table) => $"TRUNCATE TABLE {table.Name}";
 
-    /// <summary>An INSERT that skips rows whose ID is already there (for imports that may see a batch twice).</summary>
-    protected abstract string InsertIgnoringExistingSql(RecordTable table, string values);
+    /// <summary>
+    /// An INSERT that skips rows whose ID is already there (for imports that may see a batch twice); PostgreSQL's and SQLite's
+    /// syntax. Only the key's conflict is skipped: SQLite's INSERT OR IGNORE would also drop a row that breaks NOT NULL, silently.
+    /// </summary>
+    protected virtual string InsertIgnoringExistingSql(RecordTable table, string values) =>
+        $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values}) ON CONFLICT ({table.IdColumn}) DO NOTHING";
 
     /// <summary>
     /// Inserts the records in one transaction: all of them or none. With <paramref name="ignoreExisting"/>,
@@ -61,7 +65,7 @@ internal abstract class SqlDialect
         foreach (var record in records)
         {
             id.Value = record.Id;
-            desc.Value = record.Desc;
+            desc.Value = (object?)record.Desc ?? DBNull.Value; // a null that slipped through is the database's NOT NULL error, not a provider's exception
             value.Value = record.Value;
             date.Value = record.CreationDate;
             s1.Value = (object?)record.StringField1 ?? DBNull.Value;

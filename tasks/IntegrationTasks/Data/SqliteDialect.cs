@@ -19,9 +19,6 @@ internal sealed class SqliteDialect : SqlDialect
 
     public override string EmptyTableSql(RecordTable table) => $"DELETE FROM {table.Name}";
 
-    protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
-        $"INSERT OR IGNORE INTO {table.Name} ({table.ColumnList}) VALUES ({values})";
-
     public override Task PrepareTargetAsync(DbConnection connection, CancellationToken cancellationToken)
     {
         var file = new SqliteConnectionStringBuilder(connection.ConnectionString).DataSource;
