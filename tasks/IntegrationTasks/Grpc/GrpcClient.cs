@@ -81,6 +81,11 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
             {
                 throw Translate(e, Volatile.Read(ref answered));
             }
+            catch (IOException e) when (!token.IsCancellationRequested)
+            {
+                // A reset can reach the streaming call's request or response stream unwrapped (not as an RpcException): still a break to resume.
+                throw new IntegrationException(ErrorCodes.ConnectionLost, $"The call to {address} broke off: {e.Message}", e);
+            }
             catch (OperationCanceledException) when (!token.IsCancellationRequested)
             {
                 throw new IntegrationException(ErrorCodes.ConnectionFailed,
