@@ -188,20 +188,12 @@ public sealed class TransferVerifierTests
             broken[10] = broken[10] with { Desc = null! };
             var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => writer.InsertBatchAsync(broken, CancellationToken.None));
             Assert.AreEqual(ErrorCodes.DatabaseFailure, e.Code);
-            Assert.AreEqual(150, await CountAsync(databases.Client));
+            Assert.AreEqual(150, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None));
             // The same writer goes on; nothing of the failed batch comes back with the next one.
             await writer.InsertBatchAsync(Rows(141, 200), CancellationToken.None);
         }
         var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(Records, CancellationToken.None);
         Assert.AreEqual((Records, 0, 0), (report.Matched, report.Duplicated, report.Extra));
-    }
-
-    private static async Task<long> CountAsync(Database database)
-    {
-        await using var connection = await database.OpenAsync(CancellationToken.None);
-        await using var command = connection.CreateCommand();
-        command.CommandText = "SELECT COUNT(*) FROM ClientTable";
-        return Convert.ToInt64(await command.ExecuteScalarAsync(), System.Globalization.CultureInfo.InvariantCulture);
     }
 
     [TestMethod]

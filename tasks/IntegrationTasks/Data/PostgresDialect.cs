@@ -30,10 +30,11 @@ internal sealed class PostgresDialect : SqlDialect
         {
             var staging = $"{table.Name}_staging";
             // ON COMMIT DELETE ROWS: emptied by every commit, created once per session (a rollback undoes its creation too).
-            await ExecuteAsync(npgsql, transaction,
+            // Npgsql runs every command of a connection in its open transaction.
+            await Database.ExecuteAsync(npgsql,
                 $"CREATE TEMP TABLE IF NOT EXISTS {staging} (LIKE {table.Name}) ON COMMIT DELETE ROWS", cancellationToken).ConfigureAwait(false);
             await CopyAsync(npgsql, staging, table, records, cancellationToken).ConfigureAwait(false);
-            await ExecuteAsync(npgsql, transaction,
+            await Database.ExecuteAsync(npgsql,
                 $"INSERT INTO {table.Name} ({table.ColumnList}) SELECT {table.ColumnList} FROM {staging} ON CONFLICT ({table.IdColumn}) DO NOTHING",
                 cancellationToken).ConfigureAwait(false);
         }
@@ -43,12 +44,6 @@ internal sealed class PostgresDialect : SqlDialect
         }
         // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
         await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
-    }
-
-    private static async Task ExecuteAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, string sql, CancellationToken cancellationToken)
-    {
-        await using var command = new NpgsqlCommand(sql, connection, transaction);
-        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 
     private static async Task CopyAsync(NpgsqlConnection connection, string target, RecordTable table,
