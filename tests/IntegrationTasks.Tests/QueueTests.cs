@@ -4,6 +4,7 @@ using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Queues;
 using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
 using RabbitMQ.Client;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
@@ -118,6 +119,44 @@ public sealed class QueueTests
         Assert.AreEqual(2000, client.Records);
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+    }
+
+    [TestMethod]
+    [DataRow(false)]
+    [DataRow(true)]
+    public async Task An_answer_delivered_twice_is_imported_once(bool durable)
+    {
+        // What a server killed after publishing an answer and before acknowledging its request leaves behind: the broker redelivers
+        // the request, and the batch is answered twice. (Caught by RunAll under KillServer: the fast import failed IT1003 on the repeat.)
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        var topology = durable ? QueueTopology.Reliable : QueueTopology.Fast;
+        await using var connection = await TestBroker.Broker.ConnectAsync("test server answering twice", CancellationToken.None);
+        await using var channel = await connection.CreateChannelAsync(topology.ChannelOptions(16));
+        await topology.DeclareAsync(channel, topology.RequestQueue, CancellationToken.None);
+        await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
+        var answered = 0;
+        var consumer = new RabbitMQ.Client.Events.AsyncEventingBasicConsumer(channel);
+        consumer.ReceivedAsync += async (_, delivery) =>
+        {
+            using var response = new PooledBufferStream();
+            using (var request = new MemoryStream(delivery.Body.ToArray(), writable: false))
+                await RecordService.AnswerAsync(lookup, request, response, CancellationToken.None);
+            Interlocked.Increment(ref answered); // before the answer leaves: the client may finish on it
+            for (var copy = 0; copy < 2; copy++)
+                await channel.BasicPublishAsync("", delivery.BasicProperties.ReplyTo!, true,
+                    topology.Properties(delivery.BasicProperties.CorrelationId!, replyTo: null), response.WrittenMemory);
+            await channel.BasicAckAsync(delivery.DeliveryTag, multiple: false);
+        };
+        await channel.BasicConsumeAsync(topology.RequestQueue, autoAck: false, consumer);
+
+        var engine = new FakeBuildEngine();
+        var client = Client(durable, databases, engine);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(10, answered, "every batch was answered twice");
+        Assert.AreEqual(2000, client.Records);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+        Assert.AreEqual(2000, report.Matched);
     }
 
     [TestMethod]

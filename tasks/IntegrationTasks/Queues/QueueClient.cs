@@ -90,6 +90,16 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
                         throw new IntegrationException(ErrorCodes.FrameTooLarge,
                             $"The response to batch {batch} is {delivery.Body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
                     Interlocked.Add(ref received, delivery.Body.Length);
+                    bool answeredBefore;
+                    lock (outstanding)
+                        answeredBefore = !outstanding.Contains(batch.Value);
+                    if (answeredBefore)
+                    {
+                        // Delivery is at least once: a server killed after publishing an answer and before acknowledging its request
+                        // answers that request again. The batch is in already; importing it twice would break the fast import.
+                        await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
+                        return;
+                    }
                     await importing.WaitAsync(cancellationToken).ConfigureAwait(false);
                     try
                     {
