@@ -97,7 +97,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
                 await Task.Factory.FromAsync(channel.BeginOpen, channel.EndOpen, null).ConfigureAwait(false);
                 importer.MarkSetupDone();
                 // A reply received means the server was there: a failure after it is a break, not "no server".
-                var calls = new BatchCalls(service, plan, imports, resumption);
+                var calls = new BatchCalls(service, channel.Abort, plan, imports, resumption);
                 await calls.RunAsync(variant, batches, MaxInFlight, cancellationToken).ConfigureAwait(false);
                 await Task.Factory.FromAsync(channel.BeginClose, channel.EndClose, null).ConfigureAwait(false);
             }
@@ -145,24 +145,54 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
 }
 
 /// <summary>The series' six ways of calling for a list of batches, each batch imported whole and marked committed.</summary>
-internal sealed class BatchCalls(IIntegrationTestsClient service, BatchPlan plan, SerialImporter imports, ResumingTransfer resumption)
+/// <summary>
+/// The variants' calls on one channel. The first call that fails aborts the channel: WCF's calls take no token, and one sent as the
+/// session ended can otherwise wait for its reply until the call timeout (30 min) while the others' failure waits with it.
+/// </summary>
+internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortChannel, BatchPlan plan, SerialImporter imports, ResumingTransfer resumption)
 {
     public Task RunAsync(WcfVariant variant, IReadOnlyList<int> batches, int maxInFlight, CancellationToken cancellationToken) => variant switch
     {
-        WcfVariant.SmallRequests => EachInTurnAsync(batches, RecordByRecord, cancellationToken),
-        WcfVariant.SmallBatches => EachInTurnAsync(batches, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), cancellationToken),
+        WcfVariant.SmallRequests => EachInTurnAsync(batches, b => Call(() => RecordByRecord(b)), cancellationToken),
+        WcfVariant.SmallBatches => EachInTurnAsync(batches, b => Call(() => service.GetRecords(plan.FirstId(b), plan.BatchSize)), cancellationToken),
         WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize)).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize)).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
-            ImportAsync(batches[i], service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), cancellationToken),
+            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize)), token), token), cancellationToken),
         WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(batches.Count, maxInFlight, (i, token) =>
-            ImportAsync(batches[i], service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token).GetAwaiter().GetResult(), cancellationToken),
+            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize)), token).GetAwaiter().GetResult(), cancellationToken),
         _ => throw new ArgumentOutOfRangeException(nameof(variant)),
     };
+
+    private RecordData[] Call(Func<RecordData[]> call)
+    {
+        try
+        {
+            return call();
+        }
+        catch
+        {
+            abortChannel();
+            throw;
+        }
+    }
+
+    private async Task<RecordData[]> CallAsync(Task<RecordData[]> call)
+    {
+        try
+        {
+            return await call.ConfigureAwait(false);
+        }
+        catch
+        {
+            abortChannel();
+            throw;
+        }
+    }
 
     /// <summary>One call per record, collected into the batch it belongs to.</summary>
     private RecordData[] RecordByRecord(int batch) => plan.Ids(batch).Select(service.GetRecord).OfType<RecordData>().ToArray();
