@@ -62,6 +62,7 @@ public static class BoundedBatches
     public static Task RunOnThreadsAsync(int totalBatches, int threads, Action<int, CancellationToken> work, CancellationToken cancellationToken)
     {
         var next = -1;
+        Exception? failure = null;
         var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var finished = Enumerable.Range(0, Math.Min(threads, totalBatches)).Select(_ =>
         {
@@ -77,6 +78,7 @@ public static class BoundedBatches
                 }
                 catch (Exception e)
                 {
+                    Interlocked.CompareExchange(ref failure, e, null); // before the cancellation, which can fail the other threads' work
                     stop.Cancel();
                     done.SetException(e);
                 }
@@ -86,7 +88,7 @@ public static class BoundedBatches
         return TaskGroup.WhenAllOrFirstFailure(stop, finished).ContinueWith(t =>
         {
             stop.Dispose();
-            return t;
+            return t.IsFaulted && Volatile.Read(ref failure) is { } first ? Task.FromException(first) : t;
         }, TaskScheduler.Default).Unwrap();
     }
 }

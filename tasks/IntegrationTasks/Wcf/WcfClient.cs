@@ -146,52 +146,40 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
 
 /// <summary>The series' six ways of calling for a list of batches, each batch imported whole and marked committed.</summary>
 /// <summary>
-/// The variants' calls on one channel. The first call that fails aborts the channel: WCF's calls take no token, and one sent as the
-/// session ended can otherwise wait for its reply until the call timeout (30 min) while the others' failure waits with it.
+/// The variants' calls on one channel. When the concurrent variants stop at their first failure, the channel is aborted: WCF's calls
+/// take no token, and one sent as the session ended could otherwise wait for its reply until the call timeout (30 min), and the
+/// attempt, which ends only when every call has, with it.
 /// </summary>
 internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortChannel, BatchPlan plan, SerialImporter imports, ResumingTransfer resumption)
 {
     public Task RunAsync(WcfVariant variant, IReadOnlyList<int> batches, int maxInFlight, CancellationToken cancellationToken) => variant switch
     {
-        WcfVariant.SmallRequests => EachInTurnAsync(batches, b => Call(() => RecordByRecord(b)), cancellationToken),
-        WcfVariant.SmallBatches => EachInTurnAsync(batches, b => Call(() => service.GetRecords(plan.FirstId(b), plan.BatchSize)), cancellationToken),
+        WcfVariant.SmallRequests => EachInTurnAsync(batches, RecordByRecord, cancellationToken),
+        WcfVariant.SmallBatches => EachInTurnAsync(batches, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), cancellationToken),
         WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await CallAsync(service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize)).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(() => service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await CallAsync(service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize)).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(() => service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
-            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize)), token), token), cancellationToken),
+            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), token), cancellationToken),
         WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(batches.Count, maxInFlight, (i, token) =>
-            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize)), token).GetAwaiter().GetResult(), cancellationToken),
+            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token).GetAwaiter().GetResult(), cancellationToken),
         _ => throw new ArgumentOutOfRangeException(nameof(variant)),
     };
 
-    private RecordData[] Call(Func<RecordData[]> call)
+    // The batch runners cancel `stop` after recording their first failure, so the calls the abort ends are never reported instead of it.
+    private RecordData[] Call(Func<RecordData[]> call, CancellationToken stop)
     {
-        try
-        {
+        using (stop.Register(abortChannel))
             return call();
-        }
-        catch
-        {
-            abortChannel();
-            throw;
-        }
     }
 
-    private async Task<RecordData[]> CallAsync(Task<RecordData[]> call)
+    private async Task<RecordData[]> CallAsync(Func<Task<RecordData[]>> call, CancellationToken stop)
     {
-        try
-        {
-            return await call.ConfigureAwait(false);
-        }
-        catch
-        {
-            abortChannel();
-            throw;
-        }
+        using (stop.Register(abortChannel))
+            return await call().ConfigureAwait(false);
     }
 
     /// <summary>One call per record, collected into the batch it belongs to.</summary>
