@@ -144,11 +144,10 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     }
 }
 
-/// <summary>The series' six ways of calling for a list of batches, each batch imported whole and marked committed.</summary>
 /// <summary>
-/// The variants' calls on one channel. When the concurrent variants stop at their first failure, the channel is aborted: WCF's calls
-/// take no token, and one sent as the session ended could otherwise wait for its reply until the call timeout (30 min), and the
-/// attempt, which ends only when every call has, with it.
+/// The series' six ways of calling for a list of batches, each batch imported whole and marked committed. When the concurrent
+/// variants stop at their first failure, the channel is aborted: WCF's calls take no token, and one sent as the session ended
+/// could otherwise wait for its reply until the call timeout (30 min), and the attempt, which ends only when every call has, with it.
 /// </summary>
 internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortChannel, BatchPlan plan, SerialImporter imports, ResumingTransfer resumption)
 {
