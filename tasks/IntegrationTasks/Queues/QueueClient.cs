@@ -116,7 +116,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
                     lock (outstanding)
                     {
                         if (!outstanding.Remove(batch.Value))
-                            return; // a redelivered answer, already imported (idempotently)
+                            return; // answered twice while this one was imported: the check above, not this, is what skips repeats
                         finished = outstanding.Count == 0;
                     }
                     inFlight.Release();
