@@ -142,13 +142,18 @@ internal static class RepositoryPaths
 
     /// <summary>Runs a command from the repository root; five minutes at most, then its tree is killed.</summary>
     public static (int ExitCode, string Stdout, string Stderr) Run(string fileName, IEnumerable<string> arguments,
-        IReadOnlyDictionary<string, string>? environment = null)
+        IReadOnlyDictionary<string, string?>? environment = null)
     {
         var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
         foreach (var argument in arguments)
             info.ArgumentList.Add(argument);
-        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
-            info.Environment[name] = value;
+        foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
+        {
+            if (value is null)
+                info.Environment.Remove(name); // not inherited
+            else
+                info.Environment[name] = value;
+        }
         using var process = Process.Start(info)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();

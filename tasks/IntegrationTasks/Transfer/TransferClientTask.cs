@@ -56,6 +56,9 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>The client's database, for transports that look at it before transferring (resuming ones).</summary>
     protected Database? ClientDatabase { get; private set; }
 
+    /// <summary>A client run longer than this prints its progress this often (0: never).</summary>
+    public int ProgressSeconds { get; set; } = 5;
+
     [Output] public double ElapsedSeconds { get; private set; }
     [Output] public double FirstCommitSeconds { get; private set; }
     [Output] public long Records { get; private set; }
@@ -91,6 +94,7 @@ public abstract class TransferClientTask : IntegrationTask
         await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
+        var progress = new TransferProgress(TransportName, plan, () => importer.RecordsImported, EventLog, TimeSpan.FromSeconds(ProgressSeconds));
         TransferResult result;
         IntegrationException? failure = null;
         try
@@ -114,6 +118,7 @@ public abstract class TransferClientTask : IntegrationTask
         }
         finally
         {
+            await progress.DisposeAsync().ConfigureAwait(false);
             Reconnects = _resumption?.Reconnects ?? 0;
             RecoverySeconds = _resumption?.Committed.RecoveryTime.TotalSeconds ?? 0;
         }

@@ -1,0 +1,42 @@
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// What a person sees in an interactive terminal: the build runs under a pseudo-terminal (util-linux's <c>script</c>, with a
+/// window size, as in a real terminal), so .NET's terminal logger takes over the screen as it does for a user.
+/// </summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class TerminalTests
+{
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)] // two builds: data generation and one client run
+    public void A_client_run_in_an_interactive_terminal_shows_its_time_and_its_verification()
+    {
+        using var artifacts = new TempDirectory("it-terminal-");
+        var (exitCode, output) = HostingTests.RunBuild("GenerateData", artifacts, "-p:Records=500");
+        Assert.AreEqual(0, exitCode, output);
+
+        var screen = RunInTerminal("-t:DirectCopy", "-nologo", $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true",
+            $"-p:ArtifactsDir={artifacts}/", "-p:TotalBatches=5", "-p:BatchSize=100");
+        StringAssert.Contains(screen, "Verified: ClientTable equals ServiceTable for all 500 IDs.");
+        StringAssert.Matches(screen, new System.Text.RegularExpressions.Regex(@"DirectCopy: total processing time \d+\.\d{3} s for 500 records"));
+    }
+
+    /// <summary>Runs <c>dotnet msbuild build.proj</c> with these arguments on a 120 × 40 pseudo-terminal; returns what it printed.</summary>
+    internal static string RunInTerminal(params string[] arguments)
+    {
+        var command = "stty cols 120 rows 40; exec dotnet msbuild " + Quote(RepositoryPaths.BuildProject) + " " + string.Join(' ', arguments.Select(Quote));
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("script", ["-qec", command, "/dev/null"],
+            // The test host's own build tells the builds below it to keep the terminal logger off (_MSBUILDTLENABLED=0,
+            // MSBUILDENSURESTDOUTFORTASKPROCESSES=1): a person's shell does not.
+            new Dictionary<string, string?>
+            {
+                ["TERM"] = "xterm-256color", ["_MSBUILDTLENABLED"] = null, ["MSBUILDENSURESTDOUTFORTASKPROCESSES"] = null,
+            });
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        return stdout;
+    }
+
+    private static string Quote(string argument) => "'" + argument.Replace("'", "'\\''") + "'";
+}
