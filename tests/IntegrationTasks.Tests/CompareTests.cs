@@ -95,4 +95,28 @@ public sealed class CompareTests
         ]);
         Assert.AreEqual(0, ok, output);
     }
+
+    [TestMethod]
+    public void A_gated_transport_missing_from_either_run_fails_with_IT5005_and_an_unknown_one_with_IT1001()
+    {
+        // The walk-through: -p:CompareTransports=TcpClient2 passed although TcpClient2 was not in the current run; a misspelling passed too.
+        var (before, after) = TwoRuns(after: 1.0);
+        var engine = new FakeBuildEngine();
+        var compare = new CompareResults
+        {
+            BuildEngine = engine, Baseline = before, Current = after, Transports = ["GrpcClient"], KnownTransports = ["DirectCopy", "TcpClient2", "GrpcClient"],
+        };
+        Assert.IsFalse(compare.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ComparedTransportMissing), engine.Log);
+        StringAssert.Contains(engine.Log, "CompareTransports names GrpcClient, not measured in");
+
+        engine = new FakeBuildEngine();
+        compare = new CompareResults
+        {
+            BuildEngine = engine, Baseline = before, Current = after, Transports = ["TcpClinet2"], KnownTransports = ["DirectCopy", "TcpClient2", "GrpcClient"],
+        };
+        Assert.IsFalse(compare.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        StringAssert.Contains(engine.Log, "Unknown transport(s) in CompareTransports: TcpClinet2.");
+    }
 }

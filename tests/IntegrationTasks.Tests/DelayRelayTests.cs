@@ -61,12 +61,12 @@ public sealed class DelayRelayTests
     }
 
     private static async Task<(DelayRelay Relay, IPEndPoint Endpoint, Task Running)> StartRelayAsync(int targetPort, TimeSpan delay,
-        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null)
+        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null, string? killPidFile = null)
     {
         var relay = new DelayRelay(new RelayOptions
         {
             Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = targetPort, OneWayDelay = delay,
-            Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1),
+            Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1), KillPidFile = killPidFile,
         }, NullEventLog.Instance);
         var endpoint = relay.Start();
         await Task.Yield();
@@ -165,6 +165,92 @@ public sealed class DelayRelayTests
             CollectionAssert.AreEqual(payload, back);
         }
         await running;
+    }
+    /// <summary>A server that writes its whole answer at once, before the client reads any of it (as HTTP's 1.6 MB did under the kill).</summary>
+    private static async Task<(TcpListener Listener, Task<int> Written)> EagerServerAsync(int answerBytes)
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var written = Task.Run(async () =>
+        {
+            using var client = await listener.AcceptTcpClientAsync();
+            await client.GetStream().WriteAsync(new byte[answerBytes]);
+            await client.GetStream().FlushAsync();
+            // Keep the connection open until the relay ends it.
+            try { await client.GetStream().ReadAsync(new byte[1]); } catch (IOException) { }
+            return answerBytes;
+        });
+        await Task.Yield();
+        return (listener, written);
+    }
+
+    /// <summary>Reads until the connection ends, however it ends; returns the bytes that arrived.</summary>
+    private static async Task<long> DrainAsync(NetworkStream stream)
+    {
+        var buffer = new byte[64 * 1024];
+        long total = 0;
+        try
+        {
+            int read;
+            while ((read = await stream.ReadAsync(buffer)) > 0)
+                total += read;
+        }
+        catch (IOException)
+        {
+        }
+        return total;
+    }
+
+    [TestMethod]
+    [DataRow(RelayFaultKind.Reset)]
+    [DataRow(RelayFaultKind.KillServer)]
+    [Timeout(30_000, CooperativeCancellation = true)]
+    public async Task A_fault_lands_at_the_bytes_taken_from_the_server_even_when_the_whole_answer_was_already_buffered(RelayFaultKind fault)
+    {
+        // The relay counted its threshold where it wrote, after buffering up to 4 MB: a killed server's answer could all arrive, and the
+        // kill miss the transfer (the flaky KillServer RunAll test). Now nothing past the threshold reaches the client: the connection is
+        // reset there (a reset may drop some of what was still in the relay's send buffer, never add to it).
+        using var directory = new TempDirectory("it-relay-kill-");
+        using var victim = Process.Start(new ProcessStartInfo("sleep", "60"))!;
+        var pidFile = Path.Combine(directory, "server.pid");
+        File.WriteAllText(pidFile, victim.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        var (listener, written) = await EagerServerAsync(2_000_000);
+        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, fault, 200_000, killPidFile: pidFile);
+        await using (relay)
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(endpoint);
+            var received = await DrainAsync(client.GetStream());
+            Assert.IsTrue(received is > 0 and <= 200_000, $"the client got {received:N0} bytes of the server's 2,000,000");
+            Assert.IsTrue(relay.FaultInjected);
+            var report = relay.Report();
+            Assert.IsTrue(report is { Injected: true, FaultAfterBytes: 200_000, BytesFromServer: >= 200_000 } && report.InjectedAtSeconds >= 0, report.ToString());
+            if (fault == RelayFaultKind.KillServer)
+                Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
+        }
+        await running;
+        listener.Stop();
+        await written.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    [TestMethod]
+    [Timeout(30_000, CooperativeCancellation = true)]
+    public async Task A_fault_whose_threshold_is_never_reached_is_reported_as_not_injected()
+    {
+        var (listener, written) = await EagerServerAsync(50_000);
+        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.Reset, 200_000);
+        await using (relay)
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(endpoint);
+            var buffer = new byte[50_000];
+            await client.GetStream().ReadExactlyAsync(buffer);
+        }
+        await running;
+        var report = relay.Report();
+        Assert.IsTrue(report is { Injected: false, FaultAfterBytes: 200_000, BytesFromServer: 50_000, InjectedAtSeconds: null }, report.ToString());
+        listener.Stop();
+        await written.WaitAsync(TimeSpan.FromSeconds(10));
     }
 }
 

@@ -103,6 +103,8 @@ public sealed class NetworkTests
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(14, runs);
         var faulted = runs.Where(r => r.Transport != "FileTransferRequest").ToList();
+        // First: the fault landed in every relayed run (counted on the server's bytes, so it cannot miss).
+        Assert.IsTrue(faulted.All(r => r is { FaultInjected: true, FaultAfterBytes: 400_000 }), string.Join("\n", runs));
         Assert.IsTrue(faulted.All(r => r is { Verified: true, ThroughRelay: true, Fault: "Reset", RowsDuplicated: 0 }), string.Join("\n", runs));
         // Files are not relayed, so no fault reached them and none is recorded.
         Assert.IsTrue(runs.Where(r => r.Transport == "FileTransferRequest").All(r => r.Fault is null && r.Completed), string.Join("\n", runs));
@@ -128,6 +130,23 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    public void A_fault_that_never_landed_is_recorded_and_reported_as_not_injected()
+    {
+        // The walk-through's case: too little data for FaultAfterBytes; the fault table said "rode it out (no break)".
+        using var artifacts = new TempDirectory("it-not-injected-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+            "-p:Fault=Reset", "-p:FaultAfterBytes=100000000", "-p:Transports=TcpClient2", "-p:RecordCounts=2000", "-p:Repetitions=1",
+            "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var run = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl")).Single();
+        Assert.IsTrue(run is { Fault: "Reset", FaultInjected: false, FaultAfterBytes: 100_000_000, FaultBytesFromServer: > 0 and < 100_000_000 }, run.ToString());
+        StringAssert.Contains(output, "warning IT4014: TcpClient2, repetition 1: the fault Reset was not injected");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "| TcpClient2 | Reset | 2,000 | 1 | not injected in 1 of 1 (the server sent at most ");
+        Assert.DoesNotContain("rode it out (no break) |", markdown);
+    }
+
+    [TestMethod]
     public void RunAll_with_the_server_killed_in_every_repetition_resumes_once_it_is_back_or_fails_cleanly()
     {
         using var artifacts = new TempDirectory("it-kill-");
@@ -139,6 +158,8 @@ public sealed class NetworkTests
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(18, runs);
+        // First: the kill landed in every run (counted on the server's bytes, then the connection cut there: it cannot miss).
+        Assert.IsTrue(runs.All(r => r is { FaultInjected: true, FaultAfterBytes: 200_000 }), string.Join("\n", runs));
         Assert.IsTrue(runs.All(r => r is { Fault: "KillServer", RowsDuplicated: 0 }), string.Join("\n", runs));
         foreach (var run in runs.Where(r => r.Transport != "TcpClientSingleThreadTest"))
             Assert.IsTrue(run is { Completed: true, Reconnects: >= 1, RecoverySeconds: > 0 } && run.RowsMatched == 5000, run.ToString());
@@ -172,6 +193,7 @@ public sealed class NetworkTests
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(8, runs);
+        Assert.IsTrue(runs.All(r => r.FaultInjected == true), string.Join("\n", runs));
         // Two seconds of nothing either way: every transport waits it out (no timeout is that short), with no break and every row once.
         foreach (var run in runs)
             Assert.IsTrue(run is { Completed: true, Fault: "Silence", Reconnects: 0 or null, RowsMatched: 5000, RowsDuplicated: 0 } && run.ElapsedSeconds >= 2, run.ToString());

@@ -362,6 +362,7 @@ public sealed class QueueTests
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(4, runs);
+        Assert.IsTrue(runs.All(r => r.FaultInjected == true), string.Join("\n", runs));
         Assert.IsTrue(runs.All(r => r is { ThroughRelay: true, RowsDuplicated: 0 } && r.Fault == fault), string.Join("\n", runs));
         // Durable: a reset connection is resumed (answers already in the reply queue are imported once); a killed server's requests wait in
         // the durable queue for it to come back, so the client does not even see a break.

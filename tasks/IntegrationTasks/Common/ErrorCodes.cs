@@ -41,12 +41,14 @@ public static class ErrorCodes
     public const string LeftoverRemoved = "IT4011";
     public const string ServerRestarted = "IT4012";
     public const string FaultInjected = "IT4013";
+    public const string FaultNotInjected = "IT4014";
 
     // Results
     public const string ResultsUnreadable = "IT5001";
     public const string MissingBaseline = "IT5002";
     public const string Regression = "IT5003";
     public const string ResultsNotComparable = "IT5004";
+    public const string ComparedTransportMissing = "IT5005";
 
     // Labs
     public const string LabFailed = "IT6001";

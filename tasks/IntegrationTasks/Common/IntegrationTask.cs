@@ -41,6 +41,7 @@ public abstract class IntegrationTask : MsTask, ICancelableTask
         {
             Log.LogError(null, ErrorCodes.Unexpected, null, null, 0, 0, 0, 0,
                 "{0} failed unexpectedly: {1}", GetType().Name, e.Message);
+            RecordFailure(ErrorCodes.Unexpected, $"{GetType().Name} failed unexpectedly: {e.Message}");
             Log.LogMessage(MessageImportance.Low, e.ToString());
         }
         return !Log.HasLoggedErrors && (CancellationIsSuccess || !_cancellation.IsCancellationRequested);
@@ -51,8 +52,16 @@ public abstract class IntegrationTask : MsTask, ICancelableTask
     protected void LogError(IntegrationException e)
     {
         Log.LogError(null, e.Code, null, null, 0, 0, 0, 0, "{0}", e.Message);
+        RecordFailure(e.Code, e.Message);
         if (e.InnerException is not null)
             Log.LogMessage(MessageImportance.Low, e.InnerException.ToString());
+    }
+
+    /// <summary>Under RunAll, a coded error is also kept for the report (<see cref="RunFailures"/>).</summary>
+    private void RecordFailure(string code, string message)
+    {
+        if (BuildEngine is IBuildEngine6 engine)
+            RunFailures.Append(engine.GetGlobalProperties(), code, message);
     }
 
     /// <summary>Adapts the task's logger for the plain classes that do the work.</summary>

@@ -13,4 +13,12 @@ public static class JsonFiles
         NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals, // a p-value of one run is NaN
         WriteIndented = false,
     };
+
+    public static void Write<T>(string path, T value)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        File.WriteAllText(path, JsonSerializer.Serialize(value, Options));
+    }
+
+    public static T? Read<T>(string path) => JsonSerializer.Deserialize<T>(File.ReadAllText(path), Options);
 }

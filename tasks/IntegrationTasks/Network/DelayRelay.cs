@@ -12,15 +12,20 @@ public enum RelayFaultKind
 {
     None,
 
-    /// <summary>Both sides' connections are reset (RST) once <see cref="RelayOptions.FaultAfterBytes"/> have been forwarded.</summary>
+    /// <summary>
+    /// Once <see cref="RelayOptions.FaultAfterBytes"/> have been taken from the server, the connection they came on is reset (RST) both ways,
+    /// after exactly that many of the server's bytes have been passed on.
+    /// </summary>
     Reset,
 
-    /// <summary>Nothing is forwarded either way for <see cref="RelayOptions.Silence"/> once that many bytes have been.</summary>
+    /// <summary>Nothing is forwarded either way for <see cref="RelayOptions.Silence"/> once that many bytes have been taken from the server.</summary>
     Silence,
 
     /// <summary>
-    /// The server's process (and its children) is killed (SIGKILL) once that many bytes have been forwarded; the process id is read
-    /// from <see cref="RelayOptions.KillPidFile"/> at that moment. Bringing the server back is its host's job (StartServer RestartOnExit).
+    /// The server's process (and its children) is killed (SIGKILL) once that many bytes have been taken from it; the process id is read
+    /// from <see cref="RelayOptions.KillPidFile"/> at that moment. The connection is then cut where the count ended (unless
+    /// <see cref="RelayOptions.CutOnKill"/> is off: a broker's connection, whose server is not the relay's target), so what the server had
+    /// written beyond it never arrives, whatever the buffers held. Bringing the server back is its host's job (StartServer RestartOnExit).
     /// </summary>
     KillServer,
 }
@@ -43,8 +48,14 @@ public sealed record RelayOptions
 
     public RelayFaultKind Fault { get; init; }
 
-    /// <summary>Bytes forwarded (both directions, all connections) before the fault.</summary>
+    /// <summary>
+    /// Bytes taken from the server (all connections) before the fault: counted where the relay reads them, so the fault lands at the
+    /// same point of the transfer whatever the relay, the kernel or the client buffer.
+    /// </summary>
     public long FaultAfterBytes { get; init; }
+
+    /// <summary>KillServer also cuts the connection at the threshold (off when the relay's target is a broker that outlives the server).</summary>
+    public bool CutOnKill { get; init; } = true;
 
     public TimeSpan Silence { get; init; } = TimeSpan.FromSeconds(5);
 
@@ -66,13 +77,23 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     private readonly Socket _listener = new(SocketType.Stream, ProtocolType.Tcp);
     private readonly CancellationTokenSource _stop = new();
     private long _forwarded;
+    private long _fromServer;
     private int _faultDone;
+    private readonly Stopwatch _sinceStart = Stopwatch.StartNew();
+    private TimeSpan? _faultAt;
     private long _silentUntil;
     private int _connections;
 
     public long BytesForwarded => Interlocked.Read(ref _forwarded);
     public int Connections => Volatile.Read(ref _connections);
     public bool FaultInjected => Volatile.Read(ref _faultDone) == 1;
+
+    /// <summary>Bytes taken from the server so far (what the fault threshold counts).</summary>
+    public long BytesFromServer => Interlocked.Read(ref _fromServer);
+
+    /// <summary>Whether the fault landed, where and when: what a run records about it.</summary>
+    public RelayFaultReport Report() => new(options.Fault.ToString(), FaultInjected, options.FaultAfterBytes, BytesFromServer,
+        BytesForwarded, _faultAt?.TotalSeconds);
 
     public IPEndPoint Start()
     {
@@ -128,7 +149,8 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     connect.CancelAfter(options.ConnectTimeout);
                     await server.ConnectAsync(options.TargetHost, options.TargetPort, connect.Token).ConfigureAwait(false);
                 }
-                await Task.WhenAll(PumpAsync(client, server, connection, cut), PumpAsync(server, client, connection, cut)).ConfigureAwait(false);
+                await Task.WhenAll(PumpAsync(client, server, connection, cut, fromServer: false),
+                    PumpAsync(server, client, connection, cut, fromServer: true)).ConfigureAwait(false);
             }
             // One connection's end, however it comes, never ends the relay for the others (a socket the fault closed under a pump
             // surfaces as ObjectDisposedException: seen with RabbitMQ's two-way traffic).
@@ -143,7 +165,8 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         }
     }
 
-    private readonly record struct Chunk(byte[] Buffer, int Length, long Due);
+    /// <summary>A chunk to pass on; <paramref name="Fault"/> is done right after it (the chunk ends where the threshold was crossed).</summary>
+    private readonly record struct Chunk(byte[] Buffer, int Length, long Due, RelayFaultKind Fault = RelayFaultKind.None);
 
     /// <summary>Set when the relay itself cut a connection (the injected reset).</summary>
     private sealed class FaultCut
@@ -152,7 +175,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     }
 
     /// <summary>One direction: a reader stamps each chunk with when it may leave, a writer sends it then; a bounded queue between.</summary>
-    private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection, FaultCut cut)
+    private async Task PumpAsync(Socket from, Socket to, CancellationTokenSource connection, FaultCut cut, bool fromServer)
     {
         var token = connection.Token;
         var held = Channel.CreateBounded<Chunk>(new BoundedChannelOptions(Math.Max(1, options.MaxHeldBytes / ChunkBytes))
@@ -179,7 +202,21 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     held.Writer.Complete();
                     return;
                 }
-                await held.Writer.WriteAsync(new Chunk(buffer, read, Stopwatch.GetTimestamp() + Ticks(options.OneWayDelay)), token).ConfigureAwait(false);
+                var due = Stopwatch.GetTimestamp() + Ticks(options.OneWayDelay);
+                var before = read;
+                var fault = fromServer ? NextFault(read, out before) : RelayFaultKind.None;
+                if (fault is RelayFaultKind.None or RelayFaultKind.Silence)
+                {
+                    await held.Writer.WriteAsync(new Chunk(buffer, read, due), token).ConfigureAwait(false);
+                    continue;
+                }
+                // Reset or KillServer: the server's bytes up to the threshold go on, then the fault; nothing after it.
+                await held.Writer.WriteAsync(new Chunk(buffer, before, due, fault), token).ConfigureAwait(false);
+                if (fault == RelayFaultKind.Reset || options.CutOnKill)
+                {
+                    held.Writer.Complete();
+                    return;
+                }
             }
         }
 
@@ -190,30 +227,26 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                 try
                 {
                     await WaitUntilAsync(chunk.Due, token).ConfigureAwait(false);
-                    var length = chunk.Length;
-                    var fault = NextFault(length, out var before);
-                    if (fault == RelayFaultKind.KillServer)
-                        KillServer(); // the bytes go on; the server's death breaks the connections by itself
-                    else if (fault != RelayFaultKind.None)
-                    {
-                        await to.SendAsync(chunk.Buffer.AsMemory(0, before), SocketFlags.None, token).ConfigureAwait(false);
-                        if (fault == RelayFaultKind.Reset)
-                        {
-                            log.Warning(ErrorCodes.ConnectionLost, $"Relay: fault injected, connection reset after {options.FaultAfterBytes:N0} bytes.");
-                            cut.ByFault = true;
-                            Abort(from);
-                            Abort(to);
-                            await connection.CancelAsync().ConfigureAwait(false);
-                            return;
-                        }
-                        log.Warning(ErrorCodes.ConnectionLost, $"Relay: fault injected, {options.Silence.TotalSeconds:F1} s of silence after {options.FaultAfterBytes:N0} bytes.");
-                        await WaitUntilAsync(Volatile.Read(ref _silentUntil), token).ConfigureAwait(false);
-                        await to.SendAsync(chunk.Buffer.AsMemory(before, length - before), SocketFlags.None, token).ConfigureAwait(false);
-                        continue;
-                    }
-                    // A silence started by the other direction holds this one too.
+                    // A silence (started when the threshold was read) holds both directions.
                     await WaitUntilAsync(Volatile.Read(ref _silentUntil), token).ConfigureAwait(false);
-                    await to.SendAsync(chunk.Buffer.AsMemory(0, length), SocketFlags.None, token).ConfigureAwait(false);
+                    Interlocked.Add(ref _forwarded, chunk.Length);
+                    if (chunk.Length > 0)
+                        await to.SendAsync(chunk.Buffer.AsMemory(0, chunk.Length), SocketFlags.None, token).ConfigureAwait(false);
+                    if (chunk.Fault == RelayFaultKind.None)
+                        continue;
+                    if (chunk.Fault == RelayFaultKind.KillServer)
+                    {
+                        KillServer();
+                        if (!options.CutOnKill)
+                            continue;
+                    }
+                    else
+                        log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, connection reset after {options.FaultAfterBytes:N0} bytes from the server.");
+                    cut.ByFault = true;
+                    Abort(from);
+                    Abort(to);
+                    await connection.CancelAsync().ConfigureAwait(false);
+                    return;
                 }
                 finally
                 {
@@ -243,7 +276,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                 System.Globalization.CultureInfo.InvariantCulture);
             using var process = Process.GetProcessById(pid);
             process.Kill(entireProcessTree: true);
-            log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, server process {pid} killed after {options.FaultAfterBytes:N0} bytes.");
+            log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, server process {pid} killed after {options.FaultAfterBytes:N0} bytes from the server.");
         }
         catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception)
         {
@@ -251,16 +284,24 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         }
     }
 
-    /// <summary>Counts a chunk as forwarded; if it crosses the fault's threshold (and the fault has not happened), says which fault and where in the chunk.</summary>
+    /// <summary>
+    /// Counts a chunk taken from the server; if it crosses the fault's threshold (and the fault has not happened), says which fault and
+    /// how many of its bytes come before the threshold. A silence starts here, when the threshold is read.
+    /// </summary>
     private RelayFaultKind NextFault(int length, out int before)
     {
-        var total = Interlocked.Add(ref _forwarded, length);
+        var total = Interlocked.Add(ref _fromServer, length);
         before = length;
         if (options.Fault == RelayFaultKind.None || total < options.FaultAfterBytes || Interlocked.CompareExchange(ref _faultDone, 1, 0) != 0)
             return RelayFaultKind.None;
         before = (int)Math.Clamp(options.FaultAfterBytes - (total - length), 0, length);
+        _faultAt = _sinceStart.Elapsed;
         if (options.Fault == RelayFaultKind.Silence)
+        {
             Volatile.Write(ref _silentUntil, Stopwatch.GetTimestamp() + Ticks(options.Silence));
+            log.Warning(ErrorCodes.FaultInjected,
+                $"Relay: fault injected, {options.Silence.TotalSeconds:F1} s of silence after {options.FaultAfterBytes:N0} bytes from the server.");
+        }
         return options.Fault;
     }
 

@@ -32,6 +32,12 @@ public sealed class DelayRelayTask : IntegrationTask
     public string? KillPidFile { get; set; }
     public bool StopOnStdinClose { get; set; }
 
+    /// <summary>KillServer also cuts the connection at the threshold (false when the relay forwards to a broker, not to the server).</summary>
+    public bool CutOnKill { get; set; } = true;
+
+    /// <summary>Where to write, when the relay stops, whether its fault landed, where and when (<see cref="RelayFaultReport"/>).</summary>
+    public string? FaultReportFile { get; set; }
+
     protected override bool CancellationIsSuccess => true;
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
@@ -47,8 +53,10 @@ public sealed class DelayRelayTask : IntegrationTask
         {
             Listen = new IPEndPoint(address, ListenPort), TargetHost = TargetHost, TargetPort = TargetPort,
             OneWayDelay = TimeSpan.FromMilliseconds(latency / 2), Fault = fault, FaultAfterBytes = FaultAfterBytes,
-            Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = KillPidFile,
+            Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = KillPidFile, CutOnKill = CutOnKill,
         }, EventLog);
+        if (!string.IsNullOrEmpty(FaultReportFile))
+            File.Delete(FaultReportFile);
         var endpoint = relay.Start();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (StopOnStdinClose)
@@ -56,7 +64,12 @@ public sealed class DelayRelayTask : IntegrationTask
         Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine($"tcp://{endpoint}",
             $"DelayRelay to {TargetHost}:{TargetPort}, {latency.ToString(CultureInfo.InvariantCulture)} ms round trip, fault {fault}"));
         await relay.RunAsync(stop.Token).ConfigureAwait(false);
-        Log.LogMessage(MessageImportance.High, "DelayRelay stopped: {0:N0} connections, {1:N0} bytes forwarded{2}.",
-            relay.Connections, relay.BytesForwarded, relay.FaultInjected ? ", fault injected" : "");
+        var report = relay.Report();
+        if (!string.IsNullOrEmpty(FaultReportFile))
+            RelayFaultReport.Write(FaultReportFile, report);
+        Log.LogMessage(MessageImportance.High, "DelayRelay stopped: {0:N0} connections, {1:N0} bytes forwarded ({2:N0} from the server){3}.",
+            relay.Connections, relay.BytesForwarded, report.BytesFromServer,
+            fault == RelayFaultKind.None ? "" : report.Injected ? $", fault {fault} injected at {report.InjectedAtSeconds:F3} s"
+                : $", fault {fault} NOT injected (the server sent fewer than {FaultAfterBytes:N0} bytes)");
     }
 }

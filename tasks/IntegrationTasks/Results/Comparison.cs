@@ -91,6 +91,9 @@ public sealed class CompareResults : IntegrationTask
 
     public double ThresholdPercent { get; set; } = 10;
 
+    /// <summary>Every transport the suite defines: a gated name outside them is a misspelling, refused (IT1001).</summary>
+    public string[] KnownTransports { get; set; } = [];
+
     public string? OutputFile { get; set; }
 
     [Output] public int Regressions { get; private set; }
@@ -99,6 +102,8 @@ public sealed class CompareResults : IntegrationTask
     {
         var before = Comparison.Load(Baseline);
         var after = Comparison.Load(Current);
+        var gated = Transports.SelectMany(t => t.Split('+')).Select(t => t.Trim()).Where(t => t.Length > 0).ToHashSet();
+        CheckGated(gated, before, after);
         var rows = Comparison.Compare(before, after);
         if (rows.Count == 0)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{Baseline} and {Current} have no transport and record count in common.");
@@ -109,7 +114,6 @@ public sealed class CompareResults : IntegrationTask
         if (!string.IsNullOrEmpty(OutputFile))
             File.WriteAllText(OutputFile, markdown);
         Log.LogMessage(MessageImportance.High, "{0}", markdown);
-        var gated = Transports.SelectMany(t => t.Split('+')).Select(t => t.Trim()).Where(t => t.Length > 0).ToHashSet();
         foreach (var row in rows.Where(r => (gated.Count == 0 || gated.Contains(r.Transport)) && r.RegressesBeyond(ThresholdPercent)))
         {
             Regressions++;
@@ -118,5 +122,22 @@ public sealed class CompareResults : IntegrationTask
                 row.Transport, row.Records, row.ChangePercent, row.Before.Mean, row.After.Mean, row.PValue, ThresholdPercent);
         }
         return Task.CompletedTask;
+    }
+
+    /// <summary>A gate that checks nothing must not pass: every transport it names is known and was measured in both runs.</summary>
+    private void CheckGated(IReadOnlySet<string> gated, Comparison.ResultsFile before, Comparison.ResultsFile after)
+    {
+        var unknown = gated.Where(t => KnownTransports.Length > 0 && !KnownTransports.Contains(t, StringComparer.Ordinal)).Order().ToList();
+        if (unknown.Count > 0)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"Unknown transport(s) in CompareTransports: {string.Join(", ", unknown)}. Known: {string.Join(", ", KnownTransports)}.");
+        foreach (var (file, results) in new[] { (Baseline, before), (Current, after) })
+        {
+            var measured = results.Measurements.Where(m => m.Completed && !m.Warmup).Select(m => m.Transport).ToHashSet();
+            var missing = gated.Where(t => !measured.Contains(t)).Order().ToList();
+            if (missing.Count > 0)
+                throw new IntegrationException(ErrorCodes.ComparedTransportMissing,
+                    $"CompareTransports names {string.Join(", ", missing)}, not measured in {file} (measured there: {string.Join(", ", measured.Order())}); nothing to compare.");
+        }
     }
 }

@@ -18,9 +18,11 @@ public static class HtmlReport
     public sealed record Sweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
 
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "")
+        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "",
+        IReadOnlyList<FailedEntry>? failed = null)
     {
         sweeps ??= [];
+        failed ??= [];
         var html = new StringBuilder("""
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
@@ -30,10 +32,17 @@ public static class HtmlReport
             table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
             td:first-child,th:first-child{text-align:left}.env{columns:2;font-size:12px;color:#555}
             svg text{font:12px system-ui,sans-serif}.bar{fill:#4a7bd0}.baseline{fill:#9aa5b1}.ci{stroke:#222;stroke-width:1.5}
-            .note{color:#666;font-size:12px}
+            .note{color:#666;font-size:12px}.bad td{background:#fde8e8}
             </style></head><body>
             <h1>IntegrationTasks results</h1>
             """);
+        if (failed.Count > 0)
+        {
+            html.Append("<h2>Failed</h2><table id=\"failed\"><tr><th>Method</th><th>Records</th><th>Code</th><th>Message</th></tr>");
+            foreach (var f in failed)
+                html.Append(Invariant, $"<tr class=\"bad\"><td>{Encode(f.Transport)}</td><td>{Encode(f.RecordsText)}</td><td>{Encode(f.Code)}</td><td style=\"text-align:left\">{Encode(f.Message)}</td></tr>");
+            html.Append("</table>");
+        }
         html.Append("<ul class=\"env\">");
         foreach (var (key, value) in environment)
             html.Append(Invariant, $"<li><b>{Encode(key)}</b>: {Encode(value)}</li>");

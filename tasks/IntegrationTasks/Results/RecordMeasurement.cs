@@ -41,6 +41,9 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>Where StartServer keeps the server's current process id: after a restart (KillServer) it is not <see cref="ServerProcessId"/> any more.</summary>
     public string? ServerPidFile { get; set; }
 
+    /// <summary>What the relay wrote about its fault when it stopped (<see cref="RelayFaultReport"/>), when there was one.</summary>
+    public string? FaultReportFile { get; set; }
+
     /// <summary>The server's CPU since the previous repetition of the same server process (kept beside the results log).</summary>
     private double? ServerCpuSinceLastRepetition()
     {
@@ -85,6 +88,7 @@ public sealed class RecordMeasurement : IntegrationTask
             serverCpu = ServerCpuSinceLastRepetition();
         }
         var (serverAllocated, serverItems, serverThreads, serverQueue) = ServerReport();
+        var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
             Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
@@ -92,11 +96,17 @@ public sealed class RecordMeasurement : IntegrationTask
             Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
             ServerThreadPoolMaxQueue = serverQueue,
+            FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
+            FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,
             Timestamp = DateTimeOffset.UtcNow,
         };
         MeasurementLog.Append(ResultsFile, measurement);
         File.Delete(RunFile);
+        if (fault is { Injected: false })
+            Log.LogWarning(null, ErrorCodes.FaultNotInjected, null, null, 0, 0, 0, 0,
+                "{0}, {1}: the fault {2} was not injected: the server sent {3:N0} bytes, under FaultAfterBytes ({4:N0}). The run is recorded as not injected; lower FaultAfterBytes or raise the record count.",
+                Transport, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", run.Fault, fault.BytesFromServer, fault.FaultAfterBytes);
         if (measurement.FailedWith is { } code)
         {
             Log.LogMessage(MessageImportance.High, "{0}, {1}: failed cleanly under the injected fault {2} with {3} after {4:F3} s, {5:N0} records committed in whole batches.",

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
@@ -84,6 +85,21 @@ public sealed record RunCosts(
 }
 
 /// <summary>A transport that did not run here, with why, how to fix it, and the series' figure.</summary>
+/// <summary>A transport at a record count that was asked for and failed: the coded error it ended with (never left out of a report).</summary>
+public sealed record FailedEntry(string Transport, int? Records, string Code, string Message)
+{
+    /// <summary>One entry per transport, record count and code, the first message of each; a failure before any record count (its server did not start) stands for them all.</summary>
+    public static List<FailedEntry> From(IEnumerable<RunFailure> failures) =>
+        failures.GroupBy(f => (f.Transport, Records: f.Records ?? FirstCount(f.RecordCounts), f.Code))
+            .Select(g => new FailedEntry(g.Key.Transport, g.Key.Records, g.Key.Code, g.First().Message)).ToList();
+
+    private static int? FirstCount(string counts) =>
+        counts.Split([';', '+'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries) is [var only]
+        && int.TryParse(only, CultureInfo.InvariantCulture, out var n) ? n : null;
+
+    public string RecordsText => Records is { } n ? n.ToString("N0", CultureInfo.InvariantCulture) : "every count asked for";
+}
+
 public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement);
 
 /// <summary>One row of the series' own 2014 table (declared by its family's targets file), and the transport that plays it here.</summary>
@@ -190,9 +206,11 @@ public static class ReportWriter
     };
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns,
-        IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null)
+        IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null,
+        IReadOnlyList<FailedEntry>? failed = null)
     {
         notRun ??= [];
+        failed ??= [];
         Directory.CreateDirectory(directory);
         // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
         var measurements = allRuns.Where(m => m.Completed).ToList();
@@ -201,35 +219,53 @@ public static class ReportWriter
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
         var markdown = Path.Combine(directory, "results.md");
-        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, notRun, faults, measurements = allRuns },
+        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, failed, notRun, faults, measurements = allRuns },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
-        File.WriteAllText(csv, Csv(allRuns));
+        File.WriteAllText(csv, Csv(allRuns, failed, notRun));
         var labs = Labs.LabResults.Sections(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + FaultTable.Markdown(faults)
-                               : "# IntegrationTasks results\n") + string.Concat(labs.Select(l => l.Markdown));
+                               : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html))));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
         return [json, csv, markdown, html, dated];
     }
 
-    public static string Csv(IEnumerable<Measurement> measurements)
+    /// <summary>Every repetition, then every failure and every transport not run (status and message say which), so nothing asked for is missing.</summary>
+    public static string Csv(IEnumerable<Measurement> measurements, IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NotRunEntry>? notRun = null)
     {
         var builder = new StringBuilder(
-            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith\n");
+            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith,status,message\n");
         foreach (var m in measurements)
         {
             builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerReads},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
             builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O},");
-            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith}\n");
+            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith},{(m.Completed ? "measured" : "failed cleanly under the fault")},\n");
         }
+        foreach (var f in failed ?? [])
+            builder.Append(Invariant, $"{f.Transport},,,{f.Records},,,,,,,,,,,false,,,,,{f.Code},failed,{CsvText(f.Message)}\n");
+        foreach (var n in notRun ?? [])
+            builder.Append(Invariant, $"{n.Transport},,,,,,,,,,,,,,false,,,,,,not run,{CsvText(n.Reason)}\n");
         return builder.ToString();
+    }
+
+    private static string CsvText(string text) => "\"" + text.Replace("\"", "\"\"").ReplaceLineEndings(" ") + "\"";
+
+    /// <summary>What was asked for and failed, with its code and message.</summary>
+    public static string FailedMarkdown(IReadOnlyList<FailedEntry> failed)
+    {
+        if (failed.Count == 0)
+            return "";
+        var md = new StringBuilder("\n## Failed\n\n| Method | Records | Code | Message |\n|---|---:|---|---|\n");
+        foreach (var f in failed)
+            md.Append(Invariant, $"| {f.Transport} | {f.RecordsText} | {f.Code} | {f.Message.Replace("|", "\\|").ReplaceLineEndings(" ")} |\n");
+        return md.ToString();
     }
 
     public static string Markdown(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,

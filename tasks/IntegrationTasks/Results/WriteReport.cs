@@ -29,14 +29,18 @@ public sealed class WriteReport : IntegrationTask
     public string ServerProvider { get; set; } = "Sqlite";
     public string? ServerConnString { get; set; }
 
+    /// <summary>The coded errors of RunAll's transports (<see cref="RunFailures"/>), reported as failed.</summary>
+    public string? FailureLog { get; set; }
+
     [Output] public string[] Files { get; private set; } = [];
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
         var labs = Labs.LabResults.Sections(OutputDirectory).Count > 0;
-        var measurements = File.Exists(ResultsFile) || !labs ? MeasurementLog.Read(ResultsFile) : [];
-        if (measurements.Count == 0 && !labs)
+        var failed = FailedEntry.From(RunFailures.Read(FailureLog));
+        var measurements = File.Exists(ResultsFile) || (!labs && failed.Count == 0) ? MeasurementLog.Read(ResultsFile) : [];
+        if (measurements.Count == 0 && !labs && failed.Count == 0)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
         var environment = RunEnvironment.Describe(RepositoryRoot);
         if (!string.IsNullOrEmpty(ServerConnString) && measurements.Count > 0)
@@ -65,7 +69,7 @@ public sealed class WriteReport : IntegrationTask
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series)];
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
@@ -73,6 +77,8 @@ public sealed class WriteReport : IntegrationTask
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
             completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
             ReportWriter.ConsoleSummary(ReportWriter.Summarise(completed)) + ReportWriter.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
+        foreach (var entry in failed)
+            Log.LogMessage(MessageImportance.High, "Failed: {0} at {1} records: {2}: {3}", entry.Transport, entry.RecordsText, entry.Code, entry.Message);
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
     }
 }

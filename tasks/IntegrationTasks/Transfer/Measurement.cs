@@ -28,6 +28,17 @@ public sealed record Measurement
     /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
     public string? Fault { get; init; }
 
+    /// <summary>
+    /// Whether the fault asked for landed (null when no fault was asked for, or in logs from before it was recorded). A run whose fault
+    /// was not injected (the server sent fewer bytes than the threshold) says nothing about the fault and is reported as such.
+    /// </summary>
+    public bool? FaultInjected { get; init; }
+
+    /// <summary>The fault's threshold (bytes taken from the server), the bytes the server had sent by the run's end, and when the fault landed.</summary>
+    public long? FaultAfterBytes { get; init; }
+    public long? FaultBytesFromServer { get; init; }
+    public double? FaultInjectedAtSeconds { get; init; }
+
     /// <summary>How many times the client reconnected and resumed (null: none, or a log from before it was recorded).</summary>
     public int? Reconnects { get; init; }
 

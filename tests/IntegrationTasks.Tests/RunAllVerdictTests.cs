@@ -1,0 +1,40 @@
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>RunAll's verdicts: nothing asked for is ever silent — a failed transport is in every output with its code and message.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class RunAllVerdictTests
+{
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)] // one small RunAll
+    public void A_transport_whose_server_cannot_start_is_reported_as_failed_with_its_code_everywhere()
+    {
+        using var artifacts = new TempDirectory("it-failed-");
+        // The port is taken before RunAll starts: the server fails with IT4001, and the transport must not vanish from the results.
+        using var squatter = new TcpListener(IPAddress.Loopback, 0);
+        squatter.Start();
+        var port = ((IPEndPoint)squatter.LocalEndpoint).Port;
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={port}", "-p:Transports=DirectCopy+TcpClient2",
+            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreNotEqual(0, exitCode, output);
+        StringAssert.Contains(output, "error IT4001");
+        StringAssert.Contains(output, "Failed: TcpClient2 at 1,000 records: IT4001: ");
+        var results = Path.Combine(artifacts, "results");
+        var markdown = File.ReadAllText(Path.Combine(results, "results.md"));
+        StringAssert.Contains(markdown, "## Failed");
+        StringAssert.Contains(markdown, "| TcpClient2 | 1,000 | IT4001 | ");
+        StringAssert.Contains(markdown, "| DirectCopy | SELECT per ID", "the transport that ran is still measured");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(results, "report.html")), "<table id=\"failed\">");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(results, "results.csv")), "TcpClient2,,,1000,,,,,,,,,,,false,,,,,IT4001,failed,\"");
+        using var json = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(results, "results.json")));
+        var failed = json.RootElement.GetProperty("failed").EnumerateArray().Single();
+        Assert.AreEqual(("TcpClient2", 1000, "IT4001"),
+            (failed.GetProperty("transport").GetString(), failed.GetProperty("records").GetInt32(), failed.GetProperty("code").GetString()));
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+}
