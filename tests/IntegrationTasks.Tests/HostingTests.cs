@@ -210,11 +210,15 @@ public sealed class HostingTests
         var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:{portProperty}={port}", $"-p:SweepTransport={transport}",
             "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
-        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        // Its own folder: a RunAll's results in results/ are kept.
+        Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")));
+        StringAssert.Contains(output, $"results in {artifacts}/results/batch-size/");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "batch-size", "results.md"));
         StringAssert.Contains(markdown, $"## Batch-size sweep: {transport}, 1,000 records");
         StringAssert.Contains(markdown, "| 100 | 10 |");
         StringAssert.Contains(markdown, "| 500 | 2 |");
-        StringAssert.Contains(markdown, "**best**");
+        // Two repetitions: the faster size is named, not called best.
+        StringAssert.Contains(markdown, "fastest mean (too few runs to call it best)");
         AssertNoProcessMentions(artifacts);
         AssertPortFree(port);
     }

@@ -10,7 +10,8 @@ namespace IntegrationTasks.Results;
 /// <summary>One transport at one record count, in two results files.</summary>
 public sealed record ComparisonRow(string Transport, int Records, Summary Before, Summary After, double ChangePercent, double PValue)
 {
-    public bool Significant => !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
+    /// <summary>Nothing is called different on fewer than <see cref="Summary.MinimumForInterval"/> runs a side.</summary>
+    public bool Significant => Before.HasInterval && After.HasInterval && !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
 
     public bool RegressesBeyond(double thresholdPercent) => Significant && ChangePercent > thresholdPercent;
 }
@@ -69,7 +70,7 @@ public static class Comparison
             var verdict = !row.Significant ? "no significant change"
                 : row.RegressesBeyond(thresholdPercent) ? $"**regression** (over {thresholdPercent}%)"
                 : row.ChangePercent > 0 ? "slower, within the threshold" : "faster";
-            md.Append(invariant, $"| {row.Transport} | {row.Records:N0} | {row.Before.Mean:F3} ±{row.Before.Ci95:F3} | {row.After.Mean:F3} ±{row.After.Ci95:F3} | ");
+            md.Append(invariant, $"| {row.Transport} | {row.Records:N0} | {row.Before.MeanWithInterval()} | {row.After.MeanWithInterval()} | ");
             md.Append(invariant, $"{row.ChangePercent:+0.0;-0.0}% | {row.PValue:0.###} | {verdict} |\n");
         }
         return md.ToString();

@@ -102,7 +102,7 @@ public static class FaultTable
         ? string.Create(Invariant, $"; {row.RecordsCommittedWhenFailed / row.FailedCleanly:N0} records committed per failed run, in whole batches")
         : "";
 
-    private static string Mean(Summary? summary) => summary is null ? "–" : string.Create(Invariant, $"{summary.Mean:F3} ±{summary.Ci95:F3}");
+    private static string Mean(Summary? summary) => summary is null ? "–" : summary.MeanWithInterval();
 
     private static string Encode(string text) => WebUtility.HtmlEncode(text);
 }

@@ -53,11 +53,11 @@ public static class HtmlReport
             var rows = size.ToList();
             html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportWriter.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
             html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
-                r => r.Seconds.Mean, r => r.Seconds.Ci95, "F3"));
+                r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
             var overheads = rows.Where(r => r.OverheadMicrosPerRecord is not null).ToList();
             if (overheads.Count > 0)
                 html.Append(BarChart($"overhead-{size.Key}", "Transport overhead per record (µs): mean − PipelinedCopy's, over records, with 95% interval", overheads,
-                    r => r.OverheadMicrosPerRecord!.Value, r => r.OverheadCi95Micros ?? 0, "F2"));
+                    r => r.OverheadMicrosPerRecord!.Value, r => r.Seconds.HasInterval ? r.OverheadCi95Micros ?? 0 : 0, "F2"));
             html.Append(BarChart($"throughput-{size.Key}", "Records per second — longer is better", rows,
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
             html.Append(BarChart($"memory-{size.Key}", "Peak memory of the client process (MB)", rows,
@@ -77,7 +77,7 @@ public static class HtmlReport
         {
             html.Append(Invariant, $"<h2>Batch-size sweep: {Encode(sweep.Transport)}, {sweep.Records:N0} records</h2>");
             html.Append(BarChart($"sweep-{sweep.Transport}-{sweep.Records}", "Mean time (s) by batch size, with 95% confidence interval", sweep.Rows,
-                r => r.Seconds.Mean, r => r.Seconds.Ci95, "F3"));
+                r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
         }
 
         if (summaries.Select(s => s.Records).Distinct().Count() >= 2)

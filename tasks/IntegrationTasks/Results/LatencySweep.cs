@@ -53,7 +53,7 @@ public static class LatencySweepReport
         {
             md.Append(Invariant, $"| {curve.Transport} | ");
             md.AppendJoin(" | ", latencies.Select(l => curve.Points.FirstOrDefault(p => p.LatencyMs == l) is { } point
-                ? string.Create(Invariant, $"{point.Seconds.Mean:F3} ±{point.Seconds.Ci95:F3}") : "–"));
+                ? point.Seconds.MeanWithInterval() : "–"));
             // A slope within noise of zero reads as 0, not "-0".
             var trips = Math.Abs(curve.SequentialRoundTrips) < 0.5 ? 0 : curve.SequentialRoundTrips;
             md.Append(Invariant, $" | {curve.SecondsPerMs:F4} | {trips:N0} |\n");

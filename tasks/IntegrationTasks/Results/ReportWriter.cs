@@ -171,7 +171,7 @@ public static class ReportWriter
                 rows.Add(new TransportSummary(
                     transport, size.Key, seconds, warmup?.ElapsedSeconds, outliers,
                     faster is null ? null : Welch.PValue(faster, seconds),
-                    runs.Average(r => r.RecordsPerSecond),
+                    size.Key / seconds.Mean, // records over the mean time: the same figure in every table and the console
                     runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
                     baseline is > 0 ? seconds.Mean / baseline.Value : null,
                     (seconds.Mean / fastest - 1) * 100,
@@ -194,7 +194,9 @@ public static class ReportWriter
     }
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
-    public static string Verdict(TransportSummary row) => row.IsPeer ? "peer, not ranked" : row.PValueVsFaster is { } p ? Significance(p) : "fastest";
+    public static string Verdict(TransportSummary row) => row.IsPeer ? "peer, not ranked"
+        : !row.Seconds.HasInterval ? row.PValueVsFaster is null ? "fastest mean (too few runs to tell)" : "too few runs to tell"
+        : row.PValueVsFaster is { } p ? Significance(p) : "fastest";
 
     /// <summary>Welch's p-value in words: slower, or indistinguishable on this evidence.</summary>
     public static string Significance(double p) => p switch
@@ -286,7 +288,7 @@ public static class ReportWriter
             var first = true;
             foreach (var s in size)
             {
-                md.Append(Invariant, $"| {s.Transport} | {ServerWorkLabel(s.ServerWork)} | {s.Seconds.Mean:F3} | {s.Seconds.Ci95:F3} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
+                md.Append(Invariant, $"| {s.Transport} | {ServerWorkLabel(s.ServerWork)} | {s.Seconds.Mean:F3} | {s.Seconds.IntervalCell()} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
                 md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {Verdict(s)} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
                 md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {(s.WarmupSeconds is { } w ? w.ToString("F3", Invariant) : "–")} | ");
                 md.Append(Invariant, $"{(s.OutlierRepetitions.Count > 0 ? string.Join(", ", s.OutlierRepetitions) : "–")} | {s.MeanRecordsPerSecond:N0} | ");
@@ -301,7 +303,7 @@ public static class ReportWriter
                 var fastestTransport = size.FirstOrDefault(s => s.Transport is not (Baseline or Pipelined));
                 foreach (var p in peers)
                 {
-                    md.Append(Invariant, $"| {p.Transport} | {p.Seconds.Mean:F3} | {p.Seconds.Ci95:F3} | {p.MeanRecordsPerSecond:N0} | ");
+                    md.Append(Invariant, $"| {p.Transport} | {p.Seconds.Mean:F3} | {p.Seconds.IntervalCell()} | {p.MeanRecordsPerSecond:N0} | ");
                     md.Append(Invariant, $"{(fastestTransport is null ? "–" : $"{fastestTransport.Seconds.Mean / p.Seconds.Mean:F2} ({fastestTransport.Transport})")} | ");
                     md.Append(Invariant, $"{PeerRatio(size, Pipelined, p)} | {PeerRatio(size, Baseline, p)} |\n");
                 }
@@ -364,7 +366,9 @@ public static class ReportWriter
     private static string Ratio(double? ratio) => ratio is { } r ? r.ToString("F2", Invariant) : "–";
 
     private static string Overhead(TransportSummary s) =>
-        s.OverheadMicrosPerRecord is { } o ? string.Create(Invariant, $"{o:F2} ±{s.OverheadCi95Micros ?? 0:F2}") : "–";
+        s.OverheadMicrosPerRecord is { } o
+            ? s.Seconds.HasInterval ? string.Create(Invariant, $"{o:F2} ±{s.OverheadCi95Micros ?? 0:F2}") : string.Create(Invariant, $"{o:F2} (no interval)")
+            : "–";
 
     private static string PeerRatio(IEnumerable<TransportSummary> rows, string transport, TransportSummary peer) =>
         rows.FirstOrDefault(r => r.Transport == transport) is { } row ? (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant) : "–";
@@ -411,12 +415,15 @@ public static class ReportWriter
             var rows = sweep.GroupBy(m => m.BatchSize).OrderBy(g => g.Key)
                 .Select(g => (BatchSize: g.Key, Seconds: Summary.Of(g.Select(m => m.ElapsedSeconds).ToList()))).ToList();
             var best = rows.MinBy(r => r.Seconds.Mean);
+            // A "best" size needs intervals to stand on: with fewer runs the fastest mean is only named.
+            var estimable = rows.All(r => r.Seconds.HasInterval);
             md.Append(Invariant, $"\n## Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records\n\n");
             md.Append("| Batch size | Batches | Mean (s) | ±95% CI (s) | Records/s | Against the best |\n|---:|---:|---:|---:|---:|---|\n");
             foreach (var (batchSize, seconds) in rows)
             {
-                var verdict = batchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, seconds));
-                md.Append(Invariant, $"| {batchSize:N0} | {sweep.Key.Records / batchSize:N0} | {seconds.Mean:F3} | {seconds.Ci95:F3} | {sweep.Key.Records / seconds.Mean:N0} | {verdict} |\n");
+                var verdict = !estimable ? batchSize == best.BatchSize ? "fastest mean (too few runs to call it best)" : "too few runs to tell"
+                    : batchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, seconds));
+                md.Append(Invariant, $"| {batchSize:N0} | {sweep.Key.Records / batchSize:N0} | {seconds.Mean:F3} | {seconds.IntervalCell()} | {sweep.Key.Records / seconds.Mean:N0} | {verdict} |\n");
             }
         }
         return md.ToString();
@@ -429,7 +436,8 @@ public static class ReportWriter
         foreach (var s in summaries)
         {
             text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-26} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
-            text.Append(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}  {s.MeanRecordsPerSecond,9:N0} rec/s");
+            text.Append(s.Seconds.HasInterval ? string.Create(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}") : $"no interval ({s.Seconds.Count} run{(s.Seconds.Count == 1 ? "" : "s")})");
+            text.Append(Invariant, $"  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
             text.Append(s.RatioToPipelined is { } rp ? string.Create(Invariant, $"  {rp,5:F2}× PipelinedCopy") : "");
             text.Append("  ").Append(Verdict(s));

@@ -8,8 +8,22 @@ namespace IntegrationTasks.Results;
 /// </summary>
 public sealed record Summary(int Count, double Mean, double Median, double StdDev, double Min, double Max)
 {
-    /// <summary>Half-width of the 95% confidence interval of the mean (0 for a single value).</summary>
+    /// <summary>Half-width of the 95% confidence interval of the mean (0 for a single value; see <see cref="HasInterval"/>).</summary>
     public double Ci95 { get; init; }
+
+    /// <summary>Below this many runs an interval (and any "best" or "different") means too little to print: two runs give t = 12.7.</summary>
+    public const int MinimumForInterval = 3;
+
+    public bool HasInterval => Count >= MinimumForInterval;
+
+    /// <summary>What a table's interval column shows: the half-width, or why there is none.</summary>
+    public string IntervalCell(string format = "F3") =>
+        HasInterval ? Ci95.ToString(format, System.Globalization.CultureInfo.InvariantCulture) : $"n/a ({Count} run{(Count == 1 ? "" : "s")})";
+
+    /// <summary>The mean with its interval, "1.234 ±0.056", or the mean alone with why it has none.</summary>
+    public string MeanWithInterval(string format = "F3") =>
+        Mean.ToString(format, System.Globalization.CultureInfo.InvariantCulture)
+        + (HasInterval ? " ±" + Ci95.ToString(format, System.Globalization.CultureInfo.InvariantCulture) : $" (no interval: {Count} run{(Count == 1 ? "" : "s")})");
 
     /// <summary>Values beyond 1.5 interquartile ranges outside the quartiles.</summary>
     public IReadOnlyList<double> Outliers { get; init; } = [];
