@@ -66,8 +66,8 @@ public sealed class FileTransferTests
         Assert.AreEqual(3000, client.Records);
         Assert.IsGreaterThan(3000L * 100, client.BytesReceived);
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
-        // Nothing is left behind in either inbox.
-        Assert.IsEmpty(Directory.GetFiles(server.ServerInbox));
+        // Nothing is left behind in either inbox (but the serving server's own marker).
+        CollectionAssert.AreEqual(new[] { FileExchange.ServerMarker }, Directory.GetFiles(server.ServerInbox).Select(Path.GetFileName).ToArray());
         Assert.IsEmpty(Directory.GetFiles(server.ClientInbox));
     }
 
@@ -121,8 +121,10 @@ public sealed class FileTransferTests
         using var root = new TempDirectory("it-files-");
         string serverInbox = Path.Combine(root, "s"), clientInbox = Path.Combine(root, "c");
         var engine = new FakeBuildEngine();
+        // Play the server: say it serves (its marker, this live process), then answer the request with an error file.
+        Directory.CreateDirectory(serverInbox);
+        FileExchange.WriteServerMarker(serverInbox);
         var run = Task.Run(Client(true, databases, serverInbox, clientInbox, engine).Execute);
-        // Play the server: answer the request with an error file.
         await WaitUntilAsync(() => Directory.Exists(serverInbox) && Directory.GetFiles(serverInbox, "*.request.xml").Length == 1);
         var id = Path.GetFileName(Directory.GetFiles(serverInbox, "*.request.xml")[0]).Split('.')[0];
         await FileExchange.PublishAsync(clientInbox, id + FileExchange.ErrorSuffix, async stream =>
@@ -136,15 +138,37 @@ public sealed class FileTransferTests
     }
 
     [TestMethod]
-    public async Task Without_a_server_the_client_times_out_with_IT3004()
+    public async Task Without_a_server_the_client_fails_within_ConnectionTimeoutSeconds_with_IT3003_and_leaves_no_request()
     {
+        // It used to wait its whole TimeoutSeconds (30 min) and leave a request that a later server answered into an orphan response.
         await using var databases = TestDatabases.Sqlite();
         using var root = new TempDirectory("it-files-");
         var engine = new FakeBuildEngine();
-        var client = Client(false, databases, Path.Combine(root, "s"), Path.Combine(root, "c"), engine);
-        client.TimeoutSeconds = 1;
+        var serverInbox = Path.Combine(root, "s");
+        Directory.CreateDirectory(serverInbox);
+        // A marker left by a server that is gone (a process id no longer alive) does not count.
+        File.WriteAllText(Path.Combine(serverInbox, FileExchange.ServerMarker), $"{Environment.MachineName} {int.MaxValue}");
+        var client = (FileTransferRequest)Client(false, databases, serverInbox, Path.Combine(root, "c"), engine);
+        client.ConnectionTimeoutSeconds = 1;
         Assert.IsFalse(await Task.Run(client.Execute));
-        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.Timeout), engine.Log);
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        StringAssert.Contains(engine.Log, "no request was left. Start one with: dotnet msbuild build.proj -t:FileTransferTestServer");
+        Assert.IsEmpty(Directory.GetFiles(serverInbox, "*.xml"));
+    }
+
+    [TestMethod]
+    public async Task A_server_marks_its_inbox_while_it_serves_and_clears_it_when_it_stops()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        using var root = new TempDirectory("it-files-");
+        var inbox = Path.Combine(root, "s");
+        var server = new FileTransferServer(new RecordSource(databases.Server, ServerWork.PerRecord), inbox, Path.Combine(root, "c"), NullEventLog.Instance);
+        Assert.IsFalse(FileExchange.ServerIsServing(inbox));
+        server.Start();
+        Assert.IsTrue(FileExchange.ServerIsServing(inbox));
+        server.Dispose();
+        Assert.IsFalse(File.Exists(Path.Combine(inbox, FileExchange.ServerMarker)));
+        Assert.IsFalse(FileExchange.ServerIsServing(inbox));
     }
 
     private static async Task WaitUntilAsync(Func<bool> condition)

@@ -24,7 +24,47 @@ public static partial class FileExchange
     [GeneratedRegex(@"^(?<id>[A-Za-z0-9-]{1,64})(?<kind>\.extract\.xml|\.request\.xml)$")]
     private static partial Regex RequestName();
 
+    /// <summary>A file the server keeps in its inbox while it serves: "host pid". Clients look for it before leaving a request.</summary>
+    public const string ServerMarker = ".server";
+
     public static string NewId() => Guid.NewGuid().ToString("N");
+
+    public static void WriteServerMarker(string inbox)
+    {
+        // Whole or not at all, as every file here: a client woken by its creation reads it complete.
+        var path = Path.Combine(inbox, ServerMarker);
+        File.WriteAllText(path + TemporarySuffix, $"{Environment.MachineName} {Environment.ProcessId}");
+        File.Move(path + TemporarySuffix, path, overwrite: true);
+    }
+
+    public static void RemoveServerMarker(string inbox)
+    {
+        var path = Path.Combine(inbox, ServerMarker);
+        // Only our own: a second server on the same inbox keeps its marker.
+        if (File.Exists(path) && File.ReadAllText(path) == $"{Environment.MachineName} {Environment.ProcessId}")
+            File.Delete(path);
+    }
+
+    /// <summary>
+    /// A server serves this inbox: its marker is there and, when it names this machine, its process is alive (a marker left by a
+    /// killed server does not count). A server on another machine (a shared mount) is taken at its marker's word.
+    /// </summary>
+    public static bool ServerIsServing(string inbox)
+    {
+        var path = Path.Combine(inbox, ServerMarker);
+        string text;
+        try
+        {
+            text = File.ReadAllText(path);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false;
+        }
+        return text.Split(' ') is [var host, var pid]
+               && (host != Environment.MachineName
+                   || (int.TryParse(pid, System.Globalization.CultureInfo.InvariantCulture, out var id) && Directory.Exists($"/proc/{id}")));
+    }
 
     /// <summary>The id and kind of a request file name, or null for anything else (temporary files included).</summary>
     public static (string Id, string Suffix)? ParseRequestName(string fileName)

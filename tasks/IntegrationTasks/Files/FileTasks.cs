@@ -32,10 +32,16 @@ public abstract class FileTransferClientTask : TransferClientTask
     [Required] public string OutputDir { get; set; } = "";
     [Required] public string InputDir { get; set; } = "";
 
+    /// <summary>How long to wait for a server to serve OutputDir before failing (IT3003) without leaving a request.</summary>
+    public int ConnectionTimeoutSeconds { get; set; } = 120;
+
     protected abstract bool ListIds { get; }
 
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken) =>
-        new FileTransferClient(Path.GetFullPath(OutputDir), Path.GetFullPath(InputDir), ListIds).RunAsync(plan, importer, cancellationToken);
+        new FileTransferClient(Path.GetFullPath(OutputDir), Path.GetFullPath(InputDir), ListIds)
+        {
+            ServerWait = TimeSpan.FromSeconds(Math.Max(1, ConnectionTimeoutSeconds)), Log = EventLog, TransportName = TransportName,
+        }.RunAsync(plan, importer, cancellationToken);
 }
 
 /// <summary>Simple extraction (FileTransferRequest): ask for IDs 1..N; the server answers with one range query.</summary>

@@ -12,6 +12,13 @@ namespace IntegrationTasks.Files;
 /// </summary>
 public sealed partial class FileTransferClient(string serverInbox, string clientInbox, bool listIds)
 {
+    /// <summary>How long to wait for a server to serve the inbox before giving up (no request is left behind).</summary>
+    public TimeSpan ServerWait { get; init; } = TimeSpan.FromSeconds(120);
+
+    public IEventLog Log { get; init; } = NullEventLog.Instance;
+
+    /// <summary>The name to give in the advice to start a server.</summary>
+    public string TransportName { get; init; } = "FileTransferRequest";
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
@@ -20,6 +27,7 @@ public sealed partial class FileTransferClient(string serverInbox, string client
         var id = FileExchange.NewId();
         var response = Path.Combine(clientInbox, id + FileExchange.ResponseSuffix);
         var error = Path.Combine(clientInbox, id + FileExchange.ErrorSuffix);
+        await WaitForServerAsync(cancellationToken).ConfigureAwait(false);
         using var signal = new DirectorySignal(clientInbox); // before publishing, so the answer cannot be missed
         importer.MarkSetupDone();
 
@@ -46,5 +54,30 @@ public sealed partial class FileTransferClient(string serverInbox, string client
             await importer.ImportStreamAsync(stream, plan.BatchSize, cancellationToken).ConfigureAwait(false);
         File.Delete(response);
         return new TransferResult(sent, received);
+    }
+
+    /// <summary>
+    /// A request is left only where a server serves (its marker, its process alive): otherwise the client would wait its whole
+    /// timeout for nothing and leave a request that a later server answers into an orphan response.
+    /// </summary>
+    private async Task WaitForServerAsync(CancellationToken cancellationToken)
+    {
+        if (FileExchange.ServerIsServing(serverInbox))
+            return;
+        Log.Info($"{TransportName}: no FileTransferTestServer serves {serverInbox} yet; waiting up to {ServerWait.TotalSeconds:F0} s for one.");
+        using var serverSignal = new DirectorySignal(serverInbox);
+        using var wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        wait.CancelAfter(ServerWait);
+        try
+        {
+            while (!FileExchange.ServerIsServing(serverInbox))
+                await serverSignal.WaitAsync(wait.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionFailed,
+                $"No FileTransferTestServer serves {serverInbox} (waited {ServerWait.TotalSeconds:F0} s, ConnectionTimeoutSeconds); no request was left. " +
+                "Start one with: dotnet msbuild build.proj -t:FileTransferTestServer");
+        }
     }
 }

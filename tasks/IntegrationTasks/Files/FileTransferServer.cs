@@ -27,6 +27,7 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
         FileExchange.EnsureDirectory(inbox, "InputDir");
         FileExchange.EnsureDirectory(outbox, "OutputDir");
         _signal = new DirectorySignal(inbox);
+        FileExchange.WriteServerMarker(inbox);
     }
 
     /// <summary>Answers what is in the inbox, then whatever arrives, until cancelled.</summary>
@@ -117,5 +118,11 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
         }, cancellationToken).ConfigureAwait(false);
     }
 
-    public void Dispose() => _signal?.Dispose();
+    public void Dispose()
+    {
+        if (_signal is null)
+            return;
+        _signal.Dispose();
+        FileExchange.RemoveServerMarker(inbox);
+    }
 }
