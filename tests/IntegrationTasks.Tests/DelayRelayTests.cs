@@ -61,12 +61,13 @@ public sealed class DelayRelayTests
     }
 
     private static async Task<(DelayRelay Relay, IPEndPoint Endpoint, Task Running)> StartRelayAsync(int targetPort, TimeSpan delay,
-        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null, string? killPidFile = null)
+        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null, string? killPidFile = null, bool cutOnKill = true)
     {
         var relay = new DelayRelay(new RelayOptions
         {
             Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = targetPort, OneWayDelay = delay,
             Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1), KillPidFile = killPidFile,
+            CutOnKill = cutOnKill,
         }, NullEventLog.Instance);
         var endpoint = relay.Start();
         await Task.Yield();
@@ -227,6 +228,32 @@ public sealed class DelayRelayTests
             Assert.IsTrue(report is { Injected: true, FaultAfterBytes: 200_000, BytesFromServer: >= 200_000 } && report.InjectedAtSeconds >= 0, report.ToString());
             if (fault == RelayFaultKind.KillServer)
                 Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
+        }
+        await running;
+        listener.Stop();
+        await written.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    [TestMethod]
+    [Timeout(30_000, CooperativeCancellation = true)]
+    public async Task A_kill_behind_a_broker_kills_the_server_and_passes_every_byte_on()
+    {
+        // The queue transports' relay forwards to the broker, which outlives the server: no byte may be lost there (a chunk cut at the
+        // threshold broke the durable client's AMQP stream in the first CI run of the KillServer change).
+        using var directory = new TempDirectory("it-relay-kill-broker-");
+        using var victim = Process.Start(new ProcessStartInfo("sleep", "60"))!;
+        var pidFile = Path.Combine(directory, "server.pid");
+        File.WriteAllText(pidFile, victim.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        var (listener, written) = await EagerServerAsync(2_000_000);
+        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.KillServer, 200_000,
+            killPidFile: pidFile, cutOnKill: false);
+        await using (relay)
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(endpoint);
+            await client.GetStream().ReadExactlyAsync(new byte[2_000_000]);
+            Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
+            Assert.IsTrue(relay.FaultInjected);
         }
         await running;
         listener.Stop();

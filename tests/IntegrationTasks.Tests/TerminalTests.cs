@@ -23,6 +23,20 @@ public sealed class TerminalTests
         StringAssert.Matches(screen, new System.Text.RegularExpressions.Regex(@"DirectCopy: total processing time \d+\.\d{3} s for 500 records"));
     }
 
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)] // one small RunAll
+    public void RunAll_in_an_interactive_terminal_shows_its_plan_its_progress_and_its_summary()
+    {
+        using var artifacts = new TempDirectory("it-terminal-runall-");
+        var screen = RunInTerminal("-t:RunAll", "-nologo", $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true",
+            $"-p:ArtifactsDir={artifacts}/", "-p:Transports=DirectCopy+PipelinedCopy", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Peers=false");
+        StringAssert.Contains(screen, "RunAll plan: 2 transports (DirectCopy, PipelinedCopy) × 1000 records × 1 repetitions");
+        StringAssert.Contains(screen, "RunAll: transport 1 of 2, DirectCopy: 1,000 records × 1 repetitions after a warm-up (2 runs);");
+        StringAssert.Contains(screen, "RunAll: transport 2 of 2, PipelinedCopy:");
+        StringAssert.Contains(screen, "Results (4 verified runs):"); // warm-ups included
+        StringAssert.Contains(screen, "Report: ");
+    }
+
     /// <summary>Runs <c>dotnet msbuild build.proj</c> with these arguments on a 120 × 40 pseudo-terminal; returns what it printed.</summary>
     internal static string RunInTerminal(params string[] arguments)
     {

@@ -210,9 +210,11 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     await held.Writer.WriteAsync(new Chunk(buffer, read, due), token).ConfigureAwait(false);
                     continue;
                 }
-                // Reset or KillServer: the server's bytes up to the threshold go on, then the fault; nothing after it.
-                await held.Writer.WriteAsync(new Chunk(buffer, before, due, fault), token).ConfigureAwait(false);
-                if (fault == RelayFaultKind.Reset || options.CutOnKill)
+                // Reset or KillServer: the server's bytes up to the threshold go on, then the fault, and nothing after it is
+                // relayed — unless the connection is not the server's (a broker's), which loses no byte and is not cut.
+                var cuts = fault == RelayFaultKind.Reset || options.CutOnKill;
+                await held.Writer.WriteAsync(new Chunk(buffer, cuts ? before : read, due, fault), token).ConfigureAwait(false);
+                if (cuts)
                 {
                     held.Writer.Complete();
                     return;

@@ -49,6 +49,13 @@ public sealed class CapRecordCounts : IntegrationTask
                 notRun.Add(entry);
             }
         }
+        // Each transport's place in the run, for RunAll's progress lines ("transport 3 of 7").
+        var running = capped.Where(c => c.GetMetadata("RecordCounts").Length > 0).ToList();
+        for (var i = 0; i < running.Count; i++)
+        {
+            running[i].SetMetadata("Ordinal", (i + 1).ToString(CultureInfo.InvariantCulture));
+            running[i].SetMetadata("Of", running.Count.ToString(CultureInfo.InvariantCulture));
+        }
         Capped = [.. capped];
         NotRun = [.. notRun];
         return Task.CompletedTask;
