@@ -23,6 +23,8 @@ internal static class StallGuard
             try
             {
                 await next(connection).ConfigureAwait(false);
+                // One line per client served (its server task shows it; a person watching a server started by hand sees it).
+                Console.WriteLine($"Connection from {connection.RemoteEndPoint} finished.");
             }
             finally
             {

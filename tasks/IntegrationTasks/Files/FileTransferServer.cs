@@ -64,7 +64,7 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
                 : await AnswerAsync(request, id, cancellationToken).ConfigureAwait(false);
             request.Delete();
             Interlocked.Increment(ref _answered);
-            log.Detail($"Answered {request.Name}: {written:N0} bytes to {id}{FileExchange.ResponseSuffix}.");
+            log.Info($"Answered {request.Name}: {written:N0} bytes to {id}{FileExchange.ResponseSuffix}.");
         }
         catch (IntegrationException e)
         {

@@ -81,7 +81,8 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
             log.Detail($"Connection from {peer}.");
             await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
             Interlocked.Increment(ref _connections);
-            log.Detail($"Connection from {peer} finished: {connection.Answered} requests answered, {frames.BytesRead:N0} bytes in, {frames.BytesWritten:N0} out.");
+            // One line per client served: what a person watching a server started by hand sees.
+            log.Info($"Connection from {peer} finished: {connection.Answered} requests answered, {frames.BytesRead:N0} bytes in, {frames.BytesWritten:N0} out.");
         }
         catch (OperationCanceledException) when (serverToken.IsCancellationRequested)
         {

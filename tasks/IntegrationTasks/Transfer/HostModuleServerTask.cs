@@ -45,7 +45,11 @@ public abstract class HostModuleServerTask : TransferServerTask
              .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";
-        var host = ServerProcess.Start(name, launch, logFile: null, ServerLog.To(Log, name));
+        // The host's lines (one per client served) are on the screen; its ready line stays below it (this task prints its own).
+        var shown = ServerLog.To(Log, name, MessageImportance.High);
+        var quiet = ServerLog.To(Log, name);
+        var host = ServerProcess.Start(name, launch, logFile: null,
+            line => (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal) ? quiet : shown)(line));
         string endpoint;
         try
         {

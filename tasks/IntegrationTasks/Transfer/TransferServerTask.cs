@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Results;
@@ -24,6 +25,12 @@ public abstract class TransferServerTask : IntegrationTask
     /// <summary>Stop when standard input reaches end of file (set by the suite's StartServer).</summary>
     public bool StopOnStdinClose { get; set; }
 
+    /// <summary>
+    /// Started by a person: Ctrl+C (MSBuild cancels the task) or SIGTERM stops the server cleanly and ends the process with exit code 0 —
+    /// MSBuild itself ends any cancelled build with 1 ("Build failed"), which is wrong for the documented way to stop a server.
+    /// </summary>
+    public bool ExitOnInterrupt { get; set; }
+
     /// <summary>Where to report the server's own counters for the orchestrator (set by RunAll); nothing when empty.</summary>
     public string? StatsFile { get; set; }
 
@@ -46,9 +53,23 @@ public abstract class TransferServerTask : IntegrationTask
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (StopOnStdinClose)
             _ = ServerSignals.StopWhenInputClosesAsync(stop.Cancel);
+        var terminated = false;
+        using var sigterm = ExitOnInterrupt
+            ? PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; terminated = true; stop.Cancel(); })
+            : null;
         Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {work}, {database.Describe()}"));
+        if (ExitOnInterrupt)
+            Log.LogMessage(MessageImportance.High, "{0} is serving {1} from {2}; Ctrl+C stops it.", GetType().Name, endpoint, database.Describe());
         await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile) : null)
             await serve(stop.Token).ConfigureAwait(false);
+        if (ExitOnInterrupt && (cancellationToken.IsCancellationRequested || terminated))
+        {
+            // Stopped, its port free: say so on the person's screen (the build's loggers may not get to print before the exit) and end with 0.
+            Log.LogMessage(MessageImportance.Low, "{0} stopped.", GetType().Name);
+            Console.Out.WriteLine($"  {GetType().Name} stopped ({(terminated ? "SIGTERM" : "Ctrl+C")}); exit code 0.");
+            Console.Out.Flush();
+            Environment.Exit(0);
+        }
         Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);
     }
 }

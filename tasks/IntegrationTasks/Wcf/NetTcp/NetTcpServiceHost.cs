@@ -98,6 +98,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         try
         {
             await connection.RunAsync(cancellationToken).ConfigureAwait(false);
+            _log.Info($"net.tcp connection from {peer} finished.");
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
