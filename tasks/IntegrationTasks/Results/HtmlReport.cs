@@ -19,23 +19,32 @@ public static class HtmlReport
 
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
         IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "",
-        IReadOnlyList<FailedEntry>? failed = null)
+        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null)
     {
         sweeps ??= [];
         failed ??= [];
+        headline ??= [];
         var html = new StringBuilder("""
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
             <style>
-            body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+            body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
             h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
             table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
             td:first-child,th:first-child{text-align:left}.env{columns:2;font-size:12px;color:#555}
             svg text{font:12px system-ui,sans-serif}.bar{fill:#4a7bd0}.baseline{fill:#9aa5b1}.ci{stroke:#222;stroke-width:1.5}
-            .note{color:#666;font-size:12px}.bad td{background:#fde8e8}
+            .note{color:#666;font-size:12px}.bad td{background:#fde8e8}.wide{overflow-x:auto;max-width:100%}
+            #findings li{margin:.2em 0}svg.chart{max-width:100%;height:auto}
             </style></head><body>
             <h1>IntegrationTasks results</h1>
             """);
+        if (headline.Count > 0)
+        {
+            html.Append("<section id=\"findings\"><h2>Findings</h2><ul>");
+            foreach (var line in headline)
+                html.Append(Invariant, $"<li>{Encode(line)}</li>");
+            html.Append("</ul></section>");
+        }
         if (failed.Count > 0)
         {
             html.Append("<h2>Failed</h2><table id=\"failed\"><tr><th>Method</th><th>Records</th><th>Code</th><th>Message</th></tr>");
@@ -43,15 +52,12 @@ public static class HtmlReport
                 html.Append(Invariant, $"<tr class=\"bad\"><td>{Encode(f.Transport)}</td><td>{Encode(f.RecordsText)}</td><td>{Encode(f.Code)}</td><td style=\"text-align:left\">{Encode(f.Message)}</td></tr>");
             html.Append("</table>");
         }
-        html.Append("<ul class=\"env\">");
-        foreach (var (key, value) in environment)
-            html.Append(Invariant, $"<li><b>{Encode(key)}</b>: {Encode(value)}</li>");
-        html.Append("</ul>");
 
         foreach (var size in summaries.GroupBy(s => s.Records))
         {
             var rows = size.ToList();
             html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportWriter.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
+            html.Append(MainTable(size.Key, rows));
             html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
             var overheads = rows.Where(r => r.OverheadMicrosPerRecord is not null).ToList();
@@ -87,25 +93,55 @@ public static class HtmlReport
         }
 
         html.Append(labsHtml);
-        html.Append("<h2>Tables</h2><p class=\"note\">The same figures as results.md.</p>");
+        html.Append("<h2>All figures</h2><p class=\"note\">Every column of results.md; wide tables scroll sideways.</p>");
         html.Append(MarkdownTables(markdownTables));
         if (notRun.Count > 0)
         {
-            html.Append("<h2>Not run here</h2><table><tr><th>Method</th><th>Why</th><th>How to run it</th><th>Series (2014), 1M records (s)</th><th>Its role here</th></tr>");
+            html.Append("<h2 id=\"not-run\">Not run here</h2><table><tr><th>Method</th><th>Why</th><th>How to run it</th><th>Series (2014), 1M records (s)</th><th>Its role here</th></tr>");
             foreach (var entry in notRun)
-                html.Append(Invariant, $"<tr><td>{Encode(entry.Transport)}</td><td>{Encode(entry.Reason)}</td><td>{Encode(entry.Fix)}</td><td>{Encode(entry.SeriesSeconds)}</td><td>{Encode(entry.Replacement)}</td></tr>");
+                html.Append(Invariant, $"<tr><td>{Encode(entry.Transport)}</td><td style=\"text-align:left\">{Encode(entry.Reason)}</td><td style=\"text-align:left\">{Encode(entry.Fix)}</td><td>{Encode(entry.SeriesSeconds)}</td><td style=\"text-align:left\">{Encode(entry.Replacement)}</td></tr>");
             html.Append("</table>");
         }
+        html.Append("<details id=\"environment\"><summary><b>Environment</b> (machine, software, the run's settings)</summary><ul class=\"env\">");
+        foreach (var (key, value) in environment)
+            html.Append(Invariant, $"<li><b>{Encode(key)}</b>: {Encode(value)}</li>");
+        html.Append("</ul></details>");
         html.Append("</body></html>\n");
         return html.ToString();
+    }
+
+    /// <summary>The few columns a reader looks at first (the rest are under "All figures"): it fits a 1,280-pixel page.</summary>
+    private static string MainTable(int records, IReadOnlyList<TransportSummary> rows)
+    {
+        var html = new StringBuilder(string.Create(Invariant,
+            $"<table id=\"summary-{records}\" class=\"summary\"><tr><th>Method</th><th>Mean (s)</th><th>±95% CI (s)</th><th>Records/s</th><th>× PipelinedCopy</th><th>Overhead µs/record</th><th>× peer</th><th>Against the one above</th></tr>"));
+        foreach (var r in rows)
+        {
+            html.Append(Invariant, $"<tr><td>{Encode(r.Transport)}</td><td>{r.Seconds.Mean:F3}</td><td>{Encode(r.Seconds.IntervalCell())}</td><td>{r.MeanRecordsPerSecond:N0}</td>");
+            html.Append(Invariant, $"<td>{(r.RatioToPipelined is { } p ? p.ToString("F2", Invariant) : "–")}</td>");
+            html.Append(Invariant, $"<td>{(r.OverheadMicrosPerRecord is { } o ? o.ToString("F2", Invariant) + (r.Seconds.HasInterval && r.OverheadCi95Micros is { } ci ? " ±" + ci.ToString("F2", Invariant) : "") : "–")}</td>");
+            html.Append(Invariant, $"<td>{(r.RatioToPeer is { } peer ? peer.ToString("F1", Invariant) : "–")}</td><td style=\"text-align:left\">{Encode(ReportWriter.Verdict(r))}</td></tr>");
+        }
+        return html.Append("</table>").ToString();
     }
 
     /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>
     public sealed record Bar(string Label, double Value, double Interval = 0, bool Baseline = false);
 
+    /// <summary>
+    /// A chart of the transports; a peer (often 10–30× faster, which would flatten every other bar) is written beside it, not drawn.
+    /// </summary>
     private static string BarChart(string id, string title, IReadOnlyList<TransportSummary> rows,
-        Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format) =>
-        BarChart(id, title, rows.Select(r => new Bar(r.Transport, value(r), interval(r), ReportWriter.IsReference(r.Transport))).ToList(), format);
+        Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format)
+    {
+        var drawn = rows.Where(r => !r.IsPeer).ToList();
+        var beside = rows.Where(r => r.IsPeer).Select(r => $"{r.Transport}: {value(r).ToString(format, Invariant)}").ToList();
+        if (drawn.Count == 0)
+            (drawn, beside) = (rows.ToList(), []);
+        var chart = BarChart(id, title, drawn.Select(r => new Bar(r.Transport, value(r), interval(r), ReportWriter.IsReference(r.Transport))).ToList(), format);
+        return beside.Count == 0 ? chart
+            : chart + $"<p class=\"note beside\">Beside the chart, not drawn (the databases' own tool, on another scale): {Encode(string.Join("; ", beside))}.</p>";
+    }
 
     /// <summary>A horizontal bar chart, one bar per row, with an optional interval drawn as a whisker.</summary>
     public static string BarChart(string id, string title, IReadOnlyList<Bar> bars, string format)
@@ -118,29 +154,39 @@ public static class HtmlReport
         var labelWidth = Math.Max(200, 16 + (int)Math.Ceiling(7.2 * rows.Max(r => r.Label.Length)));
         var max = rows.Max(r => value(r) + interval(r));
         max = max > 0 ? max : 1;
+        // When the bars span more than 20× (a peer 30× faster, a lock-step transport 100× slower), a linear axis flattens all the
+        // others to slivers: the axis turns logarithmic, from half the smallest value, and the title says so.
+        var positives = rows.Select(value).Where(v => v > 0).ToList();
+        var floor = positives.Count > 0 ? positives.Min() / 2 : 0;
+        var logScale = positives.Count > 1 && positives.Max() / positives.Min() > 20;
+        double Scale(double v) => logScale
+            ? Math.Max(0, Math.Log10(Math.Max(v, floor) / floor) / Math.Log10(max / floor)) * plotWidth
+            : Math.Max(0, v) / max * plotWidth;
+        if (logScale)
+            title += string.Create(Invariant, $" (log scale: the values span {positives.Max() / positives.Min():N0}×)");
         var height = top + rows.Count * rowHeight + 10;
         var svg = new StringBuilder();
-        svg.Append(Invariant, $"<figure><svg id=\"{id}\" class=\"chart\" role=\"img\" width=\"{labelWidth + plotWidth + 90}\" height=\"{height}\">");
+        svg.Append(Invariant, $"<figure><svg id=\"{id}\" class=\"chart{(logScale ? " log" : "")}\" role=\"img\" width=\"{labelWidth + plotWidth + 90}\" height=\"{height}\" viewBox=\"0 0 {labelWidth + plotWidth + 90} {height}\">");
         svg.Append(Invariant, $"<text x=\"0\" y=\"16\" font-weight=\"bold\">{Encode(title)}</text>");
         for (var i = 0; i < rows.Count; i++)
         {
             var row = rows[i];
             var y = top + i * rowHeight;
             // A negative value (an overhead below zero) draws no bar; its figure is still written.
-            var width = Math.Max(0, value(row)) / max * plotWidth;
+            var width = Scale(value(row));
             var css = row.Baseline ? "bar baseline" : "bar";
             svg.Append(Invariant, $"<text x=\"{labelWidth - 6}\" y=\"{y + 14}\" text-anchor=\"end\">{Encode(row.Label)}</text>");
             svg.Append(Invariant, $"<rect class=\"{css}\" data-transport=\"{Encode(row.Label)}\" x=\"{labelWidth}\" y=\"{y + 3}\" width=\"{width:F1}\" height=\"{rowHeight - 6}\"/>");
             var ci = interval(row);
             if (ci > 0)
             {
-                var low = labelWidth + Math.Max(0, value(row) - ci) / max * plotWidth; // an interval wider than the value stops at zero
-                var high = labelWidth + (value(row) + ci) / max * plotWidth;
+                var low = labelWidth + Scale(value(row) - ci); // an interval wider than the value stops at the axis
+                var high = labelWidth + Scale(value(row) + ci);
                 svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{high:F1}\" y1=\"{y + 11}\" y2=\"{y + 11}\"/>");
                 svg.Append(Invariant, $"<line class=\"ci\" x1=\"{low:F1}\" x2=\"{low:F1}\" y1=\"{y + 6}\" y2=\"{y + 16}\"/>");
                 svg.Append(Invariant, $"<line class=\"ci\" x1=\"{high:F1}\" x2=\"{high:F1}\" y1=\"{y + 6}\" y2=\"{y + 16}\"/>");
             }
-            svg.Append(Invariant, $"<text x=\"{labelWidth + Math.Max(width, ci > 0 ? (value(row) + ci) / max * plotWidth : 0) + 6:F1}\" y=\"{y + 14}\">{value(row).ToString(format, Invariant)}</text>");
+            svg.Append(Invariant, $"<text x=\"{labelWidth + Math.Max(width, ci > 0 ? Scale(value(row) + ci) : 0) + 6:F1}\" y=\"{y + 14}\">{value(row).ToString(format, Invariant)}</text>");
         }
         svg.Append("</svg></figure>");
         return svg.ToString();
@@ -180,19 +226,27 @@ public static class HtmlReport
         return svg.ToString();
     }
 
-    /// <summary>Turns the Markdown tables of results.md into HTML tables (headings become h3).</summary>
+    /// <summary>
+    /// Turns the Markdown tables of results.md into HTML tables (headings become h3), each in a box that scrolls sideways rather than
+    /// widen the page. The findings and the not-run table have sections of their own above and below, so they are left out here.
+    /// </summary>
     private static string MarkdownTables(string markdown)
     {
         var html = new StringBuilder();
         var inTable = false;
+        var skipping = false;
         foreach (var line in markdown.Split('\n'))
         {
+            if (line.StartsWith("## ", StringComparison.Ordinal))
+                skipping = line is "## Findings" or "## Not run here";
+            if (skipping)
+                continue;
             if (line.StartsWith('|'))
             {
                 if (line.StartsWith("|---", StringComparison.Ordinal))
                     continue;
                 var cells = line.Trim('|').Split('|').Select(c => Encode(c.Trim().Replace("**", "").Replace("`", "")));
-                html.Append(inTable ? "<tr>" : "<table><tr>");
+                html.Append(inTable ? "<tr>" : "<div class=\"wide\"><table><tr>");
                 html.AppendJoin("", cells.Select(c => inTable ? $"<td>{c}</td>" : $"<th>{c}</th>"));
                 html.Append("</tr>");
                 inTable = true;
@@ -200,7 +254,7 @@ public static class HtmlReport
             }
             if (inTable)
             {
-                html.Append("</table>");
+                html.Append("</table></div>");
                 inTable = false;
             }
             if (line.StartsWith("## ", StringComparison.Ordinal))
@@ -209,7 +263,7 @@ public static class HtmlReport
                 html.Append(Invariant, $"<p class=\"note\">{Encode(line)}</p>");
         }
         if (inTable)
-            html.Append("</table>");
+            html.Append("</table></div>");
         return html.ToString();
     }
 

@@ -228,10 +228,15 @@ public static class ReportWriter
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + FaultTable.Markdown(faults)
                                : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
+        var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
+        // The findings first, before the environment and the tables.
+        const string title = "# IntegrationTasks results\n";
+        if (markdownText.StartsWith(title, StringComparison.Ordinal))
+            markdownText = title + "\n" + ReportHeadline.Markdown(headline) + markdownText[title.Length..].TrimStart('\n');
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed, headline));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);

@@ -60,6 +60,13 @@ public sealed class WriteReport : IntegrationTask
         }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");
+        // As measured, not as the properties of this build say (-t:Report over an earlier run's log has today's defaults).
+        if (measurements.Count > 0)
+        {
+            environment["Repetitions"] = string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize))
+                .Select(g => g.Count()).Distinct().Order());
+            environment["Warmup"] = measurements.Any(m => m.Warmup) ? "true" : "false";
+        }
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
         if (measurements.Count > 0)
