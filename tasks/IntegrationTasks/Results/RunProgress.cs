@@ -56,3 +56,65 @@ public sealed class RunProgress : IntegrationTask
         return Task.CompletedTask;
     }
 }
+
+/// <summary>
+/// RunAll's plan, with how long it should take where an earlier run here measured the same transports (the newest dated
+/// results-….json in the results folder): each planned run at its transport's mean time there, a missing record count scaled
+/// linearly from the nearest one measured.
+/// </summary>
+public sealed class EstimateRunAll : IntegrationTask
+{
+    /// <summary>The transports to run (item spec), each with its RecordCounts ('+'-joined).</summary>
+    [Required] public ITaskItem[] Transports { get; set; } = [];
+    public int Repetitions { get; set; }
+    public bool Warmup { get; set; }
+    [Required] public string ResultsDirectory { get; set; } = "";
+
+    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var runsEach = Repetitions + (Warmup ? 1 : 0);
+        var plan = Transports.Select(t => (t.ItemSpec, Counts: PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]))).ToList();
+        var runs = plan.Sum(p => p.Counts.Count) * runsEach;
+        var records = plan.Sum(p => p.Counts.Sum(c => (long)c)) * runsEach;
+        var line = string.Create(CultureInfo.InvariantCulture, $"RunAll plan: {runs:N0} runs moving {records:N0} records in all");
+        var earlier = Directory.Exists(ResultsDirectory)
+            ? new DirectoryInfo(ResultsDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
+            : null;
+        if (earlier is not null && Estimate(plan, runsEach, earlier.FullName) is { } estimate)
+            line += string.Create(CultureInfo.InvariantCulture,
+                $"; about {RunProgressEstimate.Duration(estimate.Seconds)} of transfers by {earlier.Name} ({estimate.Known} of {plan.Count} transports measured there)");
+        else
+            line += "; no earlier results here to estimate its time from";
+        Log.LogMessage(MessageImportance.High, "{0}.", line);
+        return Task.CompletedTask;
+    }
+
+    internal static (TimeSpan Seconds, int Known)? Estimate(IReadOnlyList<(string Transport, List<int> Counts)> plan, int runsEach, string resultsFile)
+    {
+        List<Measurement> measured;
+        try
+        {
+            measured = Comparison.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup).ToList();
+        }
+        catch (IntegrationException)
+        {
+            return null;
+        }
+        var seconds = 0.0;
+        var known = 0;
+        foreach (var (transport, counts) in plan)
+        {
+            var means = measured.Where(m => m.Transport == transport).GroupBy(m => m.Records)
+                .ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds));
+            if (means.Count == 0)
+                continue;
+            known++;
+            foreach (var count in counts)
+            {
+                var nearest = means.Keys.MinBy(k => Math.Abs(Math.Log((double)k / count)));
+                seconds += means[nearest] * count / nearest * runsEach;
+            }
+        }
+        return known == 0 ? null : (TimeSpan.FromSeconds(seconds), known);
+    }
+}
