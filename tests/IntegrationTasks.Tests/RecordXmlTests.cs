@@ -238,6 +238,27 @@ public sealed class RecordXmlTests
         StringAssert.Contains(e.Message, "Record 7");
     }
 
+    [TestMethod]
+    [DataRow("<table><record>" + Good, "Truncated XML <table>", DisplayName = "response cut short")]
+    [DataRow("<table><record>" + Good + "</record><&/table>", "Malformed XML <table>", DisplayName = "response broken mid-way")]
+    [DataRow("<request><id>1</id><id>2", "Truncated XML <request>", DisplayName = "request cut short")]
+    [DataRow("<request><id>1</id><<id>2</id></request>", "Malformed XML <request>", DisplayName = "request broken mid-way")]
+    public async Task A_message_cut_short_is_told_from_a_broken_one_by_where_its_input_ended_not_by_the_parsers_words(string xml, string expected)
+    {
+        // It was told by matching "Unexpected end of file" in XmlException's (localisable) message; now by the stream having ended.
+        var e = xml.StartsWith("<request>", StringComparison.Ordinal)
+            ? await Assert.ThrowsExactlyAsync<IntegrationException>(() => RecordXml.ReadRequestAsync(Utf8(xml)))
+            : await Assert.ThrowsExactlyAsync<IntegrationException>(async () =>
+            {
+                using var streaming = new RecordXml.ResponseReader(Utf8(xml));
+                while (await streaming.ReadAsync() is not null)
+                {
+                }
+            });
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code);
+        StringAssert.StartsWith(e.Message, expected);
+    }
+
     private static List<int> ReadRequest(string xml) => RecordXml.ReadRequestAsync(Utf8(xml)).GetAwaiter().GetResult();
 
     private static MemoryStream Utf8(string text) => new(Encoding.UTF8.GetBytes(text));

@@ -21,9 +21,12 @@ public abstract class ClientModel
         return FrameCodec.EndFrame(buffer, format, batch + 1);
     }
 
-    protected static IntegrationException EndedEarly(int received, int expected) => new(ErrorCodes.TransferFailed,
-        $"The server ended the transfer after {received} of {expected} responses.");
+    protected static IntegrationException EndedEarly(int received, int expected) => new TransferEndedEarlyException(received, expected);
 }
+
+/// <summary>The server closed the connection cleanly before every response came: a break a resuming client reconnects after.</summary>
+public sealed class TransferEndedEarlyException(int received, int expected)
+    : IntegrationException(ErrorCodes.TransferFailed, $"The server ended the transfer after {received} of {expected} responses.");
 
 /// <summary>
 /// The series' TcpClientSingleThreadTest (import inline: send, receive, import, next) and

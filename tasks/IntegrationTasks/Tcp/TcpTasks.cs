@@ -106,7 +106,7 @@ public abstract class TcpClientTask : TransferClientTask
     /// <summary>What a resuming client reconnects after: the connection broke or was cut mid-frame; on a retry, the server not (yet) back.</summary>
     private static bool IsBreak(Exception e) => TcpEndpoints.IsDisconnect(e)
         || e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.TruncatedFrame or ErrorCodes.ConnectionFailed }
-        || (e is IntegrationException { Code: ErrorCodes.TransferFailed } && e.Message.Contains("ended the transfer after", StringComparison.Ordinal));
+        || e is TransferEndedEarlyException;
 }
 
 // ---- the series' generations: each names its format, I/O and threading model, nothing else ----

@@ -25,6 +25,12 @@ public static class BoundedBatches
             {
                 break;
             }
+            // A slot freed by a batch the first failure stopped can reach this wait before its cancellation does: start nothing more.
+            if (stop.IsCancellationRequested)
+            {
+                slots.Release();
+                break;
+            }
             running.RemoveAll(t => t.IsCompletedSuccessfully);
             running.Add(RunOneAsync(batch));
         }

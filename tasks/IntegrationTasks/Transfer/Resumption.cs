@@ -58,6 +58,9 @@ public sealed class ResumingTransfer(BatchPlan plan, IEventLog log)
 {
     public bool Resumes { get; init; }
     public int MaxReconnects { get; init; } = 5;
+
+    /// <summary>The wait before the first reconnection (doubling each time, at most 5 s); tests drive the loop with none.</summary>
+    internal TimeSpan FirstBackoff { get; init; } = TimeSpan.FromMilliseconds(200);
     public CommittedBatches Committed { get; } = new(plan);
     public int Reconnects { get; private set; }
     private bool _connected;
@@ -89,7 +92,7 @@ public sealed class ResumingTransfer(BatchPlan plan, IEventLog log)
                     throw new IntegrationException(ErrorCodes.ConnectionLost,
                         Resumes && Reconnects > 0 ? $"{message} (gave up after {Reconnects} reconnections; see MaxReconnects)" : message, e);
                 Reconnects++;
-                var backoff = TimeSpan.FromMilliseconds(Math.Min(5000, 200 * Math.Pow(2, Reconnects - 1)));
+                var backoff = TimeSpan.FromMilliseconds(Math.Min(5000, FirstBackoff.TotalMilliseconds * Math.Pow(2, Reconnects - 1)));
                 log.Warning(ErrorCodes.ConnectionLost,
                     $"{message}; reconnecting in {backoff.TotalSeconds:0.#} s (attempt {Reconnects} of {MaxReconnects}) to ask for the {left} batches not committed.");
                 await Task.Delay(backoff, cancellationToken).ConfigureAwait(false);

@@ -97,9 +97,10 @@ public static class RecordXml
     public static async Task<List<int>> ReadRequestAsync(Stream input, CancellationToken cancellationToken = default)
     {
         var ids = new List<int>();
+        var watched = new CountingStream(input); // not disposed: the caller owns the input
         try
         {
-            using var xml = XmlReader.Create(input, AsyncReaderSettings);
+            using var xml = XmlReader.Create(watched, AsyncReaderSettings);
             var reader = new FieldReader(xml, async: true);
             await reader.ContentAsync().ConfigureAwait(false);
             ExpectElement(xml, RequestElement);
@@ -121,7 +122,7 @@ public static class RecordXml
         }
         catch (XmlException e)
         {
-            throw XmlError(e, RequestElement);
+            throw XmlError(e, RequestElement, truncated: watched.ReachedEnd);
         }
         return ids;
     }
@@ -225,13 +226,15 @@ public static class RecordXml
     {
         private readonly XmlReader _xml;
         private readonly FieldReader _reader;
+        private readonly CountingStream _input;
         private bool _started;
         private bool _finished;
 
         /// <param name="inMemory">The whole response is in <paramref name="input"/> already: read it synchronously.</param>
         public ResponseReader(Stream input, bool inMemory = false)
         {
-            _xml = XmlReader.Create(input, inMemory ? InMemoryReaderSettings : AsyncReaderSettings);
+            _input = new CountingStream(input); // not disposed: the caller owns the input
+            _xml = XmlReader.Create(_input, inMemory ? InMemoryReaderSettings : AsyncReaderSettings);
             _reader = new FieldReader(_xml, async: !inMemory);
         }
 
@@ -278,7 +281,7 @@ public static class RecordXml
             }
             catch (XmlException e)
             {
-                throw XmlError(e, TableElement);
+                throw XmlError(e, TableElement, truncated: _input.ReachedEnd);
             }
         }
 
@@ -385,9 +388,9 @@ public static class RecordXml
 
     // ---- parsing helpers ----
 
-    private static IntegrationException XmlError(XmlException e, string root)
+    /// <summary>A parser error; <paramref name="truncated"/> when the input had ended (told by the stream, not by the error's text).</summary>
+    private static IntegrationException XmlError(XmlException e, string root, bool truncated)
     {
-        var truncated = e.Message.Contains("Unexpected end of file", StringComparison.OrdinalIgnoreCase);
         return new IntegrationException(ErrorCodes.MalformedXml,
             $"{(truncated ? "Truncated" : "Malformed")} XML <{root}> message at line {e.LineNumber}, position {e.LinePosition}: {e.Message}", e);
     }
