@@ -33,6 +33,9 @@ public sealed class TerminalTests
         StringAssert.Contains(screen, "RunAll plan: 2 transports (DirectCopy, PipelinedCopy) × 1000 records × 1 repetitions");
         StringAssert.Contains(screen, "RunAll: transport 1 of 2, DirectCopy: 1,000 records × 1 repetitions after a warm-up (2 runs);");
         StringAssert.Contains(screen, "RunAll: transport 2 of 2, PipelinedCopy:");
+        // One line a run (its time, verified), not the client's own three lines again.
+        StringAssert.Matches(screen, new System.Text.RegularExpressions.Regex(@"DirectCopy 1,000 records, repetition 1 of 1: \d+\.\d{3} s, [\d,]+ records/s, verified\."));
+        Assert.DoesNotContain("DirectCopy: total processing time", screen);
         StringAssert.Contains(screen, "Results (4 verified runs):"); // warm-ups included
         StringAssert.Contains(screen, "Report: ");
     }

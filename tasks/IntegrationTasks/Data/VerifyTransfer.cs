@@ -51,6 +51,6 @@ public sealed class VerifyTransfer : IntegrationTask
         // The run's figures carry what the check found, for the fault table (rows lost, rows twice).
         if (run is not null)
             Transfer.MeasurementLog.WriteSingle(RunFile!, run with { RowsMatched = report.Matched, RowsDuplicated = report.Duplicated });
-        Log.LogMessage(MessageImportance.High, "Verified: ClientTable equals ServiceTable for all {0:N0} IDs.", report.Matched);
+        Log.LogMessage(RunDetail, "Verified: ClientTable equals ServiceTable for all {0:N0} IDs.", report.Matched);
     }
 }

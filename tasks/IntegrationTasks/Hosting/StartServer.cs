@@ -55,7 +55,10 @@ public sealed class StartServer : IntegrationTask
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {
-            Log.LogMessage(MessageImportance.High, "Starting {0} (process {1}): {2}", Name, server.ProcessId, launch);
+            // A short line on the screen; the whole command (a screenful of properties) for the detailed log.
+            Log.LogMessage(MessageImportance.High, "Starting {0} (process {1}{2}).", Name, server.ProcessId,
+                string.IsNullOrEmpty(LogFile) ? "" : $", its log in {LogFile}");
+            Log.LogMessage(MessageImportance.Normal, "{0}: {1}", Name, launch);
             Endpoint = await server.WaitReadyAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
         }
         catch

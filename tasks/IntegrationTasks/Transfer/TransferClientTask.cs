@@ -86,7 +86,7 @@ public abstract class TransferClientTask : IntegrationTask
 
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
-        Log.LogMessage(MessageImportance.High, "{0}: {1} batches of {2} records ({3:N0} records).",
+        Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records).",
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records);
 
         ProcessMemory.ResetPeak();
@@ -148,7 +148,7 @@ public abstract class TransferClientTask : IntegrationTask
         }
         if (failure is not null)
             return;
-        Log.LogMessage(MessageImportance.High,
+        Log.LogMessage(RunDetail,
             "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4}.",
             TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9),
             result.BytesMeasured ? $"{BytesSent:N0} bytes sent, {BytesReceived:N0} received" : "bytes on the wire not measured");
