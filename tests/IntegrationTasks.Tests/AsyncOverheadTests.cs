@@ -1,7 +1,6 @@
 using IntegrationTasks.AsyncOverhead;
 using IntegrationTasks.Common;
 using IntegrationTasks.Labs;
-using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
 

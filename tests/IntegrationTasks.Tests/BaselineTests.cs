@@ -1,7 +1,6 @@
 using IntegrationTasks.Baseline;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Tests;
@@ -135,88 +134,5 @@ public sealed class BaselineTests
         Assert.IsTrue(select.Execute());
         Assert.IsEmpty(select.Peer);
         StringAssert.Contains(select.NotRun.Single().GetMetadata("Reason"), "different providers");
-    }
-}
-
-/// <summary>How the report puts transports against PipelinedCopy and the peer.</summary>
-[TestClass]
-[TestCategory("Unit")]
-public sealed class ReferenceReportTests
-{
-    private static Measurement Run(string transport, double seconds, int repetition, string work = "PerRecord") => new()
-    {
-        Transport = transport, Records = 100_000, BatchSize = 1000, Repetition = repetition, ElapsedSeconds = seconds, ServerWork = work, Verified = true,
-    };
-
-    [TestMethod]
-    public void Overhead_is_the_difference_to_PipelinedCopy_per_record_with_a_Welch_interval()
-    {
-        Measurement[] runs =
-        [
-            Run("PipelinedCopy", 1.0, 1), Run("PipelinedCopy", 1.2, 2), Run("PipelinedCopy", 1.1, 3),
-            Run("TcpClient2", 1.5, 1), Run("TcpClient2", 1.9, 2), Run("TcpClient2", 1.7, 3),
-            Run("FileTransferRequest", 2.0, 1, "Range"), Run("FileTransferRequest", 2.0, 2, "Range"), Run("FileTransferRequest", 2.0, 3, "Range"),
-            Run("Peer: SQLite ATTACH", 0.2, 1), Run("Peer: SQLite ATTACH", 0.2, 2), Run("Peer: SQLite ATTACH", 0.2, 3),
-        ];
-        var rows = ReportWriter.Summarise(runs);
-        var tcp = rows.Single(r => r.Transport == "TcpClient2");
-        Assert.AreEqual(1.7 / 1.1, tcp.RatioToPipelined!.Value, 1e-9);
-        Assert.AreEqual((1.7 - 1.1) / 100_000 * 1e6, tcp.OverheadMicrosPerRecord!.Value, 1e-9);
-        // sd 0.2 and 0.1 over 3 runs each: se = √(0.04/3 + 0.01/3) = 0.1291; Welch df = 2.94; t(0.975, 2.94) = 3.19.
-        var se = Math.Sqrt(0.04 / 3 + 0.01 / 3);
-        var df = Math.Pow(se * se, 2) / (Math.Pow(0.04 / 3, 2) / 2 + Math.Pow(0.01 / 3, 2) / 2);
-        Assert.AreEqual(StudentT.Quantile(0.975, df) * se / 100_000 * 1e6, tcp.OverheadCi95Micros!.Value, 1e-9);
-        Assert.AreEqual(1.7 / 0.2, tcp.RatioToPeer!.Value, 1e-9);
-        Assert.IsNull(rows.Single(r => r.Transport == "PipelinedCopy").OverheadMicrosPerRecord);
-
-        // The peer is listed last and not ranked: the fastest transport is PipelinedCopy, not the peer.
-        Assert.AreEqual("Peer: SQLite ATTACH", rows[^1].Transport);
-        Assert.AreEqual(0, rows.Single(r => r.Transport == "PipelinedCopy").PercentSlowerThanFastest, 1e-12);
-
-        var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
-        StringAssert.Contains(markdown, "## 100,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 3 runs");
-        StringAssert.Contains(markdown, "| FileTransferRequest | range query per batch | 2.000 |");
-        StringAssert.Contains(markdown, "| 1.55 | 6.00 ±");
-        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH | 0.200 | 0.000 | 500,000 | 8.50 (TcpClient2) | 5.50 | – |");
-        Assert.DoesNotContain("| Peer: SQLite ATTACH | SELECT per ID |", markdown, "the peer is not a row of the transports' table");
-    }
-}
-
-/// <summary>The StageCosts lab: each stage of the per-record path measured alone, and recorded in the report.</summary>
-[TestClass]
-[TestCategory("EndToEnd")]
-[DoNotParallelize]
-public sealed class StageCostsTests
-{
-    [TestMethod]
-    [DataRow("Sqlite")]
-    [DataRow("PostgreSql")]
-    public async Task Every_stage_is_measured_on_real_rows_and_reported(string provider)
-    {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
-        using var results = new TempDirectory("it-stages-");
-        var engine = new FakeBuildEngine();
-        var task = new IntegrationTasks.Labs.StageCostsTask
-        {
-            BuildEngine = engine, ServerProvider = provider, ServerConnString = databases.Server.ConnectionString, ClientProvider = provider,
-            ClientConnString = databases.Client.ConnectionString, ResultsDirectory = results, Records = 2000, BatchSize = 500,
-        };
-        Assert.IsTrue(task.Execute(), engine.Log);
-        var run = IntegrationTasks.Labs.StageCostsReport.Load(results)!;
-        Assert.HasCount(5, run.Stages);
-        Assert.IsTrue(run.Stages.All(s => s.MicrosecondsPerRecord > 0 && s.BytesAllocatedPerRecord > 0), string.Join("; ", run.Stages));
-        // The insert stage really inserted: every row is on the client.
-        var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(2000, CancellationToken.None);
-        Assert.IsTrue(report.Success, report.Describe());
-        var markdown = IntegrationTasks.Labs.LabResults.Sections(results).Single().Markdown;
-        StringAssert.Contains(markdown, $"## StageCosts: each stage of the per-record path alone ({provider}, 2,000 records in batches of 500");
-        StringAssert.Contains(markdown, "| XML in: parse the response |");
-
-        task.Records = 2100;
-        engine = new FakeBuildEngine();
-        task.BuildEngine = engine;
-        Assert.IsFalse(task.Execute());
-        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
     }
 }

@@ -1,7 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Tests;
 

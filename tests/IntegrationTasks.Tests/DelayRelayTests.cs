@@ -280,19 +280,3 @@ public sealed class DelayRelayTests
         await written.WaitAsync(TimeSpan.FromSeconds(10));
     }
 }
-
-/// <summary>A relay that resets the first connection after some bytes, in front of a test's server.</summary>
-internal static class RelayFaults
-{
-    public static async Task<(DelayRelay Relay, int Port, Task Running)> ResettingAsync(int serverPort, long afterBytes)
-    {
-        var relay = new DelayRelay(new RelayOptions
-        {
-            Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = serverPort,
-            Fault = RelayFaultKind.Reset, FaultAfterBytes = afterBytes,
-        }, NullEventLog.Instance);
-        var port = relay.Start().Port;
-        await Task.Yield();
-        return (relay, port, relay.RunAsync(CancellationToken.None));
-    }
-}

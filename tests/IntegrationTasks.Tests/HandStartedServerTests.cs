@@ -55,7 +55,7 @@ public sealed class HandStartedServerTests
         using var artifacts = new TempDirectory("it-by-hand-");
         var (exitCode, output) = HostingTests.RunBuild("GenerateData", artifacts, "-p:Records=500");
         Assert.AreEqual(0, exitCode, output);
-        var port = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
         var info = new ProcessStartInfo("dotnet")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, WorkingDirectory = RepositoryPaths.Root,

@@ -76,7 +76,7 @@ public sealed class HostingTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
         using var artifacts = new TempDirectory("it-hosting-");
-        var port = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
         var engine = new FakeBuildEngine();
 
         var start = Starter(engine, artifacts, databases.Server.ConnectionString, port);
@@ -118,7 +118,7 @@ public sealed class HostingTests
     public async Task A_server_that_dies_before_it_is_ready_is_reported_with_its_output()
     {
         var engine = new FakeBuildEngine();
-        var start = Starter(engine, Path.GetTempPath(), "Data Source=/proc/forbidden/server.db", TcpTransferTests.FreePort());
+        var start = Starter(engine, Path.GetTempPath(), "Data Source=/proc/forbidden/server.db", TestPorts.Free());
         Assert.IsFalse(start.Execute());
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerExited), engine.Log);
         StringAssert.Contains(engine.Log, "IT1003");
@@ -129,7 +129,7 @@ public sealed class HostingTests
     public async Task The_end_of_a_failed_build_kills_a_server_that_was_never_stopped()
     {
         await using var databases = TestDatabases.Sqlite();
-        var port = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
         var engine = new FakeBuildEngine();
         using var artifacts = new TempDirectory("it-hosting-");
         var start = Starter(engine, artifacts, databases.Server.ConnectionString, port);
@@ -145,11 +145,11 @@ public sealed class HostingTests
     public void RunAll_transfers_verifies_and_reports_every_transport()
     {
         using var artifacts = new TempDirectory("it-runall-");
-        var port = TcpTransferTests.FreePort();
-        var httpPort = TcpTransferTests.FreePort();
-        int soapPort = TcpTransferTests.FreePort(), netTcpPort = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
+        var httpPort = TestPorts.Free();
+        int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={soapPort}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
             $"-p:NetTcpPort={netTcpPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
@@ -180,12 +180,12 @@ public sealed class HostingTests
     public void RunAll_in_Range_mode_reads_ranges_in_every_server_family_and_says_so()
     {
         using var artifacts = new TempDirectory("it-range-");
-        int port = TcpTransferTests.FreePort(), httpPort = TcpTransferTests.FreePort(), soapPort = TcpTransferTests.FreePort(),
-            netTcpPort = TcpTransferTests.FreePort(), grpcPort = TcpTransferTests.FreePort();
+        int port = TestPorts.Free(), httpPort = TestPorts.Free(), soapPort = TestPorts.Free(),
+            netTcpPort = TestPorts.Free(), grpcPort = TestPorts.Free();
         string[] transports = ["DirectCopy", "PipelinedCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest3", "FileTransferBigRequest", "FileTransferRequest",
             "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest"];
         var (exitCode, output) = RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={soapPort}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
             $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
@@ -209,7 +209,7 @@ public sealed class HostingTests
     public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size(string transport, string portProperty)
     {
         using var artifacts = new TempDirectory("it-sweep-");
-        var port = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
         var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:{portProperty}={port}", $"-p:SweepTransport={transport}",
             "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
@@ -230,7 +230,7 @@ public sealed class HostingTests
     public void A_failing_client_still_stops_the_server_and_fails_the_build()
     {
         using var artifacts = new TempDirectory("it-runall-");
-        var port = TcpTransferTests.FreePort();
+        var port = TestPorts.Free();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
             $"-p:Port={port}", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Transports=TcpClient2", "-p:MaxInFlight=0");
         Assert.AreNotEqual(0, exitCode, output);
@@ -250,7 +250,7 @@ public sealed class HostingTests
         Assert.AreEqual(0, exitCode, output);
         StringAssert.Contains(output, "Verified: ClientTable equals ServiceTable for all 500 IDs.");
         // No server: the series' client target name fails clearly instead of hanging.
-        (exitCode, output) = RunBuild("TcpClientMultiThreadTest2", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", "-p:TotalBatches=5", "-p:BatchSize=100");
+        (exitCode, output) = RunBuild("TcpClientMultiThreadTest2", artifacts, $"-p:Port={TestPorts.Free()}", "-p:TotalBatches=5", "-p:BatchSize=100");
         Assert.AreNotEqual(0, exitCode);
         StringAssert.Contains(output, "IT3003");
     }

@@ -94,7 +94,7 @@ public sealed class NetworkTests
     public void RunAll_with_a_reset_in_every_repetition_resumes_or_fails_cleanly_and_the_report_has_a_fault_table()
     {
         using var artifacts = new TempDirectory("it-fault-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=Reset", "-p:FaultAfterBytes=400000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest4+HttpRequest+GrpcStreaming+SoapSmallBatchesAsync+FileTransferRequest",
             "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
@@ -134,7 +134,7 @@ public sealed class NetworkTests
     {
         // The walk-through's case: too little data for FaultAfterBytes; the fault table said "rode it out (no break)".
         using var artifacts = new TempDirectory("it-not-injected-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=Reset", "-p:FaultAfterBytes=100000000", "-p:Transports=TcpClient2", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
@@ -150,10 +150,10 @@ public sealed class NetworkTests
     public void RunAll_with_the_server_killed_in_every_repetition_resumes_once_it_is_back_or_fails_cleanly()
     {
         using var artifacts = new TempDirectory("it-kill-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=KillServer", "-p:FaultAfterBytes=200000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+TcpClientMultiThreadTest4+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
-            $"-p:GrpcPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={TcpTransferTests.FreePort()}", $"-p:NetTcpPort={TcpTransferTests.FreePort()}",
+            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}",
             "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
@@ -185,10 +185,10 @@ public sealed class NetworkTests
     public void RunAll_with_a_silence_in_every_repetition_rides_it_out_in_every_stream_transport()
     {
         using var artifacts = new TempDirectory("it-silence-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=Silence", "-p:SilenceSeconds=2", "-p:FaultAfterBytes=200000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
-            $"-p:GrpcPort={TcpTransferTests.FreePort()}", $"-p:SoapPort={TcpTransferTests.FreePort()}", $"-p:NetTcpPort={TcpTransferTests.FreePort()}",
+            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}",
             "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
@@ -205,7 +205,7 @@ public sealed class NetworkTests
     public void A_latency_sweep_runs_each_transport_at_each_round_trip_through_the_relay()
     {
         using var artifacts = new TempDirectory("it-latency-");
-        var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, $"-p:Port={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2", "-p:LatenciesMs=0+10", "-p:SweepRecords=2000", "-p:BatchSize=200",
             "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);

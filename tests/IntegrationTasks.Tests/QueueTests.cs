@@ -10,83 +10,6 @@ using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>
-/// The suite's own RabbitMQ node for the queue tests: started once (as StartRabbitMQ does it) and
-/// stopped after the run. The test command installs rabbitmq-server; without it these tests fail.
-/// </summary>
-internal static class TestBroker
-{
-    private static readonly Lazy<RabbitMqNode> Node = new(() =>
-    {
-        var options = new RabbitMqNodeOptions
-        {
-            Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
-            AmqpPort = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
-        };
-        return RabbitMqNode.StartAsync(options, log: null, TimeSpan.FromSeconds(120), CancellationToken.None).GetAwaiter().GetResult();
-    });
-
-    public static RabbitMqNodeOptions Options => Node.Value.Options;
-    public static BrokerOptions Broker => new() { Port = Options.AmqpPort };
-
-    public static void StopIfStarted()
-    {
-        if (!Node.IsValueCreated)
-            return;
-        Node.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
-        Node.Value.Dispose();
-        Directory.Delete(Node.Value.Options.Directory, recursive: true);
-    }
-
-    /// <summary>Empties the suite's queues (and their dead-letter queues) so tests do not see each other's messages.</summary>
-    public static async Task PurgeAsync()
-    {
-        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
-        await using var channel = await connection.CreateChannelAsync();
-        foreach (var topology in new[] { QueueTopology.Fast, QueueTopology.Reliable })
-        {
-            foreach (var queue in new[] { topology.RequestQueue, topology.ReplyQueue })
-            {
-                await topology.DeclareAsync(channel, queue, CancellationToken.None);
-                await channel.QueuePurgeAsync(queue);
-                await channel.QueuePurgeAsync(QueueTopology.DeadLetterQueue(queue));
-            }
-        }
-    }
-
-    public static async Task<uint> CountAsync(string queue)
-    {
-        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
-        await using var channel = await connection.CreateChannelAsync();
-        return (await channel.QueueDeclarePassiveAsync(queue)).MessageCount;
-    }
-}
-
-/// <summary>A RabbitMQServer consumer running in the test process.</summary>
-internal sealed class RunningQueueServer : IAsyncDisposable
-{
-    private readonly CancellationTokenSource _stop = new();
-    private Task _serving = Task.CompletedTask;
-
-    public CapturingLog Log { get; } = new();
-    public QueueServer Server { get; private set; } = null!;
-
-    public static async Task<RunningQueueServer> StartAsync(Database database, QueueTopology topology, int maxMessageBytes = 1 << 20)
-    {
-        var running = new RunningQueueServer();
-        running.Server = new QueueServer(new RecordSource(database, ServerWork.PerRecord), TestBroker.Broker, topology, running.Log) { MaxMessageBytes = maxMessageBytes };
-        var serve = await running.Server.StartAsync(CancellationToken.None);
-        running._serving = serve(running._stop.Token);
-        return running;
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        await _stop.CancelAsync();
-        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
-    }
-}
-
 [TestClass]
 [TestCategory("EndToEnd")]
 [DoNotParallelize]
@@ -303,7 +226,7 @@ public sealed class QueueTests
         StartRabbitMQ Start() => new()
         {
             BuildEngine = engine, Directory = directories.Dequeue(),
-            Port = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
+            Port = TestPorts.Free(), DistributionPort = TestPorts.Free(), EpmdPort = TestPorts.Free(),
         };
         var first = Start();
         Assert.IsTrue(first.Execute(), engine.Log);
@@ -327,7 +250,7 @@ public sealed class QueueTests
         var options = new RabbitMqNodeOptions
         {
             Directory = directory,
-            AmqpPort = TcpTransferTests.FreePort(), DistributionPort = TcpTransferTests.FreePort(), EpmdPort = TcpTransferTests.FreePort(),
+            AmqpPort = TestPorts.Free(), DistributionPort = TestPorts.Free(), EpmdPort = TestPorts.Free(),
         };
         var node = await RabbitMqNode.StartAsync(options, null, TimeSpan.FromSeconds(120), CancellationToken.None);
         try
@@ -356,7 +279,7 @@ public sealed class QueueTests
     public void Under_RunAll_faults_the_durable_transport_ends_with_every_row_once_and_the_fast_one_fails_cleanly_or_rides_it_out(string fault)
     {
         using var artifacts = new TempDirectory("it-queue-fault-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", $"-p:RelayPort={TcpTransferTests.FreePort()}",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=RabbitMQClientTest+RabbitMQDurable", "-p:RecordCounts=5000",
             "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
@@ -393,7 +316,7 @@ public sealed class QueueTests
                  {
                      "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
                      "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={(string)artifacts}/", "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
-                     "-p:Repetitions=5", $"-p:RabbitMQPort={TcpTransferTests.FreePort()}", "-p:Peers=false",
+                     "-p:Repetitions=5", $"-p:RabbitMQPort={TestPorts.Free()}", "-p:Peers=false",
                  })
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;

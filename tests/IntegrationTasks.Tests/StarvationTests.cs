@@ -74,7 +74,7 @@ public sealed class StarvationTests
         var task = new ThreadPoolStarvationTask
         {
             BuildEngine = engine, PgConnString = PostgresCluster.AdminConnectionString, HostAssembly = RunningHttpServer.HostAssembly,
-            WorkDirectory = Path.Combine(results, "work"), ResultsDirectory = results, Port = TcpTransferTests.FreePort(),
+            WorkDirectory = Path.Combine(results, "work"), ResultsDirectory = results, Port = TestPorts.Free(),
             Concurrency = 8, Requests = 24, RaisedMinThreads = 16,
         };
         Assert.IsTrue(task.Execute(), engine.Log);
@@ -132,7 +132,7 @@ public sealed class StarvationTests
 
         // No cluster at this directory and port: the target starts one, and must stop it again.
         var directory = $"/tmp/it-pg-{Guid.NewGuid():N}";
-        var environment = new Dictionary<string, string> { ["IT_PG_DIR"] = directory, ["IT_PG_PORT"] = TcpTransferTests.FreePort().ToString() };
+        var environment = new Dictionary<string, string> { ["IT_PG_DIR"] = directory, ["IT_PG_PORT"] = TestPorts.Free().ToString() };
         try
         {
             (exitCode, output) = RunLab(environment);
@@ -155,7 +155,7 @@ public sealed class StarvationTests
         [
             "msbuild", RepositoryPaths.BuildProject, "-t:ThreadPoolStarvation", "-nologo", "-tl:off", "-v:n",
             $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
-            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TcpTransferTests.FreePort()}",
+            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TestPorts.Free()}",
         ], environment);
         return (exitCode, stdout + stderr);
     }

@@ -9,72 +9,6 @@ using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>Records what the server logs, so tests can see its coded warnings.</summary>
-internal sealed class CapturingLog : IEventLog
-{
-    private readonly List<string> _lines = [];
-    public List<string> Lines { get { lock (_lines) return [.. _lines]; } }
-    public void Info(string message) { lock (_lines) _lines.Add(message); }
-    public void Detail(string message) { lock (_lines) _lines.Add(message); }
-    public void Warning(string code, string message) { lock (_lines) _lines.Add($"warning {code}: {message}"); }
-    public void Error(string code, string message) { lock (_lines) _lines.Add($"error {code}: {message}"); }
-}
-
-/// <summary>A TcpServer2 running in the test process on a free loopback port.</summary>
-internal sealed class RunningTcpServer : IAsyncDisposable
-{
-    private readonly CancellationTokenSource _stop = new();
-    private readonly TcpServerHost _server;
-    private readonly Task _serving;
-
-    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes,
-        TimeSpan? connectionTimeout = null)
-    {
-        generation ??= TcpGeneration.All["TcpClient2"];
-        _server = new TcpServerHost(new RecordSource(database, ServerWork.PerRecord),
-            new TcpServerOptions
-            {
-                Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
-                ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120),
-            },
-            generation.ServerModel(), Log);
-        Port = _server.Start().Port;
-        _serving = _server.RunAsync(_stop.Token);
-    }
-
-    public CapturingLog Log { get; } = new();
-    public int Port { get; }
-    public TcpServerHost Server => _server;
-
-    public async ValueTask DisposeAsync()
-    {
-        await _stop.CancelAsync();
-        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
-        await _server.DisposeAsync();
-        _stop.Dispose();
-    }
-}
-
-/// <summary>The series' TCP generations as the tests drive them: a server model, a frame format, an I/O style and a client task.</summary>
-public sealed record TcpGeneration(string Name, Func<ServerModel> ServerModel, FrameFormat Format, TcpIo Io, Func<TcpClientTask> NewClient)
-{
-    public static readonly IReadOnlyDictionary<string, TcpGeneration> All = new[]
-    {
-        new TcpGeneration("TcpClientSingleThreadTest", () => new LockStepServerModel(), FrameFormat.Plain, TcpIo.Streams, () => new TcpClientSingleThreadTest()),
-        new TcpGeneration("TcpClientMultiThreadTest", () => new LockStepServerModel(), FrameFormat.Plain, TcpIo.Streams, () => new TcpClientMultiThreadTest()),
-        new TcpGeneration("TcpClient2", () => new PipelinedServerModel(1, 8), FrameFormat.Plain, TcpIo.Streams, () => new TcpClient2()),
-        new TcpGeneration("TcpClientMultiThreadTest3", () => new PipelinedServerModel(4, 8), FrameFormat.Tagged, TcpIo.Streams, () => new TcpClientMultiThreadTest3()),
-        new TcpGeneration("TcpClientMultiThreadTest4", () => new PipelinedServerModel(1, 8), FrameFormat.Plain, TcpIo.Pipelines, () => new TcpClientMultiThreadTest4()),
-    }.ToDictionary(g => g.Name);
-
-    public static IEnumerable<object[]> Names => All.Keys.Select(name => new object[] { name });
-
-    /// <summary>One generation's server each (the multi-thread client shares TCP 1's server).</summary>
-    public static IEnumerable<string> ServerNames => ["TcpClientSingleThreadTest", "TcpClient2", "TcpClientMultiThreadTest3", "TcpClientMultiThreadTest4"];
-
-    public override string ToString() => Name;
-}
-
 [TestClass]
 [TestCategory("EndToEnd")]
 [DoNotParallelize]
@@ -143,7 +77,7 @@ public sealed class TcpTransferTests
     public void A_missing_server_is_a_coded_error_not_a_hang()
     {
         using var databases = new DisposableSqlite();
-        var port = FreePort();
+        var port = TestPorts.Free();
         var engine = new FakeBuildEngine();
         var client = Client(databases.Value, port, 1, 10, engine);
         Assert.IsFalse(client.Execute());
@@ -286,13 +220,6 @@ public sealed class TcpTransferTests
         stream.Socket.Shutdown(SocketShutdown.Send);
     }
 
-    internal static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
     private static byte[] Header(FrameFormat format, long length)
     {
         var header = new byte[format.HeaderSize];
@@ -307,10 +234,4 @@ public sealed class TcpTransferTests
         var payload = Encoding.UTF8.GetBytes(xml);
         return [.. Header(format, payload.Length), .. payload];
     }
-}
-
-internal sealed class DisposableSqlite : IDisposable
-{
-    public TestDatabases Value { get; } = TestDatabases.Sqlite();
-    public void Dispose() => Value.DisposeAsync().AsTask().GetAwaiter().GetResult();
 }

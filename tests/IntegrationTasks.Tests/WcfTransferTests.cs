@@ -3,45 +3,10 @@ using System.Text;
 using System.Xml.Linq;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Transfer;
 using IntegrationTasks.Wcf;
 using IntegrationTasks.Wcf.NetTcp;
 
 namespace IntegrationTasks.Tests;
-
-/// <summary>The net.tcp endpoint of our own, with the real service, running in the test process on a free port.</summary>
-internal sealed class RunningNetTcpServer : IAsyncDisposable
-{
-    private readonly CancellationTokenSource _stop = new();
-    private IntegrationTestsService _service = null!;
-    private Task _serving = Task.CompletedTask;
-
-    public CapturingLog Log { get; } = new();
-    public NetTcpServiceHost Host { get; private set; } = null!;
-    public int Port { get; private set; }
-    public string Address => $"net.tcp://127.0.0.1:{Port}{ServiceNames.NetTcpPath}";
-
-    public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20,
-        TimeSpan? connectionTimeout = null)
-    {
-        var server = new RunningNetTcpServer();
-        server._service = await IntegrationTestsService.OpenAsync(new RecordSource(database, ServerWork.PerRecord), 4, 2, maxBatchRecords, CancellationToken.None);
-        server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions
-        {
-            Port = 0, MaxMessageBytes = maxMessageBytes, ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120),
-        }, server.Log);
-        server.Port = server.Host.Start().Port;
-        server._serving = server.Host.RunAsync(server._stop.Token);
-        return server;
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        await _stop.CancelAsync();
-        await _serving.WaitAsync(TimeSpan.FromSeconds(30));
-        await _service.DisposeAsync();
-    }
-}
 
 [TestClass]
 [TestCategory("EndToEnd")]
@@ -251,8 +216,8 @@ public sealed class WcfTransferTests
         await using var databases = TestDatabases.Sqlite();
         foreach (var (transport, address) in new[]
                  {
-                     ("SoapSmallBatches", $"http://127.0.0.1:{TcpTransferTests.FreePort()}{ServiceNames.SoapPath}"),
-                     ("NetTcpSmallBatchesAsync", $"net.tcp://127.0.0.1:{TcpTransferTests.FreePort()}{ServiceNames.NetTcpPath}"),
+                     ("SoapSmallBatches", $"http://127.0.0.1:{TestPorts.Free()}{ServiceNames.SoapPath}"),
+                     ("NetTcpSmallBatchesAsync", $"net.tcp://127.0.0.1:{TestPorts.Free()}{ServiceNames.NetTcpPath}"),
                  })
         {
             var engine = new FakeBuildEngine();
@@ -294,60 +259,5 @@ public sealed class WcfTransferTests
                 Assert.Fail($"Timed out waiting; the log:\n{what}");
             await Task.Delay(50, CancellationToken.None);
         }
-    }
-}
-
-[TestClass]
-[TestCategory("Unit")]
-public sealed class WcfBatchCallsTests
-{
-    /// <summary>
-    /// A channel whose first call fails once the others are waiting, and whose other calls end only when it is aborted — as a call sent
-    /// just as a killed server's session ended did (RunAll under KillServer waited minutes on one).
-    /// </summary>
-    private sealed class SessionEndedService(int othersInFlight) : IIntegrationTestsClient
-    {
-        private readonly TaskCompletionSource _aborted = new(TaskCreationOptions.RunContinuationsAsynchronously);
-        private readonly CountdownEvent _othersWaiting = new(othersInFlight);
-
-        public bool Aborted => _aborted.Task.IsCompleted;
-
-        public void Abort() => _aborted.TrySetResult();
-
-        public RecordData? GetRecord(int id) => throw new NotSupportedException();
-        public RecordData[] GetRecords(int firstId, int count) => GetRecordsAsync(firstId, count).GetAwaiter().GetResult();
-        public RecordData[] GetRecordsConcurrently(int firstId, int count) => GetRecords(firstId, count);
-        public Task<RecordData[]> GetRecordsConcurrentlyAsync(int firstId, int count) => GetRecordsAsync(firstId, count);
-
-        public async Task<RecordData[]> GetRecordsAsync(int firstId, int count)
-        {
-            if (firstId == 1)
-            {
-                await Task.Run(() => _othersWaiting.Wait(TimeSpan.FromSeconds(10)));
-                throw new System.ServiceModel.CommunicationException("The server did not provide a meaningful reply (the session ended).");
-            }
-            _othersWaiting.Signal();
-            await _aborted.Task;
-            throw new System.ServiceModel.CommunicationObjectAbortedException("The channel was aborted.");
-        }
-    }
-
-    [TestMethod]
-    [DataRow(WcfVariant.SmallBatchesAsync)]
-    [DataRow(WcfVariant.SmallBatchesAsyncSyncServer)]
-    [DataRow(WcfVariant.SmallBatchesTask)]
-    [DataRow(WcfVariant.SmallBatchesMultiThread)]
-    public async Task The_first_failed_call_aborts_the_channel_so_calls_left_waiting_end_with_it(WcfVariant variant)
-    {
-        await using var databases = TestDatabases.Sqlite();
-        await using var importer = await BatchImporter.OpenAsync(databases.Client, CancellationToken.None);
-        var plan = new BatchPlan(8, 10);
-        var service = new SessionEndedService(othersInFlight: 3);
-        var calls = new BatchCalls(service, service.Abort, plan, new SerialImporter(importer), new ResumingTransfer(plan, NullEventLog.Instance));
-        var run = calls.RunAsync(variant, Enumerable.Range(0, plan.TotalBatches).ToList(), maxInFlight: 4, CancellationToken.None);
-        // Without the abort the three waiting calls (and so the attempt) would last until WCF's call timeout.
-        var e = await Assert.ThrowsAsync<System.ServiceModel.CommunicationException>(() => run.WaitAsync(TimeSpan.FromSeconds(20)));
-        StringAssert.Contains(e.Message, "meaningful reply", "the first failure is the one reported");
-        Assert.IsTrue(service.Aborted);
     }
 }

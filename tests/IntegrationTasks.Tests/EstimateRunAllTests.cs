@@ -1,0 +1,24 @@
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class EstimateRunAllTests
+{
+    [TestMethod]
+    public void An_earlier_run_here_gives_the_plan_its_time_scaled_to_the_record_counts()
+    {
+        using var folder = new TempDirectory("it-estimate-");
+        var measurements = Enumerable.Range(1, 3).SelectMany(r => new[]
+        {
+            new IntegrationTasks.Transfer.Measurement { Transport = "TcpClient2", Records = 20_000, Repetition = r, ElapsedSeconds = 2.0, Verified = true },
+            new IntegrationTasks.Transfer.Measurement { Transport = "GrpcClient", Records = 20_000, Repetition = r, ElapsedSeconds = 1.0, Verified = true },
+        }).ToList();
+        IntegrationTasks.Results.ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
+        var results = Directory.GetFiles(folder, "results-*.json").Single();
+        // TcpClient2 at 20,000 and 40,000 (scaled from 20,000: 4 s), 2 runs each; HttpRequest never measured there.
+        var estimate = IntegrationTasks.Results.EstimateRunAll.Estimate([("TcpClient2", [20_000, 40_000]), ("HttpRequest", [20_000])], runsEach: 2, results);
+        Assert.AreEqual((TimeSpan.FromSeconds((2.0 + 4.0) * 2), 1), estimate);
+        Assert.IsNull(IntegrationTasks.Results.EstimateRunAll.Estimate([("HttpRequest", [20_000])], 2, results));
+    }
+}

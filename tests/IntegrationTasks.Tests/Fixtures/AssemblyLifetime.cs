@@ -1,0 +1,13 @@
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+public static class AssemblyLifetime
+{
+    [AssemblyCleanup]
+    public static void StopServers()
+    {
+        TestBroker.StopIfStarted();
+        PostgresCluster.StopIfStarted();
+    }
+}

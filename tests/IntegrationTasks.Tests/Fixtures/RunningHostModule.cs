@@ -1,0 +1,53 @@
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>A server task of the host process (HttpServer, SoapServer) running until disposed.</summary>
+internal sealed class RunningHostModule : IAsyncDisposable
+{
+    private readonly HostModuleServerTask _task;
+    private readonly Task<bool> _execution;
+
+    private RunningHostModule(HostModuleServerTask task, Task<bool> execution, int port, string path)
+    {
+        _task = task;
+        _execution = execution;
+        Port = port;
+        Url = $"http://127.0.0.1:{port}{path}";
+    }
+
+    public int Port { get; }
+    public string Url { get; }
+
+    public static string HostAssembly => Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Host", "bin", HostingTests.Configuration,
+        "net10.0", "IntegrationTasks.Host.dll");
+
+    /// <summary>Starts the task on a free port with the given database and waits for its ready line.</summary>
+    public static async Task<RunningHostModule> StartAsync(HostModuleServerTask task, TestDatabases databases, string path)
+    {
+        var port = TestPorts.Free();
+        var engine = new FakeBuildEngine();
+        task.BuildEngine = engine;
+        task.ServerProvider = databases.ProviderName;
+        task.ServerConnString = databases.Server.ConnectionString;
+        task.HostAssembly = HostAssembly;
+        task.Url = $"http://127.0.0.1:{port}";
+        var server = new RunningHostModule(task, Task.Run(task.Execute), port, path);
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        while (!engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker))
+        {
+            if (server._execution.IsCompleted)
+                Assert.Fail($"{task.GetType().Name} ended before it was ready:\n{engine.Log}");
+            await Task.Delay(20, timeout.Token);
+        }
+        return server;
+    }
+
+    public string Log => _task.BuildEngine is FakeBuildEngine engine ? engine.Log : "";
+
+    public async ValueTask DisposeAsync()
+    {
+        _task.Cancel();
+        Assert.IsTrue(await _execution.WaitAsync(TimeSpan.FromSeconds(30)), $"{_task.GetType().Name} did not stop cleanly:\n{Log}");
+    }
+}

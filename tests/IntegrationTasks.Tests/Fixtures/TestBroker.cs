@@ -1,0 +1,55 @@
+using IntegrationTasks.Queues;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The suite's own RabbitMQ node for the queue tests: started once (as StartRabbitMQ does it) and
+/// stopped after the run. The test command installs rabbitmq-server; without it these tests fail.
+/// </summary>
+internal static class TestBroker
+{
+    private static readonly Lazy<RabbitMqNode> Node = new(() =>
+    {
+        var options = new RabbitMqNodeOptions
+        {
+            Directory = Directory.CreateTempSubdirectory("it-rabbitmq-").FullName,
+            AmqpPort = TestPorts.Free(), DistributionPort = TestPorts.Free(), EpmdPort = TestPorts.Free(),
+        };
+        return RabbitMqNode.StartAsync(options, log: null, TimeSpan.FromSeconds(120), CancellationToken.None).GetAwaiter().GetResult();
+    });
+
+    public static RabbitMqNodeOptions Options => Node.Value.Options;
+    public static BrokerOptions Broker => new() { Port = Options.AmqpPort };
+
+    public static void StopIfStarted()
+    {
+        if (!Node.IsValueCreated)
+            return;
+        Node.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+        Node.Value.Dispose();
+        Directory.Delete(Node.Value.Options.Directory, recursive: true);
+    }
+
+    /// <summary>Empties the suite's queues (and their dead-letter queues) so tests do not see each other's messages.</summary>
+    public static async Task PurgeAsync()
+    {
+        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
+        await using var channel = await connection.CreateChannelAsync();
+        foreach (var topology in new[] { QueueTopology.Fast, QueueTopology.Reliable })
+        {
+            foreach (var queue in new[] { topology.RequestQueue, topology.ReplyQueue })
+            {
+                await topology.DeclareAsync(channel, queue, CancellationToken.None);
+                await channel.QueuePurgeAsync(queue);
+                await channel.QueuePurgeAsync(QueueTopology.DeadLetterQueue(queue));
+            }
+        }
+    }
+
+    public static async Task<uint> CountAsync(string queue)
+    {
+        await using var connection = await Broker.ConnectAsync("test", CancellationToken.None);
+        await using var channel = await connection.CreateChannelAsync();
+        return (await channel.QueueDeclarePassiveAsync(queue)).MessageCount;
+    }
+}
