@@ -110,6 +110,9 @@ public sealed class TcpTransferTests
         ("negative length", (s, f) => s.WriteAsync(Header(f, -5)).AsTask(), ErrorCodes.InvalidFrameLength),
         ("malformed XML", (s, f) => s.WriteAsync(Frame(f, "<request><id>1</id>")).AsTask(), ErrorCodes.MalformedXml),
         ("bad id", (s, f) => s.WriteAsync(Frame(f, "<request><id>one</id></request>")).AsTask(), ErrorCodes.InvalidFieldValue),
+        // One ten-byte ID over MaxBatchRecords (1,000 here): refused while read, before any lookup (a 4 MB request once made a 117 MB reply).
+        ("too many ids", (s, f) => s.WriteAsync(Frame(f, "<request>" + string.Concat(Enumerable.Repeat("<id>1</id>", 1001)) + "</request>")).AsTask(),
+            ErrorCodes.BatchTooLarge),
         ("disconnect mid-frame", (s, f) => ThenDisconnect(s, Header(f, 1000).Concat(new byte[10]).ToArray()), ErrorCodes.TruncatedFrame),
         ("disconnect mid-header", (s, f) => ThenDisconnect(s, new byte[3]), ErrorCodes.TruncatedFrame),
         ("disconnect without end marker", (s, f) => ThenDisconnect(s, Frame(f, "<request><id>1</id></request>")), ErrorCodes.TruncatedFrame),
@@ -131,7 +134,7 @@ public sealed class TcpTransferTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20,
-            connectionTimeout: TimeSpan.FromSeconds(2));
+            connectionTimeout: TimeSpan.FromSeconds(2), maxBatchRecords: 1000);
 
         // The good client starts first and is mid-transfer while the bad one misbehaves.
         var engine = new FakeBuildEngine();
@@ -160,6 +163,96 @@ public sealed class TcpTransferTests
         await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
         engine = new FakeBuildEngine();
         Assert.IsTrue(Client(databases, server.Port, 1, 10, engine, generation).Execute(), engine.Log);
+    }
+
+    // ---- a client that stops reading, and one that reads slowly ----
+
+    [TestMethod]
+    [DataRow("TcpClientSingleThreadTest")]
+    [DataRow("TcpClient2")]
+    [DataRow("TcpClientMultiThreadTest3")]
+    [DataRow("TcpClientMultiThreadTest4")]
+    [Timeout(120_000, CooperativeCancellation = true)]
+    public async Task A_client_that_stops_reading_is_dropped_with_IT3007_and_the_others_are_served(string generation)
+    {
+        // It sent requests and never read a reply: the server blocked writing, stopped answering after 10–18 requests and kept
+        // the connection for as long as the client liked (180 s and more), logging nothing.
+        var format = TcpGeneration.All[generation].Format;
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(2));
+        using var bad = new TcpClient { ReceiveBufferSize = 64 * 1024 };
+        await bad.ConnectAsync(IPAddress.Loopback, server.Port);
+        var request = Frame(format, "<request>" + string.Concat(Enumerable.Range(1, 1000).Select(i => $"<id>{i}</id>")) + "</request>");
+        // Far more reply (≈ 100 MB) than any buffer holds; sent in the background, as the server may stop reading requests too.
+        var sending = Task.Run(async () =>
+        {
+            try
+            {
+                for (var i = 0; i < 300; i++)
+                    await bad.GetStream().WriteAsync(request);
+            }
+            catch (IOException)
+            {
+                // the server dropped us
+            }
+        });
+        var dropped = await WaitForLineAsync(server.Log, "warning IT3007", TimeSpan.FromSeconds(60));
+        StringAssert.Contains(dropped, "(it stopped reading its replies)");
+        await sending.WaitAsync(TimeSpan.FromSeconds(30));
+
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(Client(databases, server.Port, 10, 100, engine, generation).Execute(), engine.Log);
+    }
+
+    [TestMethod]
+    [Timeout(120_000, CooperativeCancellation = true)]
+    public async Task A_reader_that_is_slow_but_moving_is_never_cut()
+    {
+        // 20,000 records (≈ 6.6 MB, more than the kernel's buffers hold) read 64 KB at a time with a pause after each, longer in all than
+        // the 1 s timeout: what counts is that every slice the server writes gets through within it.
+        var format = TcpGeneration.All["TcpClient2"].Format;
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, connectionTimeout: TimeSpan.FromSeconds(1));
+        using var slow = new TcpClient { ReceiveBufferSize = 64 * 1024 };
+        await slow.ConnectAsync(IPAddress.Loopback, server.Port);
+        var stream = slow.GetStream();
+        await stream.WriteAsync(Frame(format, "<request>" + string.Concat(Enumerable.Range(1, 20_000).Select(i => $"<id>{i}</id>")) + "</request>"));
+        var header = new byte[format.HeaderSize];
+        await stream.ReadExactlyAsync(header);
+        var length = BinaryPrimitives.ReadInt64LittleEndian(header);
+        var buffer = new byte[64 * 1024];
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        for (long read = 0; read < length;)
+        {
+            var got = await stream.ReadAsync(buffer.AsMemory(0, (int)Math.Min(buffer.Length, length - read)));
+            Assert.AreNotEqual(0, got, $"the server ended the connection after {read:N0} of {length:N0} bytes:\n{string.Join("\n", server.Log.Lines)}");
+            read += got;
+            await Task.Delay(20);
+        }
+        Assert.IsGreaterThan(1.0, watch.Elapsed.TotalSeconds, "the read took longer in all than the timeout");
+        // Every byte arrived (the loop above); the write guard never fired. (Once the whole reply has left, a client that sends nothing
+        // more for the timeout is idle, and may be dropped as such: that is the read guard, and the reply is complete by then.)
+        Assert.IsFalse(server.Log.Lines.Any(l => l.Contains("stopped reading", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+    }
+
+    private static async Task<string> WaitForLineAsync(CapturingLog log, string text, TimeSpan timeout)
+    {
+        using var deadline = new CancellationTokenSource(timeout);
+        try
+        {
+            while (true)
+            {
+                if (log.Lines.FirstOrDefault(l => l.Contains(text, StringComparison.Ordinal)) is { } line)
+                    return line;
+                await Task.Delay(20, deadline.Token);
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            throw new TimeoutException($"The server logged no \"{text}\" within {timeout.TotalSeconds} s:\n{string.Join("\n", log.Lines)}");
+        }
     }
 
     // ---- a connection broken mid-transfer: the pipelined generations resume, the lock-step ones fail cleanly ----

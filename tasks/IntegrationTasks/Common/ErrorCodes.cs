@@ -16,6 +16,7 @@ public static class ErrorCodes
     public const string FrameTooLarge = "IT2101";
     public const string TruncatedFrame = "IT2102";
     public const string MalformedMessage = "IT2004";
+    public const string BatchTooLarge = "IT2005";
     public const string InvalidFrameLength = "IT2103";
 
     // Transfers

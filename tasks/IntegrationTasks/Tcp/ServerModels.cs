@@ -7,9 +7,15 @@ using IntegrationTasks.Wire;
 namespace IntegrationTasks.Tcp;
 
 /// <summary>One accepted connection, with what every threading model needs to answer its requests.</summary>
-public sealed class ServerConnection(FrameConnection frames, RecordSource source, TimeSpan timeout)
+public sealed class ServerConnection(FrameConnection frames, RecordSource source, TimeSpan timeout, int maxBatchRecords = int.MaxValue)
 {
+    /// <summary>A response is written in slices this big, each within the timeout: a reader that still reads is never cut.</summary>
+    private const int WriteSlice = 64 * 1024;
+
     private int _answered;
+
+    /// <summary>The deadline of the read under way: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
+    private CancellationTokenSource? _readDeadline;
 
     public FrameConnection Frames { get; } = frames;
     public RecordSource Source { get; } = source;
@@ -24,6 +30,7 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     {
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(timeout);
+        Volatile.Write(ref _readDeadline, deadline);
         try
         {
             return await Frames.ReadAsync(deadline.Token).ConfigureAwait(false);
@@ -33,7 +40,53 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
             throw new IntegrationException(ErrorCodes.ConnectionStalled,
                 $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.");
         }
+        finally
+        {
+            Interlocked.CompareExchange(ref _readDeadline, null, deadline);
+        }
     }
+
+    /// <summary>Traffic the other way: the read under way gets the whole timeout again.</summary>
+    private void WriteProgressed()
+    {
+        try
+        {
+            Volatile.Read(ref _readDeadline)?.CancelAfter(timeout);
+        }
+        catch (ObjectDisposedException)
+        {
+            // that read has just ended
+        }
+    }
+
+    /// <summary>
+    /// Writes a frame to the client. A client that reads nothing for the timeout — it sends requests and never reads the replies —
+    /// is dropped (IT3007): the read guard alone let it hold the connection, its buffers and its workers as long as it liked.
+    /// </summary>
+    public async ValueTask WriteAsync(ReadOnlyMemory<byte> frame, CancellationToken cancellationToken)
+    {
+        var offset = 0;
+        do
+        {
+            var slice = frame.Slice(offset, Math.Min(WriteSlice, frame.Length - offset));
+            offset += slice.Length;
+            using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            deadline.CancelAfter(timeout);
+            try
+            {
+                await Frames.WriteAsync(slice, deadline.Token).ConfigureAwait(false);
+                WriteProgressed();
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                throw new IntegrationException(ErrorCodes.ConnectionStalled,
+                    $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
+            }
+        }
+        while (offset < frame.Length);
+    }
+
+    public ValueTask WriteEndAsync(CancellationToken cancellationToken) => WriteAsync(Frames.Format.EndMarker(), cancellationToken);
 
     /// <summary>A request frame in, its response frame out (tagged with the request's batch id).</summary>
     public async Task<PooledBufferStream> AnswerAsync(RecordLookup lookup, Frame request, CancellationToken cancellationToken)
@@ -43,7 +96,11 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
         {
             FrameCodec.BeginFrame(response, Frames.Format);
             using (var body = request.OpenRead())
-                await RecordService.AnswerAsync(lookup, body, response, cancellationToken).ConfigureAwait(false);
+                await RecordService.AnswerAsync(lookup, body, response, cancellationToken, maxBatchRecords).ConfigureAwait(false);
+            // The client accepts frames up to the same limit: a larger one is refused here, never sent.
+            if (response.Length - Frames.Format.HeaderSize > Frames.MaxFrameBytes)
+                throw new IntegrationException(ErrorCodes.FrameTooLarge,
+                    $"The response to batch {request.BatchId} would be {response.Length:N0} bytes, over MaxFrameBytes ({Frames.MaxFrameBytes:N0}); not sent.");
             FrameCodec.EndFrame(response, Frames.Format, request.BatchId);
             Interlocked.Increment(ref _answered);
             return response;
@@ -75,7 +132,7 @@ public sealed class LockStepServerModel : ServerModel
         {
             using (request)
             using (var response = await connection.AnswerAsync(lookup, request, cancellationToken).ConfigureAwait(false))
-                await connection.Frames.WriteAsync(response.WrittenMemory, cancellationToken).ConfigureAwait(false);
+                await connection.WriteAsync(response.WrittenMemory, cancellationToken).ConfigureAwait(false);
         }
     }
 }
@@ -130,9 +187,9 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
                 await foreach (var response in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
                 {
                     using (response)
-                        await connection.Frames.WriteAsync(response.WrittenMemory, token).ConfigureAwait(false);
+                        await connection.WriteAsync(response.WrittenMemory, token).ConfigureAwait(false);
                 }
-                await connection.Frames.WriteEndAsync(token).ConfigureAwait(false);
+                await connection.WriteEndAsync(token).ConfigureAwait(false);
             }
 
             await TaskGroup.WhenAllOrFirstFailure(cancellation, ReceiveAsync(), AnswerAllAsync(), SendAsync()).ConfigureAwait(false);

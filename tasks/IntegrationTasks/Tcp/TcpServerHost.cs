@@ -16,6 +16,9 @@ public sealed record TcpServerOptions
 
     /// <summary>A connection that sends no complete request for this long (idle, or stalled mid-frame) is dropped.</summary>
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
+
+    /// <summary>The most records one request may ask for (IT2005 beyond): what bounds a reply, and so the server's memory.</summary>
+    public int MaxBatchRecords { get; init; } = 100_000;
 }
 
 /// <summary>
@@ -77,7 +80,7 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
             client.NoDelay = true;
             await using var stream = client.GetStream();
             await using var frames = FrameConnection.Create(options.Io, stream, options.Format, options.MaxFrameBytes);
-            connection = new ServerConnection(frames, source, options.ConnectionTimeout);
+            connection = new ServerConnection(frames, source, options.ConnectionTimeout, options.MaxBatchRecords);
             log.Detail($"Connection from {peer}.");
             await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
             Interlocked.Increment(ref _connections);

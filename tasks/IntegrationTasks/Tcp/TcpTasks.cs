@@ -26,19 +26,22 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>A connection that sends no complete request for this many seconds (idle, or stalled mid-frame) is dropped with IT3007.</summary>
     public int ConnectionTimeoutSeconds { get; set; } = 120;
 
+    /// <summary>The most records one request may ask for; a larger request is refused (IT2005) while it is read.</summary>
+    public int MaxBatchRecords { get; set; } = 100_000;
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual TcpIo Io => TcpIo.Streams;
     protected abstract ServerModel CreateModel();
 
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1)
+        if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1 || MaxBatchRecords < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"MaxPendingRequests ({MaxPendingRequests}) and ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}) must be at least 1.");
+                $"MaxPendingRequests ({MaxPendingRequests}), ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}) and MaxBatchRecords ({MaxBatchRecords}) must be at least 1.");
         var options = new TcpServerOptions
         {
             BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
-            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds),
+            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords,
         };
         var server = new TcpServerHost(source, options, CreateModel(), EventLog);
         var endpoint = server.Start();

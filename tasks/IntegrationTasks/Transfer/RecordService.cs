@@ -7,8 +7,9 @@ namespace IntegrationTasks.Transfer;
 public static class RecordService
 {
     /// <summary>Reads a request message and writes the response message; returns the records written.</summary>
-    public static async Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken) =>
-        await AnswerAsync(lookup, await RecordXml.ReadRequestAsync(request, cancellationToken).ConfigureAwait(false), response,
+    public static async Task<int> AnswerAsync(RecordLookup lookup, Stream request, Stream response, CancellationToken cancellationToken,
+        int maxBatchRecords = int.MaxValue) =>
+        await AnswerAsync(lookup, await RecordXml.ReadRequestAsync(request, maxBatchRecords, cancellationToken).ConfigureAwait(false), response,
             afterRecord: null, cancellationToken).ConfigureAwait(false);
 
     /// <summary>

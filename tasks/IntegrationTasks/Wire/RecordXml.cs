@@ -94,7 +94,14 @@ public static class RecordXml
     }
 
     /// <summary>Reads a request's IDs (asynchronously: an HTTP request body may not be read synchronously).</summary>
-    public static async Task<List<int>> ReadRequestAsync(Stream input, CancellationToken cancellationToken = default)
+    public static Task<List<int>> ReadRequestAsync(Stream input, CancellationToken cancellationToken = default) =>
+        ReadRequestAsync(input, int.MaxValue, cancellationToken);
+
+    /// <summary>
+    /// Reads a request's IDs, refusing (IT2005) one that asks for more than <paramref name="maxIds"/> while it is read: its size in bytes
+    /// bounds it only loosely (`&lt;id&gt;1&lt;/id&gt;` is ten bytes, its record a few hundred), and the reply is what would exhaust the server.
+    /// </summary>
+    public static async Task<List<int>> ReadRequestAsync(Stream input, int maxIds, CancellationToken cancellationToken = default)
     {
         var ids = new List<int>();
         var watched = new CountingStream(input); // not disposed: the caller owns the input
@@ -112,6 +119,9 @@ public static class RecordXml
                 {
                     cancellationToken.ThrowIfCancellationRequested();
                     ExpectElement(xml, IdElement);
+                    if (ids.Count == maxIds)
+                        throw new IntegrationException(ErrorCodes.BatchTooLarge,
+                            $"The request asks for more than {maxIds:N0} records, the most one answer serves (MaxBatchRecords); refused before any lookup.");
                     ids.Add(ParseInt(await reader.ElementTextAsync().ConfigureAwait(false), IdElement));
                 }
                 if (xml.NodeType != XmlNodeType.EndElement)
