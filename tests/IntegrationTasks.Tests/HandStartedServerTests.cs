@@ -79,6 +79,16 @@ public sealed class HandStartedServerTests
             Assert.AreEqual(0, exitCode, output);
             StringAssert.Contains(await screen.WaitForAsync("finished: 5 requests answered", TimeSpan.FromSeconds(30)), "Connection from 127.0.0.1:");
 
+            // Four of the largest requests it accepts (100,000 IDs each: ≈ 14 MB of reply apiece) in flight, then Ctrl+C: it stops anyway.
+            using var heavy = new System.Net.Sockets.TcpClient();
+            await heavy.ConnectAsync(System.Net.IPAddress.Loopback, port);
+            var body = System.Text.Encoding.ASCII.GetBytes("<request>" + string.Concat(Enumerable.Repeat("<id>1</id>", 100_000)) + "</request>");
+            var frame = new byte[8 + body.Length];
+            System.Buffers.Binary.BinaryPrimitives.WriteInt64LittleEndian(frame, body.Length);
+            body.CopyTo(frame, 8);
+            for (var i = 0; i < 4; i++)
+                await heavy.GetStream().WriteAsync(frame);
+
             // Ctrl+C: SIGINT to the build, as the terminal sends it.
             using (var kill = Process.Start("kill", ["-INT", server.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
                 await kill.WaitForExitAsync();
