@@ -61,14 +61,15 @@ public sealed class DelayRelayTests
     }
 
     private static async Task<(DelayRelay Relay, IPEndPoint Endpoint, Task Running)> StartRelayAsync(int targetPort, TimeSpan delay,
-        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null, string? killPidFile = null, bool cutOnKill = true)
+        RelayFaultKind fault = RelayFaultKind.None, long faultAfter = 0, TimeSpan? silence = null, string? killPidFile = null, bool cutOnKill = true,
+        IEventLog? log = null)
     {
         var relay = new DelayRelay(new RelayOptions
         {
             Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = targetPort, OneWayDelay = delay,
             Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1), KillPidFile = killPidFile,
             CutOnKill = cutOnKill,
-        }, NullEventLog.Instance);
+        }, log ?? NullEventLog.Instance);
         var endpoint = relay.Start();
         await Task.Yield();
         return (relay, endpoint, relay.RunAsync(CancellationToken.None));
@@ -216,7 +217,8 @@ public sealed class DelayRelayTests
         var pidFile = Path.Combine(directory, "server.pid");
         File.WriteAllText(pidFile, victim.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
         var (listener, written) = await EagerServerAsync(2_000_000);
-        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, fault, 200_000, killPidFile: pidFile);
+        var log = new CapturingLog();
+        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, fault, 200_000, killPidFile: pidFile, log: log);
         await using (relay)
         {
             using var client = new TcpClient();
@@ -228,6 +230,10 @@ public sealed class DelayRelayTests
             Assert.IsTrue(report is { Injected: true, FaultAfterBytes: 200_000, BytesFromServer: >= 200_000 } && report.InjectedAtSeconds >= 0, report.ToString());
             if (fault == RelayFaultKind.KillServer)
                 Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
+            // Announced with the code the docs give the relay's own injections (IT4013; the reset used IT3006, the clients' code for a break).
+            StringAssert.StartsWith(log.Lines.Single(l => l.Contains("fault injected", StringComparison.Ordinal)),
+                fault == RelayFaultKind.Reset ? "warning IT4013: Relay: fault injected, connection reset after 200,000 bytes from the server."
+                    : $"warning IT4013: Relay: fault injected, server process {victim.Id} killed after 200,000 bytes from the server.");
         }
         await running;
         listener.Stop();
