@@ -176,6 +176,8 @@ public sealed class DelayRelayTests
         var written = Task.Run(async () =>
         {
             using var client = await listener.AcceptTcpClientAsync();
+            // The client's first byte says it is connected: a reset that came before its connect completed would fail the connect itself.
+            await client.GetStream().ReadExactlyAsync(new byte[1]);
             await client.GetStream().WriteAsync(new byte[answerBytes]);
             await client.GetStream().FlushAsync();
             // Keep the connection open until the relay ends it.
@@ -223,6 +225,7 @@ public sealed class DelayRelayTests
         {
             using var client = new TcpClient();
             await client.ConnectAsync(endpoint);
+            await client.GetStream().WriteAsync(new byte[1]); // the request
             var received = await DrainAsync(client.GetStream());
             Assert.IsTrue(received is > 0 and <= 200_000, $"the client got {received:N0} bytes of the server's 2,000,000");
             Assert.IsTrue(relay.FaultInjected);
@@ -257,6 +260,7 @@ public sealed class DelayRelayTests
         {
             using var client = new TcpClient();
             await client.ConnectAsync(endpoint);
+            await client.GetStream().WriteAsync(new byte[1]); // the request
             await client.GetStream().ReadExactlyAsync(new byte[2_000_000]);
             Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
             Assert.IsTrue(relay.FaultInjected);
@@ -276,6 +280,7 @@ public sealed class DelayRelayTests
         {
             using var client = new TcpClient();
             await client.ConnectAsync(endpoint);
+            await client.GetStream().WriteAsync(new byte[1]); // the request
             var buffer = new byte[50_000];
             await client.GetStream().ReadExactlyAsync(buffer);
         }
