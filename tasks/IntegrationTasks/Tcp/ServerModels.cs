@@ -65,12 +65,13 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     /// </summary>
     public async ValueTask WriteAsync(ReadOnlyMemory<byte> frame, CancellationToken cancellationToken)
     {
+        // One deadline for the frame, moved on before each slice (not a new one per slice: this is every reply's path).
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var offset = 0;
         do
         {
             var slice = frame.Slice(offset, Math.Min(WriteSlice, frame.Length - offset));
             offset += slice.Length;
-            using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             deadline.CancelAfter(timeout);
             try
             {
