@@ -259,6 +259,35 @@ public sealed class RecordXmlTests
         StringAssert.StartsWith(e.Message, expected);
     }
 
+    [TestMethod]
+    [DataRow(30_000)]
+    [DataRow(60_000)]
+    [DataRow(5_000_000)]
+    public async Task Whitespace_between_elements_is_skipped_however_long_it_is(int spaces)
+    {
+        // XmlReader reports a whitespace run longer than its buffer as Text: 60,000 spaces inside <request> were refused (IT2001).
+        var gap = new string(' ', spaces) + "\r\n\t";
+        var request = $"<request>{gap}<id>1</id>{gap}<id>2</id>{gap}</request>{gap}";
+        CollectionAssert.AreEqual(new[] { 1, 2 }, await RecordXml.ReadRequestAsync(Utf8(request)));
+
+        using var response = new MemoryStream();
+        RecordXml.WriteResponse(response, [SampleData.Create(7)]);
+        var text = Encoding.UTF8.GetString(response.ToArray()).Replace("<record>", gap + "<record>" + gap, StringComparison.Ordinal)
+            .Replace("</record>", "</record>" + gap, StringComparison.Ordinal);
+        using var streaming = new RecordXml.ResponseReader(Utf8(text));
+        Assert.AreEqual(SampleData.Create(7), await streaming.ReadAsync());
+        Assert.IsNull(await streaming.ReadAsync());
+    }
+
+    [TestMethod]
+    public async Task Text_between_elements_is_still_refused_after_a_long_whitespace_run()
+    {
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() =>
+            RecordXml.ReadRequestAsync(Utf8("<request>" + new string(' ', 100_000) + "x<id>1</id></request>")));
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code);
+        StringAssert.Contains(e.Message, "unexpected Text inside <request>");
+    }
+
     private static List<int> ReadRequest(string xml) => RecordXml.ReadRequestAsync(Utf8(xml)).GetAwaiter().GetResult();
 
     private static MemoryStream Utf8(string text) => new(Encoding.UTF8.GetBytes(text));

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using IntegrationTasks.Common;
 using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tcp;
@@ -37,6 +38,45 @@ public abstract class FrameConnection : IAsyncDisposable
     /// <summary>The next frame, or null for the end marker.</summary>
     public abstract ValueTask<Frame?> ReadAsync(CancellationToken cancellationToken);
 
+    /// <summary>
+    /// The next frame's payload parsed as it arrives, never held whole (a server's requests: a frame may be up to MaxFrameBytes,
+    /// its IDs a small part of it); null for the end marker. Whatever the parser leaves of the frame is read past.
+    /// </summary>
+    public async ValueTask<(int BatchId, T Value)?> ParseAsync<T>(Func<Stream, CancellationToken, Task<T>> parse, CancellationToken cancellationToken)
+    {
+        var (length, batchId) = await ReadHeaderAsync(cancellationToken).ConfigureAwait(false);
+        BytesRead += Format.HeaderSize;
+        if (length == 0)
+            return null;
+        var payload = new FramePayloadStream(PayloadSource, length, cancellationToken);
+        try
+        {
+            T value;
+            try
+            {
+                value = await parse(payload, cancellationToken).ConfigureAwait(false);
+            }
+            catch (IntegrationException)
+            {
+                // A frame cut short is that, not the malformed message its first bytes may look like: the rest is read first.
+                await payload.SkipRestAsync(cancellationToken).ConfigureAwait(false);
+                throw;
+            }
+            await payload.SkipRestAsync(cancellationToken).ConfigureAwait(false);
+            return (batchId, value);
+        }
+        finally
+        {
+            BytesRead += payload.Position;
+        }
+    }
+
+    /// <summary>The next header, checked: the payload's length (0 for the end marker) and its batch id.</summary>
+    protected abstract ValueTask<(int Length, int BatchId)> ReadHeaderAsync(CancellationToken cancellationToken);
+
+    /// <summary>The connection's bytes after a header, read through by <see cref="ParseAsync{T}"/>.</summary>
+    protected abstract Stream PayloadSource { get; }
+
     /// <summary>Writes a whole frame (header included), as built by <see cref="FrameCodec.EndFrame"/>.</summary>
     public abstract ValueTask WriteAsync(ReadOnlyMemory<byte> frame, CancellationToken cancellationToken);
 
@@ -54,6 +94,11 @@ internal sealed class StreamFrameConnection(Stream stream, FrameFormat format, i
         return frame;
     }
 
+    protected override ValueTask<(int Length, int BatchId)> ReadHeaderAsync(CancellationToken cancellationToken) =>
+        FrameCodec.ReadHeaderAsync(stream, Format, MaxFrameBytes, cancellationToken);
+
+    protected override Stream PayloadSource => stream;
+
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> frame, CancellationToken cancellationToken)
     {
         await stream.WriteAsync(frame, cancellationToken).ConfigureAwait(false);
@@ -67,6 +112,7 @@ internal sealed class PipeFrameConnection : FrameConnection
 {
     private readonly PipeReader _reader;
     private readonly PipeWriter _writer;
+    private Stream? _payload;
 
     public PipeFrameConnection(Stream stream, FrameFormat format, int maxFrameBytes) : base(format, maxFrameBytes)
     {
@@ -97,6 +143,32 @@ internal sealed class PipeFrameConnection : FrameConnection
             _reader.AdvanceTo(buffer.Start, buffer.End);
         }
     }
+
+    protected override async ValueTask<(int Length, int BatchId)> ReadHeaderAsync(CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            var result = await _reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+            var buffer = result.Buffer;
+            if (buffer.Length >= Format.HeaderSize)
+            {
+                Span<byte> header = stackalloc byte[Format.HeaderSize];
+                buffer.Slice(0, Format.HeaderSize).CopyTo(header);
+                var parsed = Format.ParseHeader(header, MaxFrameBytes);
+                _reader.AdvanceTo(buffer.GetPosition(Format.HeaderSize));
+                return parsed;
+            }
+            if (result.IsCompleted)
+            {
+                var length = buffer.Length;
+                _reader.AdvanceTo(buffer.End);
+                throw length == 0 ? FrameCodec.ClosedBeforeEndMarker() : FrameCodec.TruncatedHeader(length, Format.HeaderSize);
+            }
+            _reader.AdvanceTo(buffer.Start, buffer.End);
+        }
+    }
+
+    protected override Stream PayloadSource => _payload ??= _reader.AsStream(leaveOpen: true);
 
     /// <summary>Takes one whole frame off the front of the buffer; the header is checked as soon as it is there.</summary>
     private bool TryTakeFrame(ref ReadOnlySequence<byte> buffer, out Frame? frame, out bool isEnd)

@@ -6,16 +6,34 @@ using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tcp;
 
+/// <summary>A request as read off the wire: its batch id and the IDs it asks for (the frame itself is already given back).</summary>
+public sealed record BatchRequest(int BatchId, IReadOnlyList<int> Ids);
+
+/// <summary>A reply ready to send, holding its share of the connection's record budget until it is disposed.</summary>
+public sealed class Reply(FrameBuilder frame, WeightedBudget.Lease lease) : IDisposable
+{
+    public FrameBuilder Frame { get; } = frame;
+
+    public void Dispose()
+    {
+        Frame.Dispose();
+        lease.Dispose();
+    }
+}
+
 /// <summary>One accepted connection, with what every threading model needs to answer its requests.</summary>
 public sealed class ServerConnection(FrameConnection frames, RecordSource source, TimeSpan timeout, int maxBatchRecords = int.MaxValue)
 {
-    /// <summary>A response is written in slices this big, each within the timeout: a reader that still reads is never cut.</summary>
-    private const int WriteSlice = 64 * 1024;
-
     private int _answered;
 
     /// <summary>The deadline of the read under way: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
     private CancellationTokenSource? _readDeadline;
+
+    /// <summary>
+    /// Records being answered, queued or sent on this connection: at most one largest request's worth, however many answerers and
+    /// pending requests the model has, so a connection holds about one largest reply in memory whatever its client asks.
+    /// </summary>
+    private readonly WeightedBudget _recordsInFlight = new(maxBatchRecords);
 
     public FrameConnection Frames { get; } = frames;
     public RecordSource Source { get; } = source;
@@ -24,16 +42,19 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     /// <summary>
     /// The next request, or null for the end marker. A client that sends no complete request within the timeout —
     /// idle, or a header or body cut short with the connection left open — is dropped (IT3007), so it cannot hold
-    /// a connection and its database work forever.
+    /// a connection and its database work forever. The IDs are parsed as the frame arrives, never held whole, so a
+    /// request costs its IDs, not the up to MaxFrameBytes its frame may take; one asking for more than
+    /// MaxBatchRecords is refused (IT2005) while it is read, before any work.
     /// </summary>
-    public async ValueTask<Frame?> ReadRequestAsync(CancellationToken cancellationToken)
+    public async ValueTask<BatchRequest?> ReadRequestAsync(CancellationToken cancellationToken)
     {
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(timeout);
         Volatile.Write(ref _readDeadline, deadline);
         try
         {
-            return await Frames.ReadAsync(deadline.Token).ConfigureAwait(false);
+            var request = await Frames.ParseAsync(ReadIdsAsync, deadline.Token).ConfigureAwait(false);
+            return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -45,6 +66,9 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
             Interlocked.CompareExchange(ref _readDeadline, null, deadline);
         }
     }
+
+    private async Task<List<int>> ReadIdsAsync(Stream payload, CancellationToken cancellationToken) =>
+        await RecordXml.ReadRequestAsync(payload, maxBatchRecords, cancellationToken).ConfigureAwait(false);
 
     /// <summary>Traffic the other way: the read under way gets the whole timeout again.</summary>
     private void WriteProgressed()
@@ -60,22 +84,20 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     }
 
     /// <summary>
-    /// Writes a frame to the client. A client that reads nothing for the timeout — it sends requests and never reads the replies —
-    /// is dropped (IT3007): the read guard alone let it hold the connection, its buffers and its workers as long as it liked.
+    /// Writes a frame to the client, segment by segment (each at most <see cref="FrameBuilder.SegmentBytes"/>), each within the timeout:
+    /// a client that reads nothing for that long — it sends requests and never reads the replies — is dropped (IT3007), while one
+    /// that reads slowly but steadily is never cut. The read guard alone let a non-reader hold the connection, its buffers and its workers.
     /// </summary>
-    public async ValueTask WriteAsync(ReadOnlyMemory<byte> frame, CancellationToken cancellationToken)
+    public async ValueTask WriteAsync(IEnumerable<ReadOnlyMemory<byte>> segments, CancellationToken cancellationToken)
     {
-        // One deadline for the frame, moved on before each slice (not a new one per slice: this is every reply's path).
+        // One deadline for the frame, moved on before each segment (not a new one per segment: this is every reply's path).
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var offset = 0;
-        do
+        foreach (var segment in segments)
         {
-            var slice = frame.Slice(offset, Math.Min(WriteSlice, frame.Length - offset));
-            offset += slice.Length;
             deadline.CancelAfter(timeout);
             try
             {
-                await Frames.WriteAsync(slice, deadline.Token).ConfigureAwait(false);
+                await Frames.WriteAsync(segment, deadline.Token).ConfigureAwait(false);
                 WriteProgressed();
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
@@ -84,31 +106,31 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
                     $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
             }
         }
-        while (offset < frame.Length);
     }
 
-    public ValueTask WriteEndAsync(CancellationToken cancellationToken) => WriteAsync(Frames.Format.EndMarker(), cancellationToken);
+    public ValueTask WriteAsync(Reply reply, CancellationToken cancellationToken) => WriteAsync(reply.Frame.Segments, cancellationToken);
 
-    /// <summary>A request frame in, its response frame out (tagged with the request's batch id).</summary>
-    public async Task<PooledBufferStream> AnswerAsync(RecordLookup lookup, Frame request, CancellationToken cancellationToken)
+    public ValueTask WriteEndAsync(CancellationToken cancellationToken) => WriteAsync([Frames.Format.EndMarker()], cancellationToken);
+
+    /// <summary>
+    /// A request in, its reply out (tagged with the request's batch id), once its records fit in the connection's budget. The client
+    /// accepts frames up to MaxFrameBytes: a reply that grows past it is refused (IT2101) as it does, never sent.
+    /// </summary>
+    public async Task<Reply> AnswerAsync(RecordLookup lookup, BatchRequest request, CancellationToken cancellationToken)
     {
-        var response = new PooledBufferStream();
+        var lease = await _recordsInFlight.TakeAsync(request.Ids.Count, cancellationToken).ConfigureAwait(false);
+        var frame = new FrameBuilder(Frames.Format, Frames.MaxFrameBytes, $"The response to batch {request.BatchId}");
         try
         {
-            FrameCodec.BeginFrame(response, Frames.Format);
-            using (var body = request.OpenRead())
-                await RecordService.AnswerAsync(lookup, body, response, cancellationToken, maxBatchRecords).ConfigureAwait(false);
-            // The client accepts frames up to the same limit: a larger one is refused here, never sent.
-            if (response.Length - Frames.Format.HeaderSize > Frames.MaxFrameBytes)
-                throw new IntegrationException(ErrorCodes.FrameTooLarge,
-                    $"The response to batch {request.BatchId} would be {response.Length:N0} bytes, over MaxFrameBytes ({Frames.MaxFrameBytes:N0}); not sent.");
-            FrameCodec.EndFrame(response, Frames.Format, request.BatchId);
+            await RecordService.AnswerAsync(lookup, request.Ids, frame, afterRecord: null, cancellationToken).ConfigureAwait(false);
+            frame.Complete(request.BatchId);
             Interlocked.Increment(ref _answered);
-            return response;
+            return new Reply(frame, lease);
         }
         catch
         {
-            response.Dispose();
+            frame.Dispose();
+            lease.Dispose();
             throw;
         }
     }
@@ -131,9 +153,8 @@ public sealed class LockStepServerModel : ServerModel
         await using var lookup = await connection.Source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
         while (await connection.ReadRequestAsync(cancellationToken).ConfigureAwait(false) is { } request)
         {
-            using (request)
-            using (var response = await connection.AnswerAsync(lookup, request, cancellationToken).ConfigureAwait(false))
-                await connection.WriteAsync(response.WrittenMemory, cancellationToken).ConfigureAwait(false);
+            using var reply = await connection.AnswerAsync(lookup, request, cancellationToken).ConfigureAwait(false);
+            await connection.WriteAsync(reply, cancellationToken).ConfigureAwait(false);
         }
     }
 }
@@ -153,25 +174,32 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
             throw new InvalidOperationException("Out-of-order answers need the tagged frame format.");
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
-        var requests = Channel.CreateBounded<Frame>(new BoundedChannelOptions(maxPendingRequests) { SingleWriter = true });
-        var responses = Channel.CreateBounded<PooledBufferStream>(new BoundedChannelOptions(Math.Max(2, answerers)) { SingleReader = true });
+        var requests = Channel.CreateBounded<BatchRequest>(new BoundedChannelOptions(maxPendingRequests) { SingleWriter = true });
+        var responses = Channel.CreateBounded<Reply>(new BoundedChannelOptions(Math.Max(2, answerers)) { SingleReader = true });
         try
         {
             async Task ReceiveAsync()
             {
-                while (await connection.ReadRequestAsync(token).ConfigureAwait(false) is { } frame)
-                    await requests.Writer.WriteAsync(frame, token).ConfigureAwait(false);
+                while (await connection.ReadRequestAsync(token).ConfigureAwait(false) is { } request)
+                    await requests.Writer.WriteAsync(request, token).ConfigureAwait(false);
                 requests.Writer.Complete();
             }
 
             async Task AnswerAsync()
             {
                 await using var lookup = await connection.Source.OpenLookupAsync(token).ConfigureAwait(false);
-                await foreach (var frame in requests.Reader.ReadAllAsync(token).ConfigureAwait(false))
+                await foreach (var request in requests.Reader.ReadAllAsync(token).ConfigureAwait(false))
                 {
-                    using (frame)
-                        await responses.Writer.WriteAsync(await connection.AnswerAsync(lookup, frame, token).ConfigureAwait(false), token)
-                            .ConfigureAwait(false);
+                    var reply = await connection.AnswerAsync(lookup, request, token).ConfigureAwait(false);
+                    try
+                    {
+                        await responses.Writer.WriteAsync(reply, token).ConfigureAwait(false);
+                    }
+                    catch
+                    {
+                        reply.Dispose();
+                        throw;
+                    }
                 }
             }
 
@@ -188,7 +216,7 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
                 await foreach (var response in responses.Reader.ReadAllAsync(token).ConfigureAwait(false))
                 {
                     using (response)
-                        await connection.WriteAsync(response.WrittenMemory, token).ConfigureAwait(false);
+                        await connection.WriteAsync(response, token).ConfigureAwait(false);
                 }
                 await connection.WriteEndAsync(token).ConfigureAwait(false);
             }
@@ -197,8 +225,6 @@ public sealed class PipelinedServerModel(int answerers, int maxPendingRequests) 
         }
         finally
         {
-            while (requests.Reader.TryRead(out var frame))
-                frame.Dispose();
             while (responses.Reader.TryRead(out var response))
                 response.Dispose();
         }

@@ -31,10 +31,10 @@ public sealed class Frame : IDisposable
     {
         var array = Interlocked.Exchange(ref _array, null);
         if (array is not null)
-            ArrayPool<byte>.Shared.Return(array);
+            Buffers.Return(array);
     }
 
-    internal static Frame Rent(int length, int batchId) => new(ArrayPool<byte>.Shared.Rent(length), length, batchId);
+    internal static Frame Rent(int length, int batchId) => new(Buffers.Rent(length), length, batchId);
 }
 
 /// <summary>
@@ -94,20 +94,14 @@ public static class FrameCodec
     /// <summary>Reads one frame; null for the end marker.</summary>
     public static async ValueTask<Frame?> ReadAsync(Stream stream, FrameFormat format, int maxFrameBytes, CancellationToken cancellationToken)
     {
-        var header = new byte[format.HeaderSize];
-        var read = await stream.ReadAtLeastAsync(header, header.Length, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
-        if (read == 0)
-            throw ClosedBeforeEndMarker();
-        if (read < header.Length)
-            throw TruncatedHeader(read, header.Length);
-        var (length, batchId) = format.ParseHeader(header, maxFrameBytes);
+        var (length, batchId) = await ReadHeaderAsync(stream, format, maxFrameBytes, cancellationToken).ConfigureAwait(false);
         if (length == 0)
             return null;
 
         var frame = Frame.Rent(length, batchId);
         try
         {
-            read = await stream.ReadAtLeastAsync(frame.Array.AsMemory(0, length), length, throwOnEndOfStream: false, cancellationToken)
+            var read = await stream.ReadAtLeastAsync(frame.Array.AsMemory(0, length), length, throwOnEndOfStream: false, cancellationToken)
                 .ConfigureAwait(false);
             if (read < length)
                 throw TruncatedPayload(read, length);
@@ -118,6 +112,19 @@ public static class FrameCodec
             frame.Dispose();
             throw;
         }
+    }
+
+    /// <summary>Reads and checks one frame header: the payload's length (0 for the end marker) and the batch id.</summary>
+    public static async ValueTask<(int Length, int BatchId)> ReadHeaderAsync(Stream stream, FrameFormat format, int maxFrameBytes,
+        CancellationToken cancellationToken)
+    {
+        var header = new byte[format.HeaderSize];
+        var read = await stream.ReadAtLeastAsync(header, header.Length, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
+        if (read == 0)
+            throw ClosedBeforeEndMarker();
+        if (read < header.Length)
+            throw TruncatedHeader(read, header.Length);
+        return format.ParseHeader(header, maxFrameBytes);
     }
 
     internal static IntegrationException ClosedBeforeEndMarker() => new(ErrorCodes.TruncatedFrame,

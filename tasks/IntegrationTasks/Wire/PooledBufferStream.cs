@@ -3,7 +3,7 @@ using System.Buffers;
 namespace IntegrationTasks.Wire;
 
 /// <summary>
-/// A write-only growable stream over pooled arrays: messages are built here and sent as one frame
+/// A write-only growable stream over pooled arrays (plain ones above a megabyte): messages are built here and sent as one frame
 /// without a fresh large-object allocation per batch. Dispose returns the array to the pool.
 /// </summary>
 public sealed class PooledBufferStream : Stream
@@ -11,7 +11,7 @@ public sealed class PooledBufferStream : Stream
     private byte[] _buffer;
     private int _length;
 
-    public PooledBufferStream(int initialCapacity = 64 * 1024) => _buffer = ArrayPool<byte>.Shared.Rent(initialCapacity);
+    public PooledBufferStream(int initialCapacity = 64 * 1024) => _buffer = Buffers.Rent(initialCapacity);
 
     public ReadOnlyMemory<byte> WrittenMemory => _buffer.AsMemory(0, _length);
 
@@ -47,9 +47,9 @@ public sealed class PooledBufferStream : Stream
     {
         if (needed <= _buffer.Length)
             return;
-        var larger = ArrayPool<byte>.Shared.Rent(Math.Max(needed, _buffer.Length * 2));
+        var larger = Buffers.Rent((int)Math.Min(Array.MaxLength, Math.Max(needed, _buffer.Length * 2L)));
         _buffer.AsSpan(0, _length).CopyTo(larger);
-        ArrayPool<byte>.Shared.Return(_buffer);
+        Buffers.Return(_buffer);
         _buffer = larger;
     }
 
@@ -62,7 +62,7 @@ public sealed class PooledBufferStream : Stream
     {
         if (disposing && _buffer.Length > 0)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
+            Buffers.Return(_buffer);
             _buffer = [];
             _length = 0;
         }

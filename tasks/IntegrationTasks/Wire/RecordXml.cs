@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
@@ -352,12 +353,37 @@ public static class RecordXml
         [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
         public async ValueTask<XmlNodeType> SkipWhitespaceAsync()
         {
-            while (reader.NodeType is XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace)
+            while (reader.NodeType is XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace
+                   || (reader.NodeType == XmlNodeType.Text && await IsWhitespaceTextAsync().ConfigureAwait(false)))
             {
                 if (!await NextAsync().ConfigureAwait(false))
                     break;
             }
             return reader.NodeType;
+        }
+
+        /// <summary>
+        /// XmlReader reports a whitespace run longer than its buffer (a few thousand characters, or less across a line break)
+        /// as Text: read in chunks, never whole (it may be megabytes), it is still only whitespace between elements.
+        /// </summary>
+        private async ValueTask<bool> IsWhitespaceTextAsync()
+        {
+            var chunk = ArrayPool<char>.Shared.Rent(4096);
+            try
+            {
+                int read;
+                while ((read = async ? await reader.ReadValueChunkAsync(chunk, 0, chunk.Length).ConfigureAwait(false)
+                           : reader.ReadValueChunk(chunk, 0, chunk.Length)) > 0)
+                {
+                    if (chunk.AsSpan(0, read).ContainsAnyExcept(" \t\r\n"))
+                        return false;
+                }
+                return true;
+            }
+            finally
+            {
+                ArrayPool<char>.Shared.Return(chunk);
+            }
         }
 
         /// <summary>Anything but whitespace after the root element is an error.</summary>

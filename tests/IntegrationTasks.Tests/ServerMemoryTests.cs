@@ -1,0 +1,93 @@
+using System.Buffers.Binary;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>What one client can make a raw TCP server hold: the largest requests it accepts must not exhaust it.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class ServerMemoryTests
+{
+    private const long MemoryGoal = 300L * 1024 * 1024;
+
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)]
+    public async Task Eight_of_the_largest_requests_at_once_keep_a_TCP_server_under_300_MB()
+    {
+        using var artifacts = new TempDirectory("it-memory-");
+        var (exitCode, output) = HostingTests.RunBuild("GenerateData", artifacts, "-p:Records=100");
+        Assert.AreEqual(0, exitCode, output);
+        var port = TestPorts.Free();
+        // TCP 3: four answerers and eight pending requests per connection, the most any generation holds at once.
+        using var server = HandStartedServer.Start("TcpTestServer3", artifacts, port);
+        await server.Screen.WaitForAsync("Ctrl+C stops it.", TimeSpan.FromSeconds(60));
+
+        // The largest request accepted: 100,000 IDs (MaxBatchRecords), padded with whitespace to just under MaxFrameBytes (64 MB).
+        // Before: each frame was held whole and every reply built in one doubling array, eight at a time: 407 MB resident.
+        var ids = Encoding.ASCII.GetBytes("<request>" + string.Concat(Enumerable.Repeat("<id>1</id>", 100_000)));
+        var frame = new byte[12 + 64 * 1024 * 1024 - 1024];
+        BinaryPrimitives.WriteInt64LittleEndian(frame, frame.Length - 12);
+        ids.CopyTo(frame, 12);
+        frame.AsSpan(12 + ids.Length).Fill((byte)' ');
+        "</request>"u8.CopyTo(frame.AsSpan(frame.Length - 10));
+
+        using var client = new TcpClient();
+        await client.ConnectAsync(IPAddress.Loopback, port);
+        var stream = client.GetStream();
+        var sending = Task.Run(async () =>
+        {
+            for (var batch = 1; batch <= 8; batch++)
+            {
+                BinaryPrimitives.WriteInt32LittleEndian(frame.AsSpan(8), batch);
+                await stream.WriteAsync(frame);
+            }
+            await stream.WriteAsync(new byte[12]);
+        });
+
+        var answered = new List<int>();
+        var header = new byte[12];
+        var reply = new byte[64 * 1024];
+        while (true)
+        {
+            await stream.ReadExactlyAsync(header).AsTask().WaitAsync(TimeSpan.FromSeconds(120));
+            var length = BinaryPrimitives.ReadInt64LittleEndian(header);
+            if (length == 0)
+                break;
+            answered.Add(BinaryPrimitives.ReadInt32LittleEndian(header.AsSpan(8)));
+            var records = 0;
+            Array.Clear(reply, 0, 8);
+            for (var left = length; left > 0;)
+            {
+                // The last 8 bytes of the previous read stay in front: a "</record>" split between two reads is still counted once.
+                var read = await stream.ReadAsync(reply.AsMemory(8, (int)Math.Min(reply.Length - 8, left)));
+                Assert.AreNotEqual(0, read, "The server closed the connection inside a reply.");
+                records += CountRecordEnds(reply.AsSpan(0, 8 + read));
+                reply.AsSpan(read, 8).CopyTo(reply);
+                left -= read;
+            }
+            Assert.AreEqual(100_000, records, $"records in the reply to batch {answered[^1]}");
+        }
+        await sending;
+        CollectionAssert.AreEquivalent(Enumerable.Range(1, 8).ToList(), answered);
+
+        var peak = server.PeakResidentBytes();
+        Assert.IsLessThan(MemoryGoal, peak, $"peak resident memory {peak / 1024 / 1024} MB");
+        await server.InterruptAsync();
+        await server.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.AreEqual(0, server.Process.ExitCode, server.Screen.ToString());
+    }
+
+    private static int CountRecordEnds(ReadOnlySpan<byte> chunk)
+    {
+        var count = 0;
+        for (var i = chunk.IndexOf("</record>"u8); i >= 0; i = chunk.IndexOf("</record>"u8))
+        {
+            count++;
+            chunk = chunk[(i + 9)..];
+        }
+        return count;
+    }
+}
