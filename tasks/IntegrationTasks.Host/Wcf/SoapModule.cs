@@ -67,6 +67,9 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
         _log = app.Logger;
         app.Lifetime.ApplicationStopped.Register(() => _service.DisposeAsync().AsTask().GetAwaiter().GetResult());
         var size = (int)Math.Min(_maxMessageBytes, int.MaxValue);
+        var guardLog = _log;
+        app.UseWhen(context => context.Request.Path.StartsWithSegments(ServiceNames.SoapPath),
+            branch => branch.Use((context, next) => EnvelopeGuard.InvokeAsync(context, next, guardLog)));
         // Called on IApplicationBuilder: on WebApplication the overloads are ambiguous.
         ((IApplicationBuilder)app).UseSoapEndpoint<IIntegrationTestsService>(options =>
         {
