@@ -132,6 +132,50 @@ public sealed class GrpcTransferTests
     }
 
     [TestMethod]
+    public async Task A_malformed_or_oversized_gRPC_message_gets_its_status_and_one_coded_log_line()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var server = await StartAsync(databases, maxMessageBytes: 16 * 1024);
+        using var channel = GrpcChannel.ForAddress(server.Url, new GrpcChannelOptions { MaxSendMessageSize = null });
+        var bytes = new Marshaller<byte[]>(b => b, b => b);
+        var invoker = channel.CreateCallInvoker();
+
+        // Bytes that are no BatchRequest: was UNKNOWN "Exception was thrown by handler" and uncoded fail: lines.
+        foreach (var garbage in new[] { Enumerable.Repeat((byte)0xFF, 100).ToArray(), [0x0A, 0x80] })
+        {
+            var unary = new Method<byte[], byte[]>(MethodType.Unary, RecordService.Descriptor.FullName, "GetBatch", bytes, bytes);
+            var malformed = await Assert.ThrowsAsync<RpcException>(async () => await invoker.AsyncUnaryCall(unary, null, new CallOptions(), garbage));
+            Assert.AreEqual(StatusCode.InvalidArgument, malformed.StatusCode, malformed.ToString());
+            StringAssert.StartsWith(malformed.Status.Detail, "IT2001: The request is not a BatchRequest message");
+        }
+        var duplex = new Method<byte[], byte[]>(MethodType.DuplexStreaming, RecordService.Descriptor.FullName, "StreamBatches", bytes, bytes);
+        using (var call = invoker.AsyncDuplexStreamingCall(duplex, null, new CallOptions()))
+        {
+            await call.RequestStream.WriteAsync(Enumerable.Repeat((byte)0xFF, 100).ToArray());
+            var malformed = await Assert.ThrowsAsync<RpcException>(async () => await call.ResponseStream.MoveNext(CancellationToken.None));
+            Assert.AreEqual(StatusCode.InvalidArgument, malformed.StatusCode, malformed.ToString());
+        }
+
+        // Over the server's message limit: RESOURCE_EXHAUSTED, as before, but no longer without a log line.
+        var big = new Method<byte[], byte[]>(MethodType.Unary, RecordService.Descriptor.FullName, "GetBatch", bytes, bytes);
+        var oversized = await Assert.ThrowsAsync<RpcException>(async () => await invoker.AsyncUnaryCall(big, null, new CallOptions(), new byte[64 * 1024]));
+        Assert.AreEqual(StatusCode.ResourceExhausted, oversized.StatusCode, oversized.ToString());
+
+        // A good call still answered.
+        var reply = await new RecordService.RecordServiceClient(channel).GetBatchAsync(new BatchRequest { FirstId = 1, Count = 2 });
+        Assert.HasCount(2, reply.Records);
+
+        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(15));
+        bool Logged() => server.Log.Split('\n').Count(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)) == 3
+            && server.Log.Split('\n').Any(l => l.StartsWith("warning IT2101:", StringComparison.Ordinal) && l.Contains("ResourceExhausted", StringComparison.Ordinal));
+        while (!Logged() && !wait.IsCancellationRequested)
+            await Task.Delay(50, CancellationToken.None);
+        Assert.IsTrue(Logged(), server.Log);
+        Assert.DoesNotContain("fail:", server.Log);
+    }
+
+    [TestMethod]
     public async Task Without_a_server_a_gRPC_client_fails_at_once_with_a_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();

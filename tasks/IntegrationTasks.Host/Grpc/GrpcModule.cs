@@ -43,19 +43,88 @@ internal sealed class GrpcModule(HostArguments arguments) : IHostModule
     public void Map(WebApplication app)
     {
         app.Lifetime.ApplicationStopped.Register(() => _service.DisposeAsync().AsTask().GetAwaiter().GetResult());
+        CheckedMessages.Log = app.Logger;
+        app.Use(LogUncodedRefusalsAsync);
         app.MapGrpcService<RecordsGrpcService>();
+    }
+
+    /// <summary>
+    /// A call the framework refused before the service saw it (a message over the size limit, say) got its status without a log
+    /// line: each such refusal is one coded line here. The service's own refusals carry a code already and are logged where made.
+    /// </summary>
+    private static async Task LogUncodedRefusalsAsync(HttpContext context, Func<Task> next)
+    {
+        await next();
+        var trailers = context.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpResponseTrailersFeature>()?.Trailers;
+        // A call refused before any message went out carries its status in the headers ("trailers-only").
+        var status = trailers?["grpc-status"] is { Count: > 0 } inTrailers ? inTrailers : context.Response.Headers["grpc-status"];
+        var detail = trailers?["grpc-message"] is { Count: > 0 } messageInTrailers ? messageInTrailers : context.Response.Headers["grpc-message"];
+        if (!int.TryParse(status, out var code) || code == (int)StatusCode.OK || code == (int)StatusCode.Cancelled)
+            return;
+        var text = Uri.UnescapeDataString(detail.ToString());
+        if (CodedError.TryParse(text, out _, out _))
+            return;
+        var itCode = (StatusCode)code == StatusCode.ResourceExhausted ? ErrorCodes.FrameTooLarge : ErrorCodes.RequestRefused;
+        context.RequestServices.GetRequiredService<ILogger<GrpcModule>>().LogWarning("{Code}: refused a gRPC call to {Path} from {Peer} with {Status}: {Detail}",
+            itCode, context.Request.Path, context.Connection.RemoteIpAddress, (StatusCode)code, text);
+    }
+}
+
+/// <summary>
+/// The request message's marshaller, checked: bytes that are no BatchRequest end the call with INVALID_ARGUMENT and a coded
+/// detail and log line. The generated one let the parser's exception out of the framework as UNKNOWN "Exception was thrown by
+/// handler", logged as an uncoded failure.
+/// </summary>
+internal static class CheckedMessages
+{
+    public static ILogger Log { get; set; } = Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
+
+    public static readonly Marshaller<BatchRequest> Request = Marshallers.Create(Serialize, context =>
+    {
+        try
+        {
+            return BatchRequest.Parser.ParseFrom(context.PayloadAsReadOnlySequence());
+        }
+        catch (Google.Protobuf.InvalidProtocolBufferException e)
+        {
+            var reason = CodedError.Format(ErrorCodes.MalformedXml, $"The request is not a BatchRequest message (records.proto): {e.Message}");
+            Log.LogWarning("{Reason} Refused with InvalidArgument.", reason);
+            throw new RpcException(new Status(StatusCode.InvalidArgument, reason));
+        }
+    });
+
+    public static readonly Marshaller<BatchReply> Reply = Marshallers.Create(Serialize, context => BatchReply.Parser.ParseFrom(context.PayloadAsReadOnlySequence()));
+
+    private static void Serialize<T>(T message, SerializationContext context) where T : Google.Protobuf.IBufferMessage
+    {
+        context.SetPayloadLength(message.CalculateSize());
+        Google.Protobuf.MessageExtensions.WriteTo(message, context.GetBufferWriter());
+        context.Complete();
     }
 }
 
 internal sealed record GrpcLimits(int MaxMessageBytes);
 
-/// <summary>The two calls of records.proto, answered from the suite's service.</summary>
-internal sealed class RecordsGrpcService(IntegrationTestsService service, GrpcLimits limits, ILogger<RecordsGrpcService> log) : RecordService.RecordServiceBase
+/// <summary>The two calls of records.proto, answered from the suite's service; bound with <see cref="CheckedMessages"/>.</summary>
+[BindServiceMethod(typeof(RecordsGrpcService), nameof(BindService))]
+// Not derived from the generated RecordServiceBase, and not sealed: the framework binds the handlers it finds by name only if they are
+// virtual methods first declared on the type that carries the binding attribute.
+internal class RecordsGrpcService(IntegrationTestsService service, GrpcLimits limits, ILogger<RecordsGrpcService> log)
 {
-    public override async Task<BatchReply> GetBatch(BatchRequest request, ServerCallContext context) =>
+    /// <summary>records.proto's two methods, with the checked request marshaller (the framework finds the handlers by name).</summary>
+    public static void BindService(ServiceBinderBase binder, RecordsGrpcService? service)
+    {
+        var name = RecordService.Descriptor.FullName;
+        binder.AddMethod(new Method<BatchRequest, BatchReply>(MethodType.Unary, name, "GetBatch", CheckedMessages.Request, CheckedMessages.Reply),
+            service is null ? null : new UnaryServerMethod<BatchRequest, BatchReply>(service.GetBatch));
+        binder.AddMethod(new Method<BatchRequest, BatchReply>(MethodType.DuplexStreaming, name, "StreamBatches", CheckedMessages.Request, CheckedMessages.Reply),
+            service is null ? null : new DuplexStreamingServerMethod<BatchRequest, BatchReply>(service.StreamBatches));
+    }
+
+    public virtual async Task<BatchReply> GetBatch(BatchRequest request, ServerCallContext context) =>
         await AnswerAsync(request, context.CancellationToken);
 
-    public override async Task StreamBatches(IAsyncStreamReader<BatchRequest> requests, IServerStreamWriter<BatchReply> replies, ServerCallContext context)
+    public virtual async Task StreamBatches(IAsyncStreamReader<BatchRequest> requests, IServerStreamWriter<BatchReply> replies, ServerCallContext context)
     {
         try
         {
@@ -63,7 +132,8 @@ internal sealed class RecordsGrpcService(IntegrationTestsService service, GrpcLi
             await foreach (var request in requests.ReadAllAsync(context.CancellationToken))
                 await replies.WriteAsync(await AnswerAsync(request, context.CancellationToken), context.CancellationToken);
         }
-        catch (Exception e) when (context.CancellationToken.IsCancellationRequested && e is OperationCanceledException or IOException)
+        // A stream the client resets can also surface as an IOException before the call's token is cancelled (it was logged uncoded).
+        catch (Exception e) when (e is IOException || (context.CancellationToken.IsCancellationRequested && e is OperationCanceledException))
         {
             log.LogWarning("{Code}: the stream from {Peer} was cancelled halfway.", ErrorCodes.ConnectionLost, context.Peer);
             throw new RpcException(new Status(StatusCode.Cancelled, CodedError.Format(ErrorCodes.ConnectionLost, "The stream was cancelled.")));
