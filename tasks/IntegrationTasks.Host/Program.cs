@@ -38,11 +38,16 @@ catch (Exception e) when (e is IntegrationException or ArgumentException or Form
 builder.Logging.ClearProviders();
 builder.Logging.AddSimpleConsole(o => o.SingleLine = true);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
+builder.Logging.AddProvider(new KestrelEvents());
+builder.Logging.AddFilter<KestrelEvents>(KestrelEvents.Category, LogLevel.Debug);
 builder.WebHost.UseUrls(arguments.Url);
 var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", 120));
 builder.WebHost.ConfigureKestrel(kestrel =>
 {
     kestrel.AddServerHeader = false;
+    // A client that has not sent its headers within the connection timeout is answered 408 and dropped, as the TCP servers drop one
+    // that sends no complete request (Kestrel's own default, 30 s, stays the upper bound).
+    kestrel.Limits.RequestHeadersTimeout = TimeSpan.FromSeconds(Math.Min(30, connectionTimeout.TotalSeconds));
     // One endpoint-defaults callback for all (Kestrel keeps only the last one set): the modules' say, then the stall guard.
     kestrel.ConfigureEndpointDefaults(listen =>
     {

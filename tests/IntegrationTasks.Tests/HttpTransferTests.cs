@@ -104,6 +104,87 @@ public sealed class HttpTransferTests
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None);
     }
 
+    [TestMethod]
+    public async Task Connections_Kestrel_drops_itself_are_each_one_coded_warning_a_slowloris_and_an_HTTP2_protocol_error()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var server = await RunningHostModule.StartAsync(new HttpServer { ConnectionTimeoutSeconds = 2 }, databases, HttpRecordsProtocol.Path);
+
+        // Slowloris: a header byte every 300 ms keeps the connection busy but never completes the headers; Kestrel answers 408
+        // (at RequestHeadersTimeout, now the connection timeout) and that was not logged.
+        using (var slow = new TcpClient())
+        {
+            await slow.ConnectAsync(IPAddress.Loopback, server.Port);
+            var stream = slow.GetStream();
+            var answer = new StringBuilder();
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+            var reading = Task.Run(async () =>
+            {
+                var buffer = new byte[4096];
+                try
+                {
+                    for (int n; (n = await stream.ReadAsync(buffer, timeout.Token)) > 0;)
+                        answer.Append(Encoding.ASCII.GetString(buffer, 0, n));
+                }
+                catch (IOException)
+                {
+                }
+            });
+            var header = Encoding.ASCII.GetBytes("POST /records HTTP/1.1\r\nHost: x\r\nX-Slow: " + new string('a', 200));
+            foreach (var b in header)
+            {
+                if (reading.IsCompleted)
+                    break;
+                try
+                {
+                    await stream.WriteAsync(new[] { b }, timeout.Token);
+                }
+                catch (IOException)
+                {
+                    break;
+                }
+                await Task.Delay(300, timeout.Token);
+            }
+            await reading;
+            StringAssert.StartsWith(answer.ToString(), "HTTP/1.1 408");
+        }
+
+        // The gRPC endpoint (HTTP/2 with prior knowledge), then a SETTINGS frame whose length is no multiple of 6: a connection
+        // error, answered GOAWAY, and not logged either.
+        await using var grpc = await RunningHostModule.StartAsync(new IntegrationTasks.Grpc.GrpcServer(), databases, "");
+        using (var h2 = new TcpClient())
+        {
+            await h2.ConnectAsync(IPAddress.Loopback, grpc.Port);
+            var stream = h2.GetStream();
+            await stream.WriteAsync(Encoding.ASCII.GetBytes("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+            await stream.WriteAsync(new byte[] { 0, 0, 5, 0x4, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5 });
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+            var buffer = new byte[4096];
+            try
+            {
+                while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+                {
+                }
+            }
+            catch (IOException)
+            {
+            }
+        }
+
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (!(server.Log.Contains("Reading the request headers timed out", StringComparison.Ordinal) && grpc.Log.Contains("HTTP/2; a GOAWAY", StringComparison.Ordinal)))
+        {
+            if (waited.Elapsed > TimeSpan.FromSeconds(10))
+                Assert.Fail($"No coded line for the 408 and the GOAWAY within 10 s; the servers' logs:\n{server.Log}\n{grpc.Log}");
+            await Task.Delay(50, CancellationToken.None);
+        }
+        Assert.ContainsSingle(server.Log.Split('\n').Where(l => l.StartsWith("warning IT3007:", StringComparison.Ordinal)
+            && l.Contains("Reading the request headers timed out", StringComparison.Ordinal)), server.Log);
+        Assert.ContainsSingle(grpc.Log.Split('\n').Where(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)
+            && l.Contains("HTTP/2; a GOAWAY", StringComparison.Ordinal)), grpc.Log);
+    }
+
     private static readonly (string Name, Func<int, Task<string>> Misbehave, string Expected)[] BadClients =
     [
         ("garbage body", port => PostAsync(port, "garbage"), "400 IT2001"),

@@ -198,6 +198,39 @@ public sealed class WcfTransferTests
     }
 
     [TestMethod]
+    public async Task A_SOAP_body_that_stalls_is_dropped_and_logged_as_unanswered()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var server = await RunningHostModule.StartAsync(new SoapServer { Connections = 2, Answerers = 1, ConnectionTimeoutSeconds = 1 },
+            databases, ServiceNames.SoapPath);
+        using (var stalled = new TcpClient())
+        {
+            await stalled.ConnectAsync("127.0.0.1", server.Port);
+            var stream = stalled.GetStream();
+            var envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>";
+            await stream.WriteAsync(Encoding.ASCII.GetBytes($"POST {ServiceNames.SoapPath} HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\n" +
+                $"SOAPAction: \"{ServiceNames.Action("GetRecord")}\"\r\nContent-Length: 1000\r\n\r\n{envelope}"));
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(15));
+            var buffer = new byte[4096];
+            try
+            {
+                while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+                {
+                }
+            }
+            catch (IOException)
+            {
+                // the stall guard aborts the connection
+            }
+        }
+        // It was logged "answered with a SOAP fault", though nothing was (or could be) answered.
+        await WaitUntilAsync(() => server.Log.Contains("IT3007", StringComparison.Ordinal) && server.Log.Contains("nothing was sent", StringComparison.Ordinal),
+            "the stall guard's IT3007 and the unanswered request's line");
+        Assert.DoesNotContain("answered with a SOAP fault", server.Log);
+    }
+
+    [TestMethod]
     [DataRow("garbage bytes", ErrorCodes.MalformedMessage)]
     [DataRow("oversized envelope", ErrorCodes.FrameTooLarge)]
     [DataRow("aborted mid-envelope", ErrorCodes.TruncatedFrame)]

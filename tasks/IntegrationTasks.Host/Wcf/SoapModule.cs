@@ -19,6 +19,7 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     private IntegrationTestsService _service = null!;
     private long _maxMessageBytes;
     private ILogger? _log;
+    private IHttpContextAccessor? _requests;
 
     public string Name => "soap";
 
@@ -31,6 +32,7 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
         _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
             (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
         builder.Services.AddSoapCore();
+        builder.Services.AddHttpContextAccessor();
         builder.Services.AddSingleton<SoapCore.Extensibility.ISoapMessageProcessor, CarriageReturnPreservingProcessor>();
         builder.Services.AddSingleton(new SoapCore.Extensibility.ExceptionTransformer(CodedFaultReason));
         builder.Services.AddSingleton<IIntegrationTestsService>(_service);
@@ -41,7 +43,11 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     private string CodedFaultReason(Exception exception)
     {
         var reason = CodedReason(exception);
-        _log?.LogWarning("{Reason} (answered with a SOAP fault)", reason);
+        // A body that stalled until the connection was dropped gets no answer at all: saying it was answered would be untrue.
+        if (_requests?.HttpContext?.RequestAborted.IsCancellationRequested == true)
+            _log?.LogWarning("{Reason} (the connection was dropped before an answer; nothing was sent)", reason);
+        else
+            _log?.LogWarning("{Reason} (answered with a SOAP fault)", reason);
         return reason;
     }
 
@@ -65,6 +71,7 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     public void Map(WebApplication app)
     {
         _log = app.Logger;
+        _requests = app.Services.GetRequiredService<IHttpContextAccessor>();
         app.Lifetime.ApplicationStopped.Register(() => _service.DisposeAsync().AsTask().GetAwaiter().GetResult());
         var size = (int)Math.Min(_maxMessageBytes, int.MaxValue);
         var guardLog = _log;

@@ -1,0 +1,52 @@
+using IntegrationTasks.Common;
+
+namespace IntegrationTasks.Host;
+
+/// <summary>
+/// Kestrel drops connections on its own — a slowloris client at RequestHeadersTimeout (408), a client reading a response slower
+/// than MinResponseDataRate, an HTTP/2 protocol error answered with GOAWAY — and logs each only at Debug or Information, which the
+/// host does not show. This provider listens to those events alone and writes each as one coded warning line, as every other
+/// refusal of the suite is written (and forwarded as a warning by the server task).
+/// </summary>
+internal sealed class KestrelEvents : ILoggerProvider
+{
+    public const string Category = "Microsoft.AspNetCore.Server.Kestrel";
+
+    /// <summary>Kestrel's event names and the code each is told with.</summary>
+    private static readonly Dictionary<string, string> Codes = new(StringComparer.Ordinal)
+    {
+        ["ConnectionBadRequest"] = ErrorCodes.MalformedXml, // a timeout among them is told apart below
+        ["RequestBodyMinimumDataRateNotSatisfied"] = ErrorCodes.ConnectionStalled,
+        ["ResponseMinimumDataRateNotSatisfied"] = ErrorCodes.ConnectionStalled,
+        ["Http2ConnectionError"] = ErrorCodes.MalformedXml,
+        ["Http2StreamError"] = ErrorCodes.MalformedXml,
+        ["HPackDecodingError"] = ErrorCodes.MalformedXml,
+        ["Http3ConnectionError"] = ErrorCodes.MalformedXml,
+    };
+
+    public ILogger CreateLogger(string categoryName) => categoryName.StartsWith(Category, StringComparison.Ordinal) ? new Logger(categoryName) : Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
+
+    public void Dispose()
+    {
+    }
+
+    private sealed class Logger(string category) : ILogger
+    {
+        public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => true;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+        {
+            if (eventId.Name is not { } name || !Codes.TryGetValue(name, out var code))
+                return;
+            var message = formatter(state, exception);
+            if (exception?.Message is { Length: > 0 } reason && !message.Contains(reason, StringComparison.Ordinal))
+                message += $" ({reason})";
+            if (message.Contains("timed out", StringComparison.OrdinalIgnoreCase))
+                code = ErrorCodes.ConnectionStalled;
+            var what = name.StartsWith("Http2", StringComparison.Ordinal) || name == "HPackDecodingError" ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";
+            Console.WriteLine($"warn: {category}[{eventId.Id}] {CodedError.Format(code, $"{message} ({what}).")}");
+        }
+    }
+}
