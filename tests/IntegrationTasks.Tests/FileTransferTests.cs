@@ -56,7 +56,7 @@ public sealed class FileTransferTests
         File.Move(Path.Combine(server.ServerInbox, name + ".tmp"), Path.Combine(server.ServerInbox, name));
 
         var error = Path.Combine(server.ClientInbox, id + FileExchange.ErrorSuffix);
-        await WaitUntilAsync(() => File.Exists(error));
+        await Eventually.WaitUntilAsync(() => File.Exists(error), $"the error file {error}");
         StringAssert.StartsWith(await File.ReadAllTextAsync(error), $"{code}: ");
         Assert.IsTrue(File.Exists(Path.Combine(server.ServerInbox, "rejected", name)), "moved aside");
         Assert.IsTrue(server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
@@ -93,7 +93,7 @@ public sealed class FileTransferTests
         Directory.CreateDirectory(serverInbox);
         FileExchange.WriteServerMarker(serverInbox);
         var run = Task.Run(Client(true, databases, serverInbox, clientInbox, engine).Execute);
-        await WaitUntilAsync(() => Directory.Exists(serverInbox) && Directory.GetFiles(serverInbox, "*.request.xml").Length == 1);
+        await Eventually.WaitUntilAsync(() => Directory.Exists(serverInbox) && Directory.GetFiles(serverInbox, "*.request.xml").Length == 1, "one request file in the server's inbox");
         var id = Path.GetFileName(Directory.GetFiles(serverInbox, "*.request.xml")[0]).Split('.')[0];
         await FileExchange.PublishAsync(clientInbox, id + FileExchange.ErrorSuffix, async stream =>
         {
@@ -137,12 +137,5 @@ public sealed class FileTransferTests
         server.Dispose();
         Assert.IsFalse(File.Exists(Path.Combine(inbox, FileExchange.ServerMarker)));
         Assert.IsFalse(FileExchange.ServerIsServing(inbox));
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        while (!condition())
-            await Task.Delay(20, timeout.Token);
     }
 }

@@ -125,10 +125,8 @@ public sealed class GrpcTransferTests
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
         StringAssert.Contains(server.Log, "IT1001");
         StringAssert.Contains(server.Log, "IT2101");
-        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        while (!server.Log.Contains("warning IT3006", StringComparison.Ordinal) && !wait.IsCancellationRequested)
-            await Task.Delay(50, CancellationToken.None);
-        StringAssert.Contains(server.Log, "warning IT3006"); // the stream cancelled halfway
+        await Eventually.WaitUntilAsync(() => server.Log.Contains("warning IT3006", StringComparison.Ordinal), "IT3006 for the stream cancelled halfway",
+            seen: () => server.Log);
     }
 
     [TestMethod]
@@ -166,12 +164,9 @@ public sealed class GrpcTransferTests
         var reply = await new RecordService.RecordServiceClient(channel).GetBatchAsync(new BatchRequest { FirstId = 1, Count = 2 });
         Assert.HasCount(2, reply.Records);
 
-        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        bool Logged() => server.Log.Split('\n').Count(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)) == 3
-            && server.Log.Split('\n').Any(l => l.StartsWith("warning IT2101:", StringComparison.Ordinal) && l.Contains("ResourceExhausted", StringComparison.Ordinal));
-        while (!Logged() && !wait.IsCancellationRequested)
-            await Task.Delay(50, CancellationToken.None);
-        Assert.IsTrue(Logged(), server.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Split('\n').Count(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)) == 3
+            && server.Log.Split('\n').Any(l => l.StartsWith("warning IT2101:", StringComparison.Ordinal) && l.Contains("ResourceExhausted", StringComparison.Ordinal)),
+            "three IT2001 lines and one IT2101 for the oversized message", seen: () => server.Log);
         Assert.DoesNotContain("fail:", server.Log);
     }
 

@@ -298,12 +298,7 @@ public sealed class HostingTests
         }
     }
 
-    private static async Task WaitForExitAsync(int pid)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        while (IsRunning(pid))
-            await Task.Delay(50, timeout.Token);
-    }
+    private static Task WaitForExitAsync(int pid) => Eventually.WaitUntilAsync(() => !IsRunning(pid), $"process {pid} to exit");
 
     internal static void AssertPortFree(int port)
     {
@@ -329,11 +324,8 @@ public sealed class HostingTests
         Assert.AreEqual(first.ToString(), File.ReadAllText(pidFile));
 
         System.Diagnostics.Process.GetProcessById(first).Kill(); // what the relay's KillServer does
-        using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20)))
-        {
-            while (server.Restarts == 0 || File.ReadAllText(pidFile) == first.ToString())
-                await Task.Delay(20, timeout.Token);
-        }
+        await Eventually.WaitUntilAsync(() => server.Restarts > 0 && File.ReadAllText(pidFile) != first.ToString(), "the killed stand-in to be restarted",
+            seen: server.RecentOutput);
         await server.WaitReadyAsync(TimeSpan.FromSeconds(10), CancellationToken.None);
         Assert.AreNotEqual(first, server.ProcessId);
         Assert.IsFalse(server.HasExited);

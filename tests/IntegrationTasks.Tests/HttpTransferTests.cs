@@ -91,11 +91,7 @@ public sealed class HttpTransferTests
             }
             Assert.IsLessThan(10.0, watch.Elapsed.TotalSeconds, "dropped by the guard, not left open");
         }
-        using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10)))
-        {
-            while (!server.Log.Contains("IT3007", StringComparison.Ordinal))
-                await Task.Delay(50, timeout.Token);
-        }
+        await Eventually.WaitUntilAsync(() => server.Log.Contains("IT3007", StringComparison.Ordinal), "the stall guard's IT3007", seen: () => server.Log);
         StringAssert.Contains(server.Log, "nothing moved either way for 1 s");
 
         var engine = new FakeBuildEngine();
@@ -172,13 +168,8 @@ public sealed class HttpTransferTests
             }
         }
 
-        var waited = System.Diagnostics.Stopwatch.StartNew();
-        while (!(server.Log.Contains("Reading the request headers timed out", StringComparison.Ordinal) && grpc.Log.Contains("HTTP/2; a GOAWAY", StringComparison.Ordinal)))
-        {
-            if (waited.Elapsed > TimeSpan.FromSeconds(10))
-                Assert.Fail($"No coded line for the 408 and the GOAWAY within 10 s; the servers' logs:\n{server.Log}\n{grpc.Log}");
-            await Task.Delay(50, CancellationToken.None);
-        }
+        await Eventually.WaitUntilAsync(() => server.Log.Contains("Reading the request headers timed out", StringComparison.Ordinal)
+            && grpc.Log.Contains("HTTP/2; a GOAWAY", StringComparison.Ordinal), "a coded line for the 408 and one for the GOAWAY", seen: () => $"{server.Log}\n{grpc.Log}");
         Assert.ContainsSingle(server.Log.Split('\n').Where(l => l.StartsWith("warning IT3007:", StringComparison.Ordinal)
             && l.Contains("Reading the request headers timed out", StringComparison.Ordinal)), server.Log);
         Assert.ContainsSingle(grpc.Log.Split('\n').Where(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)

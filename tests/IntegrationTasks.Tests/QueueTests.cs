@@ -96,7 +96,7 @@ public sealed class QueueTests
         await using (var channel = await connection.CreateChannelAsync())
             await channel.BasicPublishAsync("", topology.RequestQueue, true, topology.Properties("bad", topology.ReplyQueue),
                 System.Text.Encoding.UTF8.GetBytes(body));
-        await WaitUntilAsync(async () => await TestBroker.CountAsync(QueueTopology.DeadLetterQueue(topology.RequestQueue)) == 1);
+        await Eventually.WaitUntilAsync(async () => await TestBroker.CountAsync(QueueTopology.DeadLetterQueue(topology.RequestQueue)) == 1, "one message in the dead-letter queue");
         Assert.IsTrue(server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
         Assert.AreEqual(0u, await TestBroker.CountAsync(topology.RequestQueue), "not requeued");
 
@@ -122,7 +122,7 @@ public sealed class QueueTests
         var first = StartServerProcess(engine, databases, artifacts);
         var client = Client(durable: true, databases, engine, batches, batchSize);
         var transfer = Task.Run(client.Execute);
-        await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+        await Eventually.WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize, "ten batches committed by the client");
         Process.GetProcessById(first.ProcessId).Kill(entireProcessTree: true); // SIGKILL: no goodbye, unacked requests stay in the queue
         var imported = await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None);
         Assert.IsLessThan(batches * batchSize, imported, "killed too late to prove anything");
@@ -146,7 +146,7 @@ public sealed class QueueTests
         var first = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
         var engine = new FakeBuildEngine();
         var transfer = Task.Run(Client(durable: true, databases, engine, batches, batchSize).Execute);
-        await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+        await Eventually.WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize, "ten batches committed by the client");
         await first.DisposeAsync();
         Assert.IsLessThan(batches * batchSize, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None), "stopped too late to prove anything");
         Assert.AreEqual(0L, first.Server.Rejected, string.Join("\n", first.Log.Lines));
@@ -181,7 +181,7 @@ public sealed class QueueTests
         {
             _ = killed.StandardOutput.ReadToEndAsync();
             _ = killed.StandardError.ReadToEndAsync();
-            await WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize);
+            await Eventually.WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize, "ten batches committed by the client");
             killed.Kill(entireProcessTree: true);
             await killed.WaitForExitAsync();
         }
@@ -372,12 +372,5 @@ public sealed class QueueTests
             result.Add((local[..colon].Trim('[', ']'), int.Parse(local[(colon + 1)..])));
         }
         return result;
-    }
-
-    private static async Task WaitUntilAsync(Func<Task<bool>> condition)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        while (!await condition())
-            await Task.Delay(50, timeout.Token);
     }
 }

@@ -154,7 +154,8 @@ public sealed class TcpTransferTests
         Assert.IsTrue(await good, engine.Log);
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
 
-        await WaitUntilAsync(() => server.Server.ConnectionsFailed > 0);
+        await Eventually.WaitUntilAsync(() => server.Server.ConnectionsFailed > 0, "the server to count the bad connection as failed",
+            seen: () => string.Join("\n", server.Log.Lines));
         var warning = server.Log.Lines.FirstOrDefault(l => l.StartsWith("warning ", StringComparison.Ordinal));
         Assert.IsNotNull(warning, $"{name}: no warning in {string.Join("\n", server.Log.Lines)}");
         StringAssert.StartsWith(warning, $"warning {code}", $"{name}: {warning}");
@@ -300,12 +301,6 @@ public sealed class TcpTransferTests
         await running;
     }
 
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        while (!condition())
-            await Task.Delay(20, timeout.Token);
-    }
 
     private static async Task ThenDisconnect(NetworkStream stream, byte[] bytes)
     {

@@ -190,8 +190,8 @@ public sealed class WcfTransferTests
         StringAssert.Contains(soap12AsTextXml.Body, "<faultcode>s:VersionMismatch</faultcode>");
 
         // Every refusal is one coded line in the server's log; a good request is still answered, a prolog with comments included.
-        await WaitUntilAsync(() => server.Log.Split('\n').Count(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)
-            && l.Contains("Refused the request from", StringComparison.Ordinal)) == 4, server.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Split('\n').Count(l => l.StartsWith("warning IT2001:", StringComparison.Ordinal)
+            && l.Contains("Refused the request from", StringComparison.Ordinal)) == 4, "four coded refusal lines", seen: () => server.Log);
         var good = await PostRawAsync(http, server.Url, "GetRecord", "\uFEFF<?xml version=\"1.0\"?>\n<!-- a comment -->" + Envelope + "<id>7</id></GetRecord></s:Body></s:Envelope>");
         Assert.AreEqual(System.Net.HttpStatusCode.OK, good.Status, good.Body);
         StringAssert.Contains(good.Body, ">7<");
@@ -225,8 +225,8 @@ public sealed class WcfTransferTests
             }
         }
         // It was logged "answered with a SOAP fault", though nothing was (or could be) answered.
-        await WaitUntilAsync(() => server.Log.Contains("IT3007", StringComparison.Ordinal) && server.Log.Contains("nothing was sent", StringComparison.Ordinal),
-            "the stall guard's IT3007 and the unanswered request's line");
+        await Eventually.WaitUntilAsync(() => server.Log.Contains("IT3007", StringComparison.Ordinal) && server.Log.Contains("nothing was sent", StringComparison.Ordinal),
+            "the stall guard's IT3007 and the unanswered request's line", seen: () => server.Log);
         Assert.DoesNotContain("answered with a SOAP fault", server.Log);
     }
 
@@ -277,7 +277,8 @@ public sealed class WcfTransferTests
             if (code is ErrorCodes.MalformedMessage or ErrorCodes.FrameTooLarge or ErrorCodes.MalformedXml)
                 Assert.IsTrue(answer.AsSpan(0, read).IndexOf(MessageFraming.Fault) >= 0, $"{misbehaviour}: a fault record was expected");
         }
-        await WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {code}", StringComparison.Ordinal)), $"a {code} warning for the bad peer",
+            seen: () => string.Join("\n", server.Log.Lines));
 
         var engine = new FakeBuildEngine();
         Assert.IsTrue(await Task.Run(Client("NetTcpSmallBatchesAsync", server.Address, databases, engine).Execute), engine.Log);
@@ -320,8 +321,9 @@ public sealed class WcfTransferTests
                 // dropped by the server (or the test gave up: the assertion below says so)
             }
         });
-        await WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.ConnectionStalled}", StringComparison.Ordinal)
-            && l.Contains("stopped reading its replies", StringComparison.Ordinal)), "an IT3007 warning for the client that stopped reading");
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.ConnectionStalled}", StringComparison.Ordinal)
+            && l.Contains("stopped reading its replies", StringComparison.Ordinal)), "an IT3007 warning for the client that stopped reading",
+            seen: () => string.Join("\n", server.Log.Lines));
         await sending.WaitAsync(TimeSpan.FromSeconds(30));
         Assert.IsFalse(stop.IsCancellationRequested, "the server never closed the connection of the client that stopped reading");
 
@@ -407,16 +409,5 @@ public sealed class WcfTransferTests
         request.Headers.Add("SOAPAction", $"\"{ServiceNames.Action(operation)}\"");
         using var response = await http.SendAsync(request);
         return (response.StatusCode, await response.Content.ReadAsStringAsync());
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition, string what)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        while (!condition())
-        {
-            if (timeout.IsCancellationRequested)
-                Assert.Fail($"Timed out waiting; the log:\n{what}");
-            await Task.Delay(50, CancellationToken.None);
-        }
     }
 }

@@ -33,13 +33,10 @@ internal sealed class RunningHostModule : IAsyncDisposable
         task.HostAssembly = HostAssembly;
         task.Url = $"http://127.0.0.1:{port}";
         var server = new RunningHostModule(task, Task.Run(task.Execute), port, path);
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        while (!engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker))
-        {
-            if (server._execution.IsCompleted)
-                Assert.Fail($"{task.GetType().Name} ended before it was ready:\n{engine.Log}");
-            await Task.Delay(20, timeout.Token);
-        }
+        await Eventually.WaitUntilAsync(() => engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker) || server._execution.IsCompleted,
+            $"{task.GetType().Name}'s ready line", TimeSpan.FromSeconds(60), () => engine.Log);
+        if (!engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker))
+            Assert.Fail($"{task.GetType().Name} ended before it was ready:\n{engine.Log}");
         return server;
     }
 
