@@ -51,6 +51,9 @@ public sealed class HttpRequest : TransferClientTask
         await resumption.RunAsync(async (missing, token) =>
         {
             var content = new RequestContent(plan, missing);
+            // One POST asks for every batch at once: each batch's wait runs from it to that batch's commit.
+            foreach (var batch in missing)
+                resumption.Committed.Latency.Sent(batch);
             try
             {
                 read += await RequestAsync(uri, content, plan, resumption, importer, token).ConfigureAwait(false);

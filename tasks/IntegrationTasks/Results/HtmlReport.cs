@@ -77,6 +77,18 @@ public static class HtmlReport
                     html.Append(BarChart($"server-cpu-{size.Key}", "Server CPU per 1,000 records (ms)", served, r => r.Costs!.ServerCpuMsPer1000!.Value, _ => 0, "F1"));
                 html.Append(BarChart($"alloc-{size.Key}", "Bytes the client allocated per record", costed, r => r.Costs!.ClientAllocatedBytesPerRecord, _ => 0, "N0"));
             }
+            var timed = rows.Where(r => r.BatchLatency is not null).ToList();
+            if (timed.Count > 0)
+            {
+                html.Append(BarChart($"p99-{size.Key}", "Batch latency p99 (ms), request sent to committed — shorter is better", timed, r => r.BatchLatency!.P99Ms, _ => 0, "F1"));
+                html.Append("<table class=\"latency\"><tr><th>Method</th><th>Batches</th><th>p50 (ms)</th><th>p90 (ms)</th><th>p99 (ms)</th><th>p99.9 (ms)</th><th>Max (ms)</th></tr>");
+                foreach (var r in timed)
+                {
+                    var l = r.BatchLatency!;
+                    html.Append(Invariant, $"<tr><td>{Encode(r.Transport)}</td><td>{l.Batches:N0}</td><td>{l.P50Ms:F3}</td><td>{l.P90Ms:F3}</td><td>{l.P99Ms:F3}</td><td>{l.P999Ms:F3}</td><td>{l.MaxMs:F3}</td></tr>");
+                }
+                html.Append("</table>");
+            }
         }
 
         foreach (var sweep in sweeps)

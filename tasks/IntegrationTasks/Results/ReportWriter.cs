@@ -37,6 +37,9 @@ public sealed record TransportSummary(
     /// <summary>Mean time over the peer's (the database administrator's own tool); null without one at this record count.</summary>
     public double? RatioToPeer { get; init; }
 
+    /// <summary>Every measured run's batch latencies (request sent → committed), their histograms added; null where none was measured.</summary>
+    public Transfer.LatencySummary? BatchLatency { get; init; }
+
     /// <summary>The client reached its server through the delay relay in these runs.</summary>
     public bool ThroughRelay { get; init; }
 
@@ -186,6 +189,7 @@ public static class ReportWriter
                     OverheadMicrosPerRecord = overhead,
                     OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
+                    BatchLatency = Transfer.LatencySummary.Merge(runs.Select(r => r.BatchLatency)),
                 });
                 faster = seconds;
             }
@@ -243,22 +247,41 @@ public static class ReportWriter
         return [json, csv, markdown, html, dated];
     }
 
+    /// <summary>How long a batch waited, per transport: the percentiles of every measured run's batches, their histograms added.</summary>
+    public static string BatchLatencyTable(IReadOnlyList<TransportSummary> rows)
+    {
+        var timed = rows.Where(s => s.BatchLatency is not null).ToList();
+        if (timed.Count == 0)
+            return "";
+        var md = new StringBuilder("\nHow long a batch waited, from its request leaving the client to its transaction committing: every batch of every measured run, ");
+        md.Append("their HdrHistograms added (a transport that asks for every batch in one request, as HttpRequest does, counts each batch from that request):\n\n");
+        md.Append("| Method | Batches | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        foreach (var s in timed)
+        {
+            var l = s.BatchLatency!;
+            md.Append(Invariant, $"| {s.Transport} | {l.Batches:N0} | {l.P50Ms:F3} | {l.P90Ms:F3} | {l.P99Ms:F3} | {l.P999Ms:F3} | {l.MaxMs:F3} |\n");
+        }
+        return md.ToString();
+    }
+
     /// <summary>Every repetition, then every failure and every transport not run (status and message say which), so nothing asked for is missing.</summary>
     public static string Csv(IEnumerable<Measurement> measurements, IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NotRunEntry>? notRun = null)
     {
         var builder = new StringBuilder(
-            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith,status,message\n");
+            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith,batchP50Ms,batchP99Ms,batchP999Ms,batchMaxMs,status,message\n");
         foreach (var m in measurements)
         {
             builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerReads},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
             builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
             builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O},");
-            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith},{(m.Completed ? "measured" : "failed cleanly under the fault")},\n");
+            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith},");
+            builder.Append(Invariant, $"{m.BatchLatency?.P50Ms:R},{m.BatchLatency?.P99Ms:R},{m.BatchLatency?.P999Ms:R},{m.BatchLatency?.MaxMs:R},");
+            builder.Append(m.Completed ? "measured" : "failed cleanly under the fault").Append(",\n");
         }
         foreach (var f in failed ?? [])
-            builder.Append(Invariant, $"{f.Transport},,,{f.Records},,,,,,,,,,,false,,,,,{f.Code},failed,{CsvText(f.Message)}\n");
+            builder.Append(Invariant, $"{f.Transport},,,{f.Records},,,,,,,,,,,false,,,,,{f.Code},,,,,failed,{CsvText(f.Message)}\n");
         foreach (var n in notRun ?? [])
-            builder.Append(Invariant, $"{n.Transport},,,,,,,,,,,,,,false,,,,,,not run,{CsvText(n.Reason)}\n");
+            builder.Append(Invariant, $"{n.Transport},,,,,,,,,,,,,,false,,,,,,,,,,not run,{CsvText(n.Reason)}\n");
         return builder.ToString();
     }
 
@@ -329,6 +352,7 @@ public static class ReportWriter
                 md.Append(Invariant, $"{c.ThreadPoolMaxThreads} | {c.ThreadPoolMaxQueue} | {c.ThreadPoolItemsPer1000:F1} | ");
                 md.Append(Invariant, $"{(c.ServerItemsPer1000 is { } si ? si.ToString("F1", Invariant) : "–")} | {(c.ServerMaxThreads is { } st ? st.ToString(Invariant) : "–")} | {(c.ServerMaxQueue is { } sq ? sq.ToString(Invariant) : "–")} |\n");
             }
+            md.Append(BatchLatencyTable(records.ToList()));
         }
         if (notRun is { Count: > 0 })
         {

@@ -41,7 +41,7 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
     {
         if (!importOnWorker)
         {
-            await ExchangeAllAsync(frames, plan, batches, async (batch, frame, token) =>
+            await ExchangeAllAsync(frames, plan, batches, committed.Latency, async (batch, frame, token) =>
             {
                 using (frame)
                 using (var body = frame.OpenRead())
@@ -57,7 +57,7 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
         {
             async Task NetworkAsync()
             {
-                await ExchangeAllAsync(frames, plan, batches, (batch, frame, token) => responses.Writer.WriteAsync((batch, frame), token), cancellation.Token)
+                await ExchangeAllAsync(frames, plan, batches, committed.Latency, (batch, frame, token) => responses.Writer.WriteAsync((batch, frame), token), cancellation.Token)
                     .ConfigureAwait(false);
                 responses.Writer.Complete();
             }
@@ -82,12 +82,13 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
         }
     }
 
-    private static async Task ExchangeAllAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches,
+    private static async Task ExchangeAllAsync(FrameConnection frames, BatchPlan plan, IReadOnlyList<int> batches, BatchLatency latency,
         Func<int, Frame, CancellationToken, ValueTask> handle, CancellationToken cancellationToken)
     {
         using var buffer = new PooledBufferStream();
         for (var i = 0; i < batches.Count; i++)
         {
+            latency.Sent(batches[i]);
             await frames.WriteAsync(BuildRequest(buffer, plan, batches[i], frames.Format), cancellationToken).ConfigureAwait(false);
             var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(i, batches.Count);
             await handle(batches[i], response, cancellationToken).ConfigureAwait(false);
@@ -124,6 +125,7 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
                 await inFlight.WaitAsync(token).ConfigureAwait(false);
                 lock (outstanding)
                     outstanding.Add(batch + 1);
+                committed.Latency.Sent(batch);
                 await frames.WriteAsync(BuildRequest(buffer, plan, batch, frames.Format), token).ConfigureAwait(false);
             }
             await frames.WriteEndAsync(token).ConfigureAwait(false);

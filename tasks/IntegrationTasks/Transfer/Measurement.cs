@@ -88,6 +88,9 @@ public sealed record Measurement
     public bool? BytesNotMeasured { get; init; }
     public long ClientPeakBytes { get; init; }
     public long? ServerPeakBytes { get; init; }
+    /// <summary>How long each batch waited, request sent to transaction committed (null where the transport does not mark its sends).</summary>
+    public LatencySummary? BatchLatency { get; init; }
+
     public bool Verified { get; init; }
 
     /// <summary>The first repetition (JIT, caches, connection pools warming up): recorded, but kept out of the statistics.</summary>

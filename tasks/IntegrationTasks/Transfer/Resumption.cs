@@ -4,9 +4,12 @@ using IntegrationTasks.Common;
 namespace IntegrationTasks.Transfer;
 
 /// <summary>Which batches of a transfer are committed in ClientTable: what a resumed transfer still has to ask for.</summary>
-public sealed class CommittedBatches(BatchPlan plan)
+public sealed class CommittedBatches(BatchPlan plan, BatchLatency? latency = null)
 {
     private readonly bool[] _committed = new bool[plan.TotalBatches];
+
+    /// <summary>Each batch's wait from request to commit: transports mark <see cref="BatchLatency.Sent"/>, commits are recorded here.</summary>
+    public BatchLatency Latency { get; } = latency ?? new(plan.TotalBatches);
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private TimeSpan? _brokeAt;
     private TimeSpan _recovery;
@@ -14,6 +17,7 @@ public sealed class CommittedBatches(BatchPlan plan)
     /// <summary>Marks a batch committed; call only after its transaction committed.</summary>
     public void Add(int batch)
     {
+        Latency.Committed(batch);
         lock (_committed)
         {
             _committed[batch] = true;

@@ -131,6 +131,7 @@ public abstract class TransferClientTask : IntegrationTask
         BytesSent = result.BytesSent;
         BytesReceived = result.BytesReceived;
         PeakWorkingSetBytes = ProcessMemory.PeakBytes() ?? 0;
+        var latency = _resumption?.Committed.Latency.Summarize();
         if (!string.IsNullOrEmpty(ResultFile))
         {
             MeasurementLog.WriteSingle(ResultFile, new Measurement
@@ -143,7 +144,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
-                RecordsCommitted = failure is null ? null : (int)Records,
+                RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency,
             });
         }
         if (failure is not null)
@@ -152,5 +153,8 @@ public abstract class TransferClientTask : IntegrationTask
             "{0}: total processing time {1:F3} s for {2:N0} records ({3:N0} records/s), {4}.",
             TransportName, ElapsedSeconds, Records, Records / Math.Max(ElapsedSeconds, 1e-9),
             result.BytesMeasured ? $"{BytesSent:N0} bytes sent, {BytesReceived:N0} received" : "bytes on the wire not measured");
+        if (latency is not null)
+            Log.LogMessage(RunDetail, "{0}: batch latency (request sent to committed) p50 {1:0.###} ms, p99 {2:0.###} ms, p99.9 {3:0.###} ms, max {4:0.###} ms over {5:N0} batches.",
+                TransportName, latency.P50Ms, latency.P99Ms, latency.P999Ms, latency.MaxMs, latency.Batches);
     }
 }

@@ -156,27 +156,29 @@ internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortCh
         WcfVariant.SmallRequests => EachInTurnAsync(batches, RecordByRecord, cancellationToken),
         WcfVariant.SmallBatches => EachInTurnAsync(batches, b => service.GetRecords(plan.FirstId(b), plan.BatchSize), cancellationToken),
         WcfVariant.SmallBatchesAsync => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await CallAsync(() => service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(batches[i], () => service.GetRecordsConcurrentlyAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
-            await ImportAsync(batches[i], await CallAsync(() => service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
+            await ImportAsync(batches[i], await CallAsync(batches[i], () => service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
         WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
-            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), token), cancellationToken),
+            ImportAsync(batches[i], Call(batches[i], () => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), token), cancellationToken),
         WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(batches.Count, maxInFlight, (i, token) =>
-            ImportAsync(batches[i], Call(() => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token).GetAwaiter().GetResult(), cancellationToken),
+            ImportAsync(batches[i], Call(batches[i], () => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token).GetAwaiter().GetResult(), cancellationToken),
         _ => throw new ArgumentOutOfRangeException(nameof(variant)),
     };
 
     // The batch runners cancel `stop` after recording their first failure, so the calls the abort ends are never reported instead of it.
-    private RecordData[] Call(Func<RecordData[]> call, CancellationToken stop)
+    private RecordData[] Call(int batch, Func<RecordData[]> call, CancellationToken stop)
     {
+        resumption.Committed.Latency.Sent(batch);
         using (stop.Register(abortChannel))
             return call();
     }
 
-    private async Task<RecordData[]> CallAsync(Func<Task<RecordData[]>> call, CancellationToken stop)
+    private async Task<RecordData[]> CallAsync(int batch, Func<Task<RecordData[]>> call, CancellationToken stop)
     {
+        resumption.Committed.Latency.Sent(batch);
         using (stop.Register(abortChannel))
             return await call().ConfigureAwait(false);
     }
@@ -190,6 +192,7 @@ internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortCh
         foreach (var batch in batches)
         {
             cancellationToken.ThrowIfCancellationRequested();
+            resumption.Committed.Latency.Sent(batch);
             await ImportAsync(batch, call(batch), cancellationToken).ConfigureAwait(false);
         }
     }
