@@ -135,6 +135,8 @@ public static class ReportWriter
     public static List<Measurement> SeparateBatchSizes(IEnumerable<Measurement> measurements)
     {
         var list = measurements.ToList();
+        // Runs of several clients at once are their own rows: "TcpClient2 (16 clients)".
+        list = [.. list.Select(m => m.Clients > 1 ? m with { Transport = string.Create(Invariant, $"{m.Transport} ({m.Clients} clients)") } : m)];
         var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
         // Likewise runs at several added round trips (a LatencySweep): "TcpClient2 (RTT 20 ms)".
         var delayed = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();

@@ -75,6 +75,9 @@ public abstract class TcpClientTask : TransferClientTask
 
     protected abstract ClientModel CreateModel();
 
+    /// <summary>Each client its own connection, model and resume loop: nothing of a transfer is kept on the task.</summary>
+    protected override bool ServesManyClients => true;
+
     /// <summary>Whether a broken connection is resumed: reconnect and ask only for the batches not yet committed (the pipelined generations).</summary>
     protected virtual bool Resumes => false;
 

@@ -27,7 +27,11 @@ public sealed class BatchImporter : IAsyncDisposable
     public TimeSpan? SetupTime { get; private set; }
 
     /// <summary>Called by a transport once it is connected and ready to send its first request.</summary>
-    public void MarkSetupDone() => SetupTime ??= Clock?.Elapsed;
+    public void MarkSetupDone()
+    {
+        SetupTime ??= Clock?.Elapsed;
+        Run?.MarkSetupDone();
+    }
 
     /// <summary>Imports a response message already in memory as one batch.</summary>
     public Task<int> ImportAsync(Stream response, CancellationToken cancellationToken) =>
@@ -88,17 +92,26 @@ public sealed class BatchImporter : IAsyncDisposable
         if (records.Count == 0)
             return 0;
         await _writer.InsertBatchAsync(records, cancellationToken).ConfigureAwait(false);
-        FirstCommitAfter ??= Clock?.Elapsed;
-        Interlocked.Add(ref _records, records.Count);
+        Counted(records.Count);
         return records.Count;
     }
 
-    /// <summary>For a run that inserted through its own path (a peer): counts its one committed transaction.</summary>
-    public void MarkCommitted(long records)
+    /// <summary>The run's importer, when this one is one client's of several: what it commits counts there too.</summary>
+    internal BatchImporter? Run { get; init; }
+
+    private void Counted(long records)
     {
         FirstCommitAfter ??= Clock?.Elapsed;
         Interlocked.Add(ref _records, records);
+        Run?.Counted(records);
     }
+
+    /// <summary>Another importer on its own connection, counting into this one (one client of several).</summary>
+    public static async Task<BatchImporter> OpenForClientAsync(Database database, BatchImporter run, bool ignoreExisting, CancellationToken cancellationToken) =>
+        new(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false)) { Run = run, Clock = run.Clock };
+
+    /// <summary>For a run that inserted through its own path (a peer): counts its one committed transaction.</summary>
+    public void MarkCommitted(long records) => Counted(records);
 
     public ValueTask DisposeAsync() => _writer.DisposeAsync();
 }

@@ -12,6 +12,9 @@ public sealed record Measurement
     public required int Records { get; init; }
     public int BatchSize { get; init; }
 
+    /// <summary>Clients run at once, each on its share of the batches (1: the series' single client; logs from before it was recorded).</summary>
+    public int Clients { get; init; } = 1;
+
     /// <summary>How the server read its batches: PerRecord (one SELECT per ID) or Range; null in logs written before it was recorded (PerRecord).</summary>
     public string? ServerWork { get; init; }
 

@@ -47,7 +47,22 @@ public abstract class TransferClientTask : IntegrationTask
     /// </summary>
     public string Fault { get; set; } = "None";
 
+    /// <summary>
+    /// Clients started at once by this run, each with its own connection, its own database connection and its own contiguous share of
+    /// the batches (as wrk and hey run many connections in one process); 1 is the series' single client.
+    /// </summary>
+    public int Clients { get; set; } = 1;
+
+    /// <summary>Transports whose transfer keeps no state on the task but its resume loop may run as several clients at once.</summary>
+    protected virtual bool ServesManyClients => false;
+
     private ResumingTransfer? _resumption;
+
+    /// <summary>The other clients of a many-client run (copies of this task, each with its own resume loop).</summary>
+    private List<TransferClientTask> _otherClients = [];
+
+    private IEnumerable<ResumingTransfer> Resumptions =>
+        new[] { _resumption }.Concat(_otherClients.Select(c => c._resumption)).OfType<ResumingTransfer>();
 
     /// <summary>The resume loop for this run (<see cref="ResumingTransfer"/>); a transport that does not resume passes false and fails at the first break.</summary>
     protected ResumingTransfer Resumption(BatchPlan plan, bool resumes) =>
@@ -75,9 +90,37 @@ public abstract class TransferClientTask : IntegrationTask
 
     protected abstract Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// <see cref="Clients"/> copies of this task's transfer at once, each on its share of the plan with an importer of its own: the
+    /// run ends when all have, the first failure cancels the others. Their rows land in the one ClientTable, verified as a whole
+    /// (the shares are disjoint, so every client's rows are checked row by row).
+    /// </summary>
+    private async Task<TransferResult> TransferAsManyClientsAsync(BatchPlan plan, BatchImporter importer, Database database, CancellationToken cancellationToken)
+    {
+        _otherClients = [.. Enumerable.Range(1, Clients - 1).Select(_ => (TransferClientTask)MemberwiseClone())];
+        foreach (var other in _otherClients)
+            other._otherClients = [];
+        var clients = new[] { this }.Concat(_otherClients).ToList();
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var results = new TransferResult[Clients];
+        await TaskGroup.WhenAllOrFirstFailure(cancellation, [.. clients.Select(async (client, k) =>
+        {
+            await Task.Yield(); // all start at once
+            await using var own = await BatchImporter.OpenForClientAsync(database, importer, IdempotentImport, cancellation.Token).ConfigureAwait(false);
+            results[k] = await client.TransferAsync(plan.Slice(k, Clients), own, cancellation.Token).ConfigureAwait(false);
+        })]).ConfigureAwait(false);
+        return new TransferResult(results.Sum(r => r.BytesSent), results.Sum(r => r.BytesReceived)) { BytesMeasured = results.All(r => r.BytesMeasured) };
+    }
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var plan = BatchPlan.Create(TotalBatches, BatchSize);
+        if (Clients < 1 || Clients > plan.TotalBatches)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"Clients must be between 1 and the number of batches ({plan.TotalBatches}): each client needs a batch of its own (was {Clients}).");
+        if (Clients > 1 && !ServesManyClients)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{TransportName} runs as one client only so far (Clients={Clients} asked); the TCP clients run as many.");
         if (TimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
         var database = Database.Create(ClientProvider, ClientConnString);
@@ -101,7 +144,8 @@ public abstract class TransferClientTask : IntegrationTask
         {
             try
             {
-                result = await TransferAsync(plan, importer, timeout.Token).ConfigureAwait(false);
+                result = Clients == 1 ? await TransferAsync(plan, importer, timeout.Token).ConfigureAwait(false)
+                    : await TransferAsManyClientsAsync(plan, importer, database, timeout.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (timeout.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
             {
@@ -119,8 +163,8 @@ public abstract class TransferClientTask : IntegrationTask
         finally
         {
             await progress.DisposeAsync().ConfigureAwait(false);
-            Reconnects = _resumption?.Reconnects ?? 0;
-            RecoverySeconds = _resumption?.Committed.RecoveryTime.TotalSeconds ?? 0;
+            Reconnects = Resumptions.Sum(r => r.Reconnects);
+            RecoverySeconds = Resumptions.Sum(r => r.Committed.RecoveryTime.TotalSeconds);
         }
         watch.Stop();
         var costs = await sampler.StopAsync().ConfigureAwait(false);
@@ -131,7 +175,7 @@ public abstract class TransferClientTask : IntegrationTask
         BytesSent = result.BytesSent;
         BytesReceived = result.BytesReceived;
         PeakWorkingSetBytes = ProcessMemory.PeakBytes() ?? 0;
-        var latency = _resumption?.Committed.Latency.Summarize();
+        var latency = LatencySummary.Merge(Resumptions.Select(r => r.Committed.Latency.Summarize()));
         if (!string.IsNullOrEmpty(ResultFile))
         {
             MeasurementLog.WriteSingle(ResultFile, new Measurement
@@ -143,6 +187,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
+                Clients = Clients,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
                 RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency,
             });
