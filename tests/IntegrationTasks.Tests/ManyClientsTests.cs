@@ -39,6 +39,24 @@ public sealed class ManyClientsTests
     }
 
     [TestMethod]
+    [Timeout(600_000, CooperativeCancellation = true)]
+    public void The_Load_target_runs_each_client_count_verified_and_reports_throughput_and_latency_per_count()
+    {
+        using var artifacts = new TempDirectory("it-load-");
+        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:LoadTransport=TcpClientMultiThreadTest3", "-p:ClientCounts=1+3",
+            "-p:RecordsPerClient=600", "-p:BatchSize=100", "-p:Repetitions=2", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var folder = Path.Combine(artifacts, "results", "load");
+        var runs = MeasurementLog.Read(Path.Combine(folder, "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { 1, 1, 3, 3 }, runs.Select(r => r.Clients).ToList());
+        Assert.IsTrue(runs.All(r => r.Verified && r.BatchLatency is { Batches: > 0 }), output);
+        CollectionAssert.AreEquivalent(new[] { 600, 600, 1800, 1800 }, runs.Select(r => r.Records).ToList(), "RecordsPerClient × clients");
+        var md = File.ReadAllText(Path.Combine(folder, "results.md"));
+        StringAssert.Contains(md, "| TcpClientMultiThreadTest3 (3 clients) | 36 | ");
+        Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")), "RunAll's results are left alone");
+    }
+
+    [TestMethod]
     public async Task More_clients_than_batches_or_a_transport_that_runs_one_client_only_is_a_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();
