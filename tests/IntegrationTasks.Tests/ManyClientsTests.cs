@@ -38,6 +38,39 @@ public sealed class ManyClientsTests
         Assert.AreEqual($"{run.Transport} (8 clients)", Results.ReportWriter.Summarise([run with { Repetition = 1 }]).Single().Transport);
     }
 
+    public static IEnumerable<object[]> KestrelClients =>
+    [
+        ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
+    ];
+
+    [TestMethod]
+    [DynamicData(nameof(KestrelClients))]
+    public async Task Six_clients_of_a_Kestrel_transport_at_once_move_every_row_once(string transport)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var server = transport == "HttpRequest"
+            ? await RunningHttpServer.StartAsync(databases)
+            : await RunningHostModule.StartAsync(new IntegrationTasks.Grpc.GrpcServer { Connections = 4, Answerers = 2 }, databases, "");
+        using var folder = new TempDirectory("it-clients-");
+        var engine = new FakeBuildEngine();
+        TransferClientTask client = transport switch
+        {
+            "GrpcClient" => new IntegrationTasks.Grpc.GrpcClient { Address = server.Url },
+            "GrpcStreaming" => new IntegrationTasks.Grpc.GrpcStreaming { Address = server.Url },
+            _ => new IntegrationTasks.Http.HttpRequest { Uri = server.Url },
+        };
+        client.Clients = 6;
+        client.ResultFile = Path.Combine(folder, "run.json");
+        Assert.IsTrue(await Task.Run(client.For(databases, engine, totalBatches: 30, batchSize: 100).Execute), engine.Log);
+
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+        var run = MeasurementLog.ReadSingle(client.ResultFile);
+        Assert.AreEqual(6, run.Clients);
+        Assert.AreEqual(30, run.BatchLatency!.Batches);
+    }
+
     [TestMethod]
     [Timeout(600_000, CooperativeCancellation = true)]
     public void The_Load_target_runs_each_client_count_verified_and_reports_throughput_and_latency_per_count()
@@ -67,8 +100,8 @@ public sealed class ManyClientsTests
         StringAssert.Contains(engine.Log, "each client needs a batch of its own (was 5)");
 
         engine = new FakeBuildEngine();
-        var grpc = new IntegrationTasks.Grpc.GrpcClient { Clients = 2 }.For(databases, engine, totalBatches: 4, batchSize: 10);
-        Assert.IsFalse(grpc.Execute());
+        var soap = new IntegrationTasks.Wcf.SoapSmallBatches { Clients = 2 }.For(databases, engine, totalBatches: 4, batchSize: 10);
+        Assert.IsFalse(soap.Execute());
         StringAssert.Contains(engine.Log, "runs as one client only so far (Clients=2 asked)");
     }
 }

@@ -26,6 +26,9 @@ public abstract class GrpcClientTask : TransferClientTask
 
     protected override string TransportName => GetType().Name;
 
+    /// <summary>Each client its own channel and connection, calls and resume loop.</summary>
+    protected override bool ServesManyClients => true;
+
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))

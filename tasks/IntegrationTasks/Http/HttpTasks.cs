@@ -40,6 +40,9 @@ public sealed class HttpRequest : TransferClientTask
 
     protected override string TransportName => "HttpRequest";
 
+    /// <summary>Each client its own POST (HTTP/1.1: a connection of the shared pool to itself while it streams) and resume loop.</summary>
+    protected override bool ServesManyClients => true;
+
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri))

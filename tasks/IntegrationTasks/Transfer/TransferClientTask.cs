@@ -120,7 +120,7 @@ public abstract class TransferClientTask : IntegrationTask
                 $"Clients must be between 1 and the number of batches ({plan.TotalBatches}): each client needs a batch of its own (was {Clients}).");
         if (Clients > 1 && !ServesManyClients)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"{TransportName} runs as one client only so far (Clients={Clients} asked); the TCP clients run as many.");
+                $"{TransportName} runs as one client only so far (Clients={Clients} asked); the TCP, gRPC and HTTP clients run as many.");
         if (TimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
         var database = Database.Create(ClientProvider, ClientConnString);
