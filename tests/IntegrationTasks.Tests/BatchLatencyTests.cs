@@ -43,4 +43,21 @@ public sealed class BatchLatencyTests
         Assert.AreEqual(1, summary.Batches);
         Assert.AreEqual(20, summary.MaxMs, 0.1);
     }
+
+    [TestMethod]
+    public async Task In_open_loop_each_batch_counts_from_its_slot_on_the_schedule_not_from_when_it_went()
+    {
+        long now = 1_000_000; // any clock reading but 0, which marks a batch never sent
+        var ticksPerMs = System.Diagnostics.Stopwatch.Frequency / 1000;
+        var latency = new BatchLatency(5, ratePerSecond: 100) { Now = () => now }; // a slot every 10 ms
+        for (var batch = 0; batch < 5; batch++)
+            await latency.SendTurnAsync(batch, CancellationToken.None); // the clock stands still: every send is "on time" or waits for its slot
+        now += 100 * ticksPerMs; // a server that answered nothing for 100 ms, then everything at once
+        for (var batch = 0; batch < 5; batch++)
+            latency.Committed(batch);
+        var summary = latency.Summarize()!;
+        Assert.AreEqual(5, summary.Batches);
+        Assert.AreEqual(100, summary.MaxMs, 0.5, "the first slot was at 0");
+        Assert.AreEqual(80, summary.P50Ms, 0.5, "slots at 0, 10, 20, 30, 40 ms: waits of 100, 90, 80, 70 and 60 ms");
+    }
 }

@@ -90,6 +90,36 @@ public sealed class ManyClientsTests
     }
 
     [TestMethod]
+    public async Task An_open_loop_run_sends_on_its_schedule_and_is_reported_as_such()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"]);
+        using var folder = new TempDirectory("it-rate-");
+        var engine = new FakeBuildEngine();
+        var client = TcpGeneration.All["TcpClient2"].NewClient();
+        client.HostName = "127.0.0.1";
+        client.Port = server.Port;
+        client.Clients = 2;
+        client.Rate = 50; // each client: a batch every 20 ms, 10 batches → its last goes at 180 ms at the earliest
+        client.ResultFile = Path.Combine(folder, "run.json");
+        Assert.IsTrue(client.For(databases, engine, totalBatches: 20, batchSize: 100).Execute(), engine.Log);
+
+        Assert.IsGreaterThanOrEqualTo(0.18, client.ElapsedSeconds, "the schedule holds the senders back");
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+        var run = MeasurementLog.ReadSingle(client.ResultFile);
+        Assert.AreEqual(50, run.Rate);
+        Assert.AreEqual(20, run.BatchLatency!.Batches);
+        Assert.AreEqual($"{run.Transport} (2 clients, open loop 50/s each)", Results.ReportWriter.LoadLabel(run));
+
+        engine = new FakeBuildEngine();
+        var http = new IntegrationTasks.Http.HttpRequest { Rate = 10 }.For(databases, engine, totalBatches: 4, batchSize: 10);
+        Assert.IsFalse(http.Execute());
+        StringAssert.Contains(engine.Log, "has no open loop so far (Rate=10 asked)");
+    }
+
+    [TestMethod]
     public async Task More_clients_than_batches_or_a_transport_that_runs_one_client_only_is_a_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();

@@ -70,7 +70,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                     await BoundedBatches.RunAsync(missing.Count, MaxInFlight, async (index, batchToken) =>
                     {
                         var batch = missing[index];
-                        resumption.Committed.Latency.Sent(batch);
+                        await resumption.Committed.Latency.SendTurnAsync(batch, batchToken).ConfigureAwait(false);
                         var reply = await client.GetBatchAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize },
                             deadline: deadline, cancellationToken: batchToken).ConfigureAwait(false);
                         Interlocked.Increment(ref answered);
@@ -107,7 +107,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
             foreach (var batch in batches)
             {
                 await ahead.WaitAsync(stop.Token).ConfigureAwait(false);
-                committed.Latency.Sent(batch);
+                await committed.Latency.SendTurnAsync(batch, stop.Token).ConfigureAwait(false);
                 await call.RequestStream.WriteAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize }, stop.Token).ConfigureAwait(false);
             }
             await call.RequestStream.CompleteAsync().ConfigureAwait(false);

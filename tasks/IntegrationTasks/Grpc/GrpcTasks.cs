@@ -29,6 +29,9 @@ public abstract class GrpcClientTask : TransferClientTask
     /// <summary>Each client its own channel and connection, calls and resume loop.</summary>
     protected override bool ServesManyClients => true;
 
+    /// <summary>Unary calls and stream messages wait for their turn before going out (open loop with -p:Rate).</summary>
+    protected override bool SendsOnSchedule => true;
+
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))

@@ -136,13 +136,24 @@ public static class ReportWriter
     {
         var list = measurements.ToList();
         // Runs of several clients at once are their own rows: "TcpClient2 (16 clients)".
-        list = [.. list.Select(m => m.Clients > 1 ? m with { Transport = string.Create(Invariant, $"{m.Transport} ({m.Clients} clients)") } : m)];
+        list = [.. list.Select(m => m.Clients > 1 || m.Rate is not null ? m with { Transport = LoadLabel(m) } : m)];
         var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
         // Likewise runs at several added round trips (a LatencySweep): "TcpClient2 (RTT 20 ms)".
         var delayed = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
         return list.Select(m => swept.Contains(m.Transport) ? m with { Transport = BatchLabel(m.Transport, m.BatchSize) }
             : delayed.Contains(m.Transport) ? m with { Transport = LatencySweepReport.Label(m.Transport, m.LatencyMs ?? 0) }
             : m).ToList();
+    }
+
+    /// <summary>"TcpClient2 (16 clients)", "TcpClient2 (16 clients, open loop 50/s each)".</summary>
+    public static string LoadLabel(Measurement m)
+    {
+        var parts = new List<string>();
+        if (m.Clients > 1)
+            parts.Add(string.Create(Invariant, $"{m.Clients} clients"));
+        if (m.Rate is { } rate)
+            parts.Add(string.Create(Invariant, $"open loop {rate:0.##}/s{(m.Clients > 1 ? " each" : "")}"));
+        return $"{m.Transport} ({string.Join(", ", parts)})";
     }
 
     public static string BatchLabel(string transport, int batchSize) => string.Create(Invariant, $"{transport} (batch {batchSize})");

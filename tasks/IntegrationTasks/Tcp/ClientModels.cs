@@ -88,7 +88,7 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
         using var buffer = new PooledBufferStream();
         for (var i = 0; i < batches.Count; i++)
         {
-            latency.Sent(batches[i]);
+            await latency.SendTurnAsync(batches[i], cancellationToken).ConfigureAwait(false);
             await frames.WriteAsync(BuildRequest(buffer, plan, batches[i], frames.Format), cancellationToken).ConfigureAwait(false);
             var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(i, batches.Count);
             await handle(batches[i], response, cancellationToken).ConfigureAwait(false);
@@ -125,7 +125,7 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
                 await inFlight.WaitAsync(token).ConfigureAwait(false);
                 lock (outstanding)
                     outstanding.Add(batch + 1);
-                committed.Latency.Sent(batch);
+                await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
                 await frames.WriteAsync(BuildRequest(buffer, plan, batch, frames.Format), token).ConfigureAwait(false);
             }
             await frames.WriteEndAsync(token).ConfigureAwait(false);

@@ -78,6 +78,9 @@ public abstract class TcpClientTask : TransferClientTask
     /// <summary>Each client its own connection, model and resume loop: nothing of a transfer is kept on the task.</summary>
     protected override bool ServesManyClients => true;
 
+    /// <summary>Every model waits for its turn before writing a request (open loop with -p:Rate).</summary>
+    protected override bool SendsOnSchedule => true;
+
     /// <summary>Whether a broken connection is resumed: reconnect and ask only for the batches not yet committed (the pipelined generations).</summary>
     protected virtual bool Resumes => false;
 

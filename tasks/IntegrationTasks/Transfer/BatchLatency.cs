@@ -9,9 +9,15 @@ namespace IntegrationTasks.Transfer;
 /// (microseconds, 1 µs to 1 hour, 3 significant digits): every batch, not a sample, so the tail percentiles are exact to 0.1 %.
 /// A batch asked for again after a break counts from its last request.
 /// </summary>
-public sealed class BatchLatency(int totalBatches)
+public sealed class BatchLatency(int totalBatches, double ratePerSecond = 0)
 {
     public const long HighestMicroseconds = 3_600_000_000;
+
+    /// <summary>Open loop: batches per second this client sends on a fixed schedule (0: closed loop, each as soon as it may).</summary>
+    public double RatePerSecond { get; } = ratePerSecond;
+
+    private long _scheduleStart;
+    private int _turns;
 
     private readonly long[] _sentAt = new long[totalBatches];
     private readonly LongHistogram _histogram = NewHistogram();
@@ -23,6 +29,27 @@ public sealed class BatchLatency(int totalBatches)
 
     /// <summary>Called by a transport as the batch's request goes out (a call started, a frame written, a message published).</summary>
     public void Sent(int batch) => Volatile.Write(ref _sentAt[batch], Now());
+
+    /// <summary>
+    /// Closed loop: marks the batch sent now. Open loop: waits for this client's next slot on its fixed schedule and counts the batch
+    /// from the slot — the time it was meant to go — so that a server that stalls cannot hide its stall by holding the sender back
+    /// (coordinated omission, corrected as wrk2 does). A sender already late for its slot does not wait; its batch still counts from it.
+    /// </summary>
+    public async ValueTask SendTurnAsync(int batch, CancellationToken cancellationToken)
+    {
+        if (RatePerSecond <= 0)
+        {
+            Sent(batch);
+            return;
+        }
+        var now = Now();
+        Interlocked.CompareExchange(ref _scheduleStart, now, 0);
+        var turn = Interlocked.Increment(ref _turns) - 1;
+        var slot = Volatile.Read(ref _scheduleStart) + (long)(turn * Stopwatch.Frequency / RatePerSecond);
+        if (slot > now)
+            await Task.Delay(TimeSpan.FromSeconds((slot - now) / (double)Stopwatch.Frequency), cancellationToken).ConfigureAwait(false);
+        Volatile.Write(ref _sentAt[batch], slot);
+    }
 
     /// <summary>Called once the batch's transaction committed; a batch whose sending was not marked is not counted.</summary>
     internal void Committed(int batch)

@@ -15,6 +15,9 @@ public sealed record Measurement
     /// <summary>Clients run at once, each on its share of the batches (1: the series' single client; logs from before it was recorded).</summary>
     public int Clients { get; init; } = 1;
 
+    /// <summary>Open loop: the batches per second each client was scheduled to send (null: closed loop).</summary>
+    public double? Rate { get; init; }
+
     /// <summary>How the server read its batches: PerRecord (one SELECT per ID) or Range; null in logs written before it was recorded (PerRecord).</summary>
     public string? ServerWork { get; init; }
 

@@ -65,7 +65,11 @@ public sealed class ResumingTransfer(BatchPlan plan, IEventLog log)
 
     /// <summary>The wait before the first reconnection (doubling each time, at most 5 s); tests drive the loop with none.</summary>
     internal TimeSpan FirstBackoff { get; init; } = TimeSpan.FromMilliseconds(200);
-    public CommittedBatches Committed { get; } = new(plan);
+    /// <summary>Open loop: batches per second on a fixed schedule (0: closed loop).</summary>
+    public double Rate { get; init; }
+
+    public CommittedBatches Committed => _committed ??= new(plan, new BatchLatency(plan.TotalBatches, Rate));
+    private CommittedBatches? _committed;
     public int Reconnects { get; private set; }
     private bool _connected;
 

@@ -56,6 +56,15 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>Transports whose transfer keeps no state on the task but its resume loop may run as several clients at once.</summary>
     protected virtual bool ServesManyClients => false;
 
+    /// <summary>
+    /// Open loop: each client sends this many batches per second on a fixed schedule, and a batch's latency counts from the time it was
+    /// meant to go (coordinated omission corrected, as wrk2 does); 0, the default, is the closed loop (each batch as soon as it may).
+    /// </summary>
+    public double Rate { get; set; }
+
+    /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
+    protected virtual bool SendsOnSchedule => false;
+
     private ResumingTransfer? _resumption;
 
     /// <summary>The other clients of a many-client run (copies of this task, each with its own resume loop).</summary>
@@ -66,7 +75,7 @@ public abstract class TransferClientTask : IntegrationTask
 
     /// <summary>The resume loop for this run (<see cref="ResumingTransfer"/>); a transport that does not resume passes false and fails at the first break.</summary>
     protected ResumingTransfer Resumption(BatchPlan plan, bool resumes) =>
-        _resumption = new ResumingTransfer(plan, EventLog) { Resumes = resumes, MaxReconnects = MaxReconnects };
+        _resumption = new ResumingTransfer(plan, EventLog) { Resumes = resumes, MaxReconnects = MaxReconnects, Rate = Rate };
 
     /// <summary>The client's database, for transports that look at it before transferring (resuming ones).</summary>
     protected Database? ClientDatabase { get; private set; }
@@ -118,6 +127,10 @@ public abstract class TransferClientTask : IntegrationTask
         if (Clients < 1 || Clients > plan.TotalBatches)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"Clients must be between 1 and the number of batches ({plan.TotalBatches}): each client needs a batch of its own (was {Clients}).");
+        if (Rate < 0 || double.IsNaN(Rate) || (Rate > 0 && !SendsOnSchedule))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, Rate > 0
+                ? $"{TransportName} has no open loop so far (Rate={Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)} asked); the TCP and gRPC clients have."
+                : $"Rate must be 0 (closed loop) or a number of batches per second per client (was {Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)}).");
         if (Clients > 1 && !ServesManyClients)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"{TransportName} runs as one client only so far (Clients={Clients} asked); the TCP, gRPC and HTTP clients run as many.");
@@ -187,7 +200,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
-                Clients = Clients,
+                Clients = Clients, Rate = Rate > 0 ? Rate : null,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
                 RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency,
             });
