@@ -120,6 +120,43 @@ public sealed class ManyClientsTests
     }
 
     [TestMethod]
+    [DynamicData(nameof(TcpGeneration.Names), typeof(TcpGeneration))]
+    public async Task A_client_over_the_servers_maximum_is_refused_with_IT3008_it_receives_and_the_others_are_served(string generation)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxConnections: 2);
+        // Two clients hold the server's two places (connected, idle).
+        using var first = new System.Net.Sockets.TcpClient();
+        using var second = new System.Net.Sockets.TcpClient();
+        await first.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);
+        await second.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);
+
+        var engine = new FakeBuildEngine();
+        var client = TcpGeneration.All[generation].NewClient();
+        client.HostName = "127.0.0.1";
+        client.Port = server.Port;
+        Assert.IsFalse(client.For(databases, engine, totalBatches: 4, batchSize: 250).Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerBusy), engine.Log);
+        StringAssert.Contains(engine.Log, "The server refused: 2 clients are being served, the most this server takes at once (MaxConnections)");
+        StringAssert.Contains(string.Join("\n", server.Log.Lines), "warning IT3008: Refused the connection from");
+
+        // A place frees: the next client is served in full.
+        first.Dispose();
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        await Eventually.WaitUntilAsync(() =>
+        {
+            engine = new FakeBuildEngine();
+            var again = TcpGeneration.All[generation].NewClient();
+            again.HostName = "127.0.0.1";
+            again.Port = server.Port;
+            return again.For(databases, engine, totalBatches: 4, batchSize: 250).Execute();
+        }, "a client served once a place was free", seen: () => engine.Log);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+    }
+
+    [TestMethod]
     public async Task More_clients_than_batches_or_a_transport_that_runs_one_client_only_is_a_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();

@@ -27,6 +27,7 @@ public static class ErrorCodes
     public const string RequestRefused = "IT3005";
     public const string ConnectionLost = "IT3006";
     public const string ConnectionStalled = "IT3007";
+    public const string ServerBusy = "IT3008";
 
     // Hosting
     public const string PortInUse = "IT4001";

@@ -91,6 +91,16 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
             await latency.SendTurnAsync(batches[i], cancellationToken).ConfigureAwait(false);
             await frames.WriteAsync(BuildRequest(buffer, plan, batches[i], frames.Format), cancellationToken).ConfigureAwait(false);
             var response = await frames.ReadAsync(cancellationToken).ConfigureAwait(false) ?? throw EndedEarly(i, batches.Count);
+            try
+            {
+                // A refusal (too many clients) is told here, before the next request meets the closed connection.
+                RecordXml.ThrowIfRefusal(response.Memory);
+            }
+            catch
+            {
+                response.Dispose();
+                throw;
+            }
             await handle(batches[i], response, cancellationToken).ConfigureAwait(false);
         }
         await frames.WriteEndAsync(cancellationToken).ConfigureAwait(false);
@@ -136,20 +146,18 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
             var received = 0;
             while (await frames.ReadAsync(token).ConfigureAwait(false) is { } frame)
             {
-                if (++received > batches.Count || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
-                {
-                    frame.Dispose();
-                    throw new IntegrationException(ErrorCodes.TransferFailed,
-                        received > batches.Count
-                            ? $"The server sent more responses than the {batches.Count} batches requested."
-                            : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
-                }
-                // Tagged frames say which batch they answer; plain ones come back in the order asked.
-                var batch = frames.Format.CarriesBatchId ? frame.BatchId - 1 : batches[received - 1];
+                // Parsed first: a refusal (too many clients) comes as a frame of no batch and says so with its code.
                 List<ServiceRecord> records;
                 using (frame)
                 using (var body = frame.OpenRead())
                     records = RecordXml.ReadResponse(body, token);
+                if (++received > batches.Count || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
+                    throw new IntegrationException(ErrorCodes.TransferFailed,
+                        received > batches.Count
+                            ? $"The server sent more responses than the {batches.Count} batches requested."
+                            : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
+                // Tagged frames say which batch they answer; plain ones come back in the order asked.
+                var batch = frames.Format.CarriesBatchId ? frame.BatchId - 1 : batches[received - 1];
                 await responses.Writer.WriteAsync((batch, records), token).ConfigureAwait(false);
             }
             if (received < batches.Count)

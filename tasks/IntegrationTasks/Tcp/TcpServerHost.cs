@@ -19,6 +19,9 @@ public sealed record TcpServerOptions
 
     /// <summary>The most records one request may ask for (IT2005 beyond): what bounds a reply, and so the server's memory.</summary>
     public int MaxBatchRecords { get; init; } = 100_000;
+
+    /// <summary>Clients served at once; one more is answered with a refusal (IT3008) it reads as its error, and closed.</summary>
+    public int MaxConnections { get; init; } = 100;
 }
 
 /// <summary>
@@ -31,6 +34,7 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
     private TcpListener? _listener;
     private long _connections;
     private long _failedConnections;
+    private int _open;
 
     public IPEndPoint Start()
     {
@@ -60,7 +64,7 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
                     break;
                 }
                 connections.RemoveAll(t => t.IsCompleted);
-                connections.Add(ServeAsync(client, cancellationToken));
+                connections.Add(Interlocked.Increment(ref _open) > options.MaxConnections ? RefuseAsync(client) : ServeAsync(client, cancellationToken));
             }
         }
         finally
@@ -109,6 +113,42 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
         finally
         {
             client.Dispose();
+            Interlocked.Decrement(ref _open);
+        }
+    }
+
+    /// <summary>One client over MaxConnections: a refusal frame it reads as its coded error (within 5 s), then the connection closes.</summary>
+    private async Task RefuseAsync(TcpClient client)
+    {
+        await Task.Yield();
+        var peer = client.Client.RemoteEndPoint?.ToString() ?? "?";
+        var message = $"{options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later.";
+        log.Warning(ErrorCodes.ServerBusy, $"Refused the connection from {peer}: {message}");
+        try
+        {
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+            var payload = Wire.RecordXml.Refusal(ErrorCodes.ServerBusy, message);
+            var frame = new byte[options.Format.HeaderSize + payload.Length];
+            options.Format.WriteHeader(frame, payload.Length, batchId: 0);
+            payload.CopyTo(frame, options.Format.HeaderSize);
+            var stream = client.GetStream();
+            await stream.WriteAsync(frame, timeout.Token).ConfigureAwait(false);
+            client.Client.Shutdown(SocketShutdown.Send);
+            // Read what it sends until it closes: closing on its unread request would reset the connection, and the reset can
+            // reach the client before the refusal does.
+            var scrap = new byte[4096];
+            while (await stream.ReadAsync(scrap, timeout.Token).ConfigureAwait(false) > 0)
+            {
+            }
+        }
+        catch (Exception e) when (e is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+        {
+            // it went away first: nothing to tell it
+        }
+        finally
+        {
+            client.Dispose();
+            Interlocked.Decrement(ref _open);
         }
     }
 

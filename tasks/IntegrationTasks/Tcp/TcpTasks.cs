@@ -29,19 +29,22 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>The most records one request may ask for; a larger request is refused (IT2005) while it is read.</summary>
     public int MaxBatchRecords { get; set; } = 100_000;
 
+    /// <summary>Clients served at once; one more is refused with IT3008, which it receives, and the others go on.</summary>
+    public int MaxConnections { get; set; } = 100;
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual TcpIo Io => TcpIo.Streams;
     protected abstract ServerModel CreateModel();
 
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1 || MaxBatchRecords < 1)
+        if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1 || MaxBatchRecords < 1 || MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"MaxPendingRequests ({MaxPendingRequests}), ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}) and MaxBatchRecords ({MaxBatchRecords}) must be at least 1.");
+                $"MaxPendingRequests ({MaxPendingRequests}), ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}), MaxBatchRecords ({MaxBatchRecords}) and MaxConnections ({MaxConnections}) must be at least 1.");
         var options = new TcpServerOptions
         {
             BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
-            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords,
+            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
         };
         var server = new TcpServerHost(source, options, CreateModel(), EventLog);
         var endpoint = server.Start();

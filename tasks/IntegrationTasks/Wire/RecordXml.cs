@@ -20,6 +20,33 @@ public static class RecordXml
     public const string RequestElement = "request";
     public const string IdElement = "id";
     public const string TableElement = "table";
+
+    /// <summary>What a server sends instead of a table when it refuses the client (too many connections): &lt;error code="IT3008"&gt;why&lt;/error&gt;.</summary>
+    public const string ErrorElement = "error";
+    public const string CodeAttribute = "code";
+
+    /// <summary>Throws the coded error a refusal carries; a response that is no refusal is left for its importer to read.</summary>
+    public static void ThrowIfRefusal(ReadOnlyMemory<byte> response)
+    {
+        if (XmlProlog.Inspect(new ReadOnlySequence<byte>(response), out var root) == PrologVerdict.Root
+            && root.StartsWith("<" + ErrorElement, StringComparison.Ordinal) && root.Length > ErrorElement.Length + 1
+            && root[ErrorElement.Length + 1] is ' ' or '>' or '/')
+            ReadResponse(new MemoryStream(response.ToArray(), writable: false));
+    }
+
+    /// <summary>A refusal message, read by <see cref="ResponseReader"/> as the coded error it carries.</summary>
+    public static byte[] Refusal(string code, string message)
+    {
+        using var buffer = new MemoryStream();
+        using (var writer = XmlWriter.Create(buffer, WriterSettings))
+        {
+            writer.WriteStartElement(ErrorElement);
+            writer.WriteAttributeString(CodeAttribute, code);
+            writer.WriteString(message);
+            writer.WriteEndElement();
+        }
+        return buffer.ToArray();
+    }
     public const string RecordElement = "record";
     private const string NilAttribute = "nil";
     private const string DateFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
@@ -249,6 +276,15 @@ public static class RecordXml
             _reader = new FieldReader(_xml, async: !inMemory);
         }
 
+        /// <summary>A server's refusal in place of a table: its coded reason, as the client's error.</summary>
+        private async ValueTask<IntegrationException> RefusalAsync()
+        {
+            var code = _xml.GetAttribute(CodeAttribute);
+            var text = await _reader.ElementTextAsync().ConfigureAwait(false);
+            return new IntegrationException(code is { Length: 6 } && code.StartsWith("IT", StringComparison.Ordinal) ? code : ErrorCodes.RequestRefused,
+                $"The server refused: {text}");
+        }
+
         /// <summary>The next record, or null after the end of the table (checked: nothing may follow it).</summary>
         [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
         public async ValueTask<ServiceRecord?> ReadAsync(CancellationToken cancellationToken = default)
@@ -262,6 +298,8 @@ public static class RecordXml
                 {
                     _started = true;
                     await _reader.ContentAsync().ConfigureAwait(false);
+                    if (_xml.NodeType == XmlNodeType.Element && _xml.LocalName == ErrorElement)
+                        throw await RefusalAsync().ConfigureAwait(false);
                     ExpectElement(_xml, TableElement);
                     var empty = _xml.IsEmptyElement;
                     await _reader.NextAsync().ConfigureAwait(false);

@@ -12,14 +12,14 @@ internal sealed class RunningTcpServer : IAsyncDisposable
     private readonly Task _serving;
 
     public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes,
-        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000)
+        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100)
     {
         generation ??= TcpGeneration.All["TcpClient2"];
         _server = new TcpServerHost(new RecordSource(database, ServerWork.PerRecord),
             new TcpServerOptions
             {
                 Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
-                ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxBatchRecords = maxBatchRecords,
+                ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections,
             },
             generation.ServerModel(), Log);
         Port = _server.Start().Port;
