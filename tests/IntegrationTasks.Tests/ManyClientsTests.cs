@@ -157,6 +157,53 @@ public sealed class ManyClientsTests
     }
 
     [TestMethod]
+    public async Task Two_hundred_fifty_six_clients_connecting_at_once_neither_crash_nor_hang_the_server()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"]);
+        var sockets = Enumerable.Range(0, 256).Select(_ => new System.Net.Sockets.TcpClient()).ToList();
+        try
+        {
+            await Task.WhenAll(sockets.Select(s => s.ConnectAsync(System.Net.IPAddress.Loopback, server.Port)));
+            // 100 places (MaxConnections): the other 156 are each refused with a coded line, and each reads its refusal.
+            await Eventually.WaitUntilAsync(() => server.Log.Lines.Count(l => l.StartsWith("warning IT3008:", StringComparison.Ordinal)) == 156,
+                "156 refusals logged", seen: () => $"{server.Log.Lines.Count(l => l.Contains("IT3008", StringComparison.Ordinal))} logged");
+            var refused = 0;
+            await Task.WhenAll(sockets.Select(async s =>
+            {
+                using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(10)); // each refusal is written right after its line (above)
+                var buffer = new byte[4096];
+                try
+                {
+                    var read = await s.GetStream().ReadAsync(buffer, wait.Token);
+                    if (read > 0 && System.Text.Encoding.UTF8.GetString(buffer, 0, read).Contains("IT3008", StringComparison.Ordinal))
+                        Interlocked.Increment(ref refused);
+                }
+                catch (OperationCanceledException)
+                {
+                    // served: an idle connection the server keeps waiting for a request
+                }
+            }));
+            Assert.AreEqual(156, refused);
+        }
+        finally
+        {
+            sockets.ForEach(s => s.Dispose());
+        }
+        await Eventually.WaitUntilAsync(() =>
+        {
+            var engine = new FakeBuildEngine();
+            var client = TcpGeneration.All["TcpClient2"].NewClient();
+            client.HostName = "127.0.0.1";
+            client.Port = server.Port;
+            return client.For(databases, engine, totalBatches: 4, batchSize: 250).Execute();
+        }, "a client served once the 256 were gone");
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+    }
+
+    [TestMethod]
     public async Task More_clients_than_batches_or_a_transport_that_runs_one_client_only_is_a_coded_error()
     {
         await using var databases = TestDatabases.Sqlite();
