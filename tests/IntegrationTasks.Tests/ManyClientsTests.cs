@@ -76,16 +76,23 @@ public sealed class ManyClientsTests
     public void The_Load_target_runs_each_client_count_verified_and_reports_throughput_and_latency_per_count()
     {
         using var artifacts = new TempDirectory("it-load-");
-        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:LoadTransport=TcpClientMultiThreadTest3", "-p:ClientCounts=1+3",
+        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:LoadTransport=TcpClientMultiThreadTest3+PipelinedCopy", "-p:ClientCounts=1+3",
             "-p:RecordsPerClient=600", "-p:BatchSize=100", "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var folder = Path.Combine(artifacts, "results", "load");
         var runs = MeasurementLog.Read(Path.Combine(folder, "runs.jsonl"));
-        CollectionAssert.AreEquivalent(new[] { 1, 1, 3, 3 }, runs.Select(r => r.Clients).ToList());
-        Assert.IsTrue(runs.All(r => r.Verified && r.BatchLatency is { Batches: > 0 }), output);
-        CollectionAssert.AreEquivalent(new[] { 600, 600, 1800, 1800 }, runs.Select(r => r.Records).ToList(), "RecordsPerClient × clients");
+        var tcp = runs.Where(r => r.Transport == "TcpClientMultiThreadTest3").ToList();
+        CollectionAssert.AreEquivalent(new[] { 1, 1, 3, 3 }, tcp.Select(r => r.Clients).ToList());
+        Assert.IsTrue(tcp.All(r => r.Verified && r.BatchLatency is { Batches: > 0 }), output);
+        CollectionAssert.AreEquivalent(new[] { 600, 600, 1800, 1800 }, tcp.Select(r => r.Records).ToList(), "RecordsPerClient × clients");
+        CollectionAssert.AreEquivalent(new[] { 1, 1, 3, 3 }, runs.Where(r => r.Transport == "PipelinedCopy").Select(r => r.Clients).ToList(),
+            "the reference at the same concurrencies");
         var md = File.ReadAllText(Path.Combine(folder, "results.md"));
         StringAssert.Contains(md, "| TcpClientMultiThreadTest3 (3 clients) | 36 | ");
+        // The ratio to the reference is taken at the same concurrency: the 3-client row has one.
+        var summary = Results.ReportWriter.Summarise(runs).Single(s => s.Transport == "TcpClientMultiThreadTest3 (3 clients)");
+        Assert.IsNotNull(summary.RatioToPipelined);
+        Assert.IsTrue(Results.ReportWriter.IsReference("PipelinedCopy (3 clients)"));
         Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")), "RunAll's results are left alone");
     }
 

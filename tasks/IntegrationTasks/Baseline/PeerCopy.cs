@@ -9,6 +9,9 @@ namespace IntegrationTasks.Baseline;
 /// </summary>
 public sealed class PeerCopy : InProcessCopy
 {
+    /// <summary>One set-based copy of the whole table: it has no share to split among clients.</summary>
+    protected override bool ServesManyClients => false;
+
     protected override string TransportName =>
         Data.PeerCopies.NameFor(DatabaseProviders.Parse(ServerProvider), DatabaseProviders.Parse(ClientProvider)) ?? "Peer: none";
 

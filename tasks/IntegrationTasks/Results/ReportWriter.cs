@@ -122,7 +122,10 @@ public static class ReportWriter
     public static bool IsPeer(string transport) => transport.StartsWith(PeerPrefix, StringComparison.Ordinal);
 
     /// <summary>DirectCopy, PipelinedCopy and the peers: references, drawn grey in the charts.</summary>
-    public static bool IsReference(string transport) => transport is Baseline or Pipelined || IsPeer(transport);
+    public static bool IsReference(string transport) => BaseName(transport) is Baseline or Pipelined || IsPeer(transport);
+
+    /// <summary>A row's transport without its label: "PipelinedCopy (16 clients)" is PipelinedCopy at that concurrency.</summary>
+    public static string BaseName(string transport) => transport.IndexOf(" (", StringComparison.Ordinal) is var cut and > 0 ? transport[..cut] : transport;
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
     /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
@@ -172,15 +175,16 @@ public static class ReportWriter
                 continue;
             // Peers are listed after the transports and kept out of their ranking.
             var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport)).Seconds?.Mean ?? groups[0].Seconds.Mean;
-            var baseline = groups.FirstOrDefault(g => g.Transport == Baseline).Seconds?.Mean;
-            var pipelined = groups.FirstOrDefault(g => g.Transport == Pipelined).Seconds;
+            // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
+            var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
+            var pipelined = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Seconds;
             var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
             foreach (var (transport, runs, warmup, seconds) in groups)
             {
                 if (IsPeer(transport))
                     faster = null;
-                var overhead = pipelined is null || transport == Pipelined || IsPeer(transport) ? (double?)null
+                var overhead = pipelined is null || BaseName(transport) == Pipelined || IsPeer(transport) ? (double?)null
                     : (seconds.Mean - pipelined.Mean) / size.Key * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
@@ -341,7 +345,7 @@ public static class ReportWriter
             {
                 md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
                 md.Append("| Peer | Mean (s) | ±95% CI (s) | Records/s | Fastest transport × peer | PipelinedCopy × peer | DirectCopy × peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
-                var fastestTransport = size.FirstOrDefault(s => s.Transport is not (Baseline or Pipelined));
+                var fastestTransport = size.FirstOrDefault(s => BaseName(s.Transport) is not (Baseline or Pipelined));
                 foreach (var p in peers)
                 {
                     md.Append(Invariant, $"| {p.Transport} | {p.Seconds.Mean:F3} | {p.Seconds.IntervalCell()} | {p.MeanRecordsPerSecond:N0} | ");
