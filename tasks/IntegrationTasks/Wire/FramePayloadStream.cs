@@ -31,7 +31,10 @@ internal sealed class FramePayloadStream(Stream connection, int length, Cancella
         ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
 
     /// <summary>Reads what the parser left of the frame (it stops at its root's end), so the next frame starts where it should.</summary>
-    public async ValueTask SkipRestAsync(CancellationToken cancellationToken)
+    public ValueTask SkipRestAsync(CancellationToken cancellationToken) =>
+        _remaining == 0 ? ValueTask.CompletedTask : SkipAsync(cancellationToken); // the usual case: every request, nothing left
+
+    private async ValueTask SkipAsync(CancellationToken cancellationToken)
     {
         var scrap = new byte[Math.Min(_remaining, 16 * 1024)];
         while (_remaining > 0)
