@@ -142,8 +142,8 @@ public abstract class TransferClientTask : IntegrationTask
 
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(TimeoutSeconds));
-        Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records).",
-            TransportName, plan.TotalBatches, plan.BatchSize, plan.Records);
+        Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records){4}.",
+            TransportName, plan.TotalBatches, plan.BatchSize, plan.Records, Clients > 1 ? $", as {Clients} clients at once" : "");
 
         ProcessMemory.ResetPeak();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
