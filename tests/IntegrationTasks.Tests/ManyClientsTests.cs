@@ -38,6 +38,33 @@ public sealed class ManyClientsTests
         Assert.AreEqual($"{run.Transport} (8 clients)", Results.ReportWriter.Summarise([run with { Repetition = 1 }]).Single().Transport);
     }
 
+    /// <summary>
+    /// Runs <paramref name="client"/> as <paramref name="clients"/> clients over <paramref name="totalBatches"/> of 100 records and checks
+    /// what every many-client run must show: every row once, values equal; every batch in the one merged histogram.
+    /// </summary>
+    private static async Task<Measurement> RunManyAsync(TransferClientTask client, TestDatabases databases, int clients, int totalBatches, double rate = 0)
+    {
+        using var folder = new TempDirectory("it-clients-");
+        var engine = new FakeBuildEngine();
+        client.Clients = clients;
+        client.Rate = rate;
+        client.ResultFile = Path.Combine(folder, "run.json");
+        Assert.IsTrue(await Task.Run(client.For(databases, engine, totalBatches, batchSize: 100).Execute), engine.Log);
+
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(totalBatches * 100, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+        var run = MeasurementLog.ReadSingle(client.ResultFile);
+        Assert.AreEqual(clients, run.Clients);
+        Assert.AreEqual(totalBatches, run.BatchLatency!.Batches, "every client's batches in the one merged histogram");
+        if (rate > 0)
+        {
+            Assert.AreEqual(rate, run.Rate);
+            // Each client's share is at least totalBatches / clients batches, the last sent that many slots after the first.
+            Assert.IsGreaterThanOrEqualTo((totalBatches / clients - 1) / rate, client.ElapsedSeconds, "the schedule holds the senders back");
+        }
+        return run;
+    }
+
     public static IEnumerable<object[]> KestrelClients =>
     [
         ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
@@ -52,23 +79,13 @@ public sealed class ManyClientsTests
         await using var server = transport == "HttpRequest"
             ? await RunningHttpServer.StartAsync(databases)
             : await RunningHostModule.StartAsync(new IntegrationTasks.Grpc.GrpcServer { Connections = 4, Answerers = 2 }, databases, "");
-        using var folder = new TempDirectory("it-clients-");
-        var engine = new FakeBuildEngine();
         TransferClientTask client = transport switch
         {
             "GrpcClient" => new IntegrationTasks.Grpc.GrpcClient { Address = server.Url },
             "GrpcStreaming" => new IntegrationTasks.Grpc.GrpcStreaming { Address = server.Url },
             _ => new IntegrationTasks.Http.HttpRequest { Uri = server.Url },
         };
-        client.Clients = 6;
-        client.ResultFile = Path.Combine(folder, "run.json");
-        Assert.IsTrue(await Task.Run(client.For(databases, engine, totalBatches: 30, batchSize: 100).Execute), engine.Log);
-
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
-        Assert.IsTrue(report.Success, report.ToString());
-        var run = MeasurementLog.ReadSingle(client.ResultFile);
-        Assert.AreEqual(6, run.Clients);
-        Assert.AreEqual(30, run.BatchLatency!.Batches);
+        await RunManyAsync(client, databases, clients: 6, totalBatches: 30);
     }
 
     [TestMethod]
@@ -94,6 +111,33 @@ public sealed class ManyClientsTests
         Assert.IsNotNull(summary.RatioToPipelined);
         Assert.IsTrue(Results.ReportWriter.IsReference("PipelinedCopy (3 clients)"));
         Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")), "RunAll's results are left alone");
+    }
+
+    [TestMethod]
+    [Timeout(600_000, CooperativeCancellation = true)]
+    public void RunAll_takes_Clients_as_a_dimension_and_Load_runs_the_queue_and_file_transports_on_RunAll_s_broker()
+    {
+        using var artifacts = new TempDirectory("it-load-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=NetTcpSmallBatchesAsync", "-p:Clients=1+3",
+            "-p:RecordCounts=600+3000", "-p:BatchSize=300", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=true");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "600/1", "3000/1", "3000/3" },
+            runs.Where(r => r.Transport == "NetTcpSmallBatchesAsync").Select(r => $"{r.Records}/{r.Clients}").ToList(),
+            "600 records are 2 batches: too few for 3 clients, so not run at 3");
+        Assert.IsTrue(runs.All(r => r.Verified), output);
+        CollectionAssert.AreEquivalent(new[] { 1, 1 }, runs.Where(r => r.Transport.StartsWith("Peer", StringComparison.Ordinal)).Select(r => r.Clients).ToList(),
+            "the database's own tool once per record count");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "| NetTcpSmallBatchesAsync (3 clients) |");
+
+        (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:LoadTransport=RabbitMQClientTest+FileTransferBigRequest", "-p:ClientCounts=2",
+            "-p:RecordsPerClient=400", "-p:BatchSize=200", "-p:Repetitions=1", "-p:Warmup=false", $"-p:RabbitMQPort={TestPorts.Free()}");
+        Assert.AreEqual(0, exitCode, output);
+        var load = MeasurementLog.Read(Path.Combine(artifacts, "results", "load", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "RabbitMQClientTest/800/2", "FileTransferBigRequest/800/2" },
+            load.Select(r => $"{r.Transport}/{r.Records}/{r.Clients}").ToList());
+        Assert.IsTrue(load.All(r => r.Verified && r.BatchLatency is { Batches: 4 }), output);
+        StringAssert.Contains(output, "RabbitMQ stopped.");
     }
 
     [TestMethod]
@@ -221,8 +265,65 @@ public sealed class ManyClientsTests
         StringAssert.Contains(engine.Log, "each client needs a batch of its own (was 5)");
 
         engine = new FakeBuildEngine();
-        var soap = new IntegrationTasks.Wcf.SoapSmallBatches { Clients = 2 }.For(databases, engine, totalBatches: 4, batchSize: 10);
-        Assert.IsFalse(soap.Execute());
-        StringAssert.Contains(engine.Log, "runs as one client only so far (Clients=2 asked)");
+        var peer = new IntegrationTasks.Baseline.PeerCopy { Clients = 2, ServerConnString = databases.Server.ConnectionString }
+            .For(databases, engine, totalBatches: 4, batchSize: 10);
+        Assert.IsFalse(peer.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        StringAssert.Contains(engine.Log, "runs as one client only (Clients=2 asked): the database's own tool");
+    }
+
+    [TestMethod]
+    [DataRow("SoapSmallBatches", 0)]
+    [DataRow("SoapSmallBatchesAsync", 40)]
+    [DataRow("NetTcpSmallBatchesMultiThread", 0)]
+    [DataRow("NetTcpSmallBatchesAsync", 40)]
+    public async Task Five_clients_of_a_web_service_at_once_move_every_row_once(string transport, double rate)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2500, CancellationToken.None);
+        var soap = transport.StartsWith("Soap", StringComparison.Ordinal);
+        await using IAsyncDisposable server = soap
+            ? await RunningHostModule.StartAsync(new IntegrationTasks.Wcf.SoapServer { Connections = 4, Answerers = 2 }, databases, IntegrationTasks.Wcf.ServiceNames.SoapPath)
+            : await RunningNetTcpServer.StartAsync(databases.Server);
+        var client = (IntegrationTasks.Wcf.WcfClientTask)Activator.CreateInstance(
+            typeof(IntegrationTasks.Wcf.WcfClientTask).Assembly.GetType($"IntegrationTasks.Wcf.{transport}", throwOnError: true)!)!;
+        client.Address = server is RunningHostModule host ? host.Url : ((RunningNetTcpServer)server).Address;
+        client.MaxInFlight = 3;
+        // The asynchronous variants at 40 batches/s: each client's 5 batches go 25 ms apart.
+        await RunManyAsync(client, databases, clients: 5, totalBatches: 25, rate);
+    }
+
+    [TestMethod]
+    [DataRow(false, 0)]
+    [DataRow(false, 40)]
+    [DataRow(true, 0)]
+    public async Task Four_RabbitMQ_clients_each_with_its_own_reply_queue_move_every_row_once(bool durable, double rate)
+    {
+        await TestBroker.PurgeAsync();
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        var topology = durable ? IntegrationTasks.Queues.QueueTopology.Reliable : IntegrationTasks.Queues.QueueTopology.Fast;
+        await using var server = await RunningQueueServer.StartAsync(databases.Server, topology);
+        IntegrationTasks.Queues.RabbitMQClientTask client = durable ? new IntegrationTasks.Queues.RabbitMQDurable() : new IntegrationTasks.Queues.RabbitMQClientTest();
+        client.RabbitMQPort = TestBroker.Options.AmqpPort;
+        client.MaxInFlight = 3;
+        await RunManyAsync(client, databases, clients: 4, totalBatches: 20, rate);
+        Assert.AreEqual(20, server.Server.Answered, "each batch answered once");
+    }
+
+    [TestMethod]
+    [DataRow(false)]
+    [DataRow(true)]
+    public async Task Three_file_transfer_clients_on_one_inbox_each_get_their_own_share(bool listIds)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var server = new RunningFileServer(databases.Server);
+        IntegrationTasks.Files.FileTransferClientTask client = listIds ? new IntegrationTasks.Files.FileTransferBigRequest() : new IntegrationTasks.Files.FileTransferRequest();
+        client.OutputDir = server.ServerInbox;
+        client.InputDir = server.ClientInbox;
+        // Each batch's wait runs from its client's request file to its commit.
+        await RunManyAsync(client, databases, clients: 3, totalBatches: 30);
+        Assert.AreEqual(3, server.Server.Answered, "one request file per client");
     }
 }

@@ -260,6 +260,26 @@ public sealed class ResultsTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public void PlanRuns_runs_each_record_count_at_each_client_count_that_has_a_batch_per_client()
+    {
+        var engine = new FakeBuildEngine();
+        var plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000+8000"], ClientCounts = ["1+4"], BatchSize = 1000, Repetitions = 2, Warmup = false };
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        CollectionAssert.AreEqual(new[] { "2000/1", "2000/1", "8000/1", "8000/1", "8000/4", "8000/4" },
+            plan.Runs.Select(r => $"{r.GetMetadata("Records")}/{r.GetMetadata("Clients")}").ToArray());
+        StringAssert.Contains(engine.Log, "Not run: 2,000 records at 4 clients (2 batches of 1000: each client needs a batch of its own).");
+        Assert.AreEqual(plan.Runs.Length, plan.Runs.Select(r => r.ItemSpec).Distinct().Count(), "each run its own name");
+
+        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], ClientCounts = ["2"], BatchSize = 1000, Repetitions = 1 };
+        Assert.IsFalse(plan.Execute());
+        StringAssert.Contains(engine.Log, "No record count has a batch for each of the clients asked for (2).");
+        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], ClientCounts = ["0"], BatchSize = 1000, Repetitions = 1 };
+        Assert.IsFalse(plan.Execute());
+        StringAssert.Contains(engine.Log, "Clients holds '0', which is not a positive whole number.");
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void WriteReport_task_writes_the_files_and_prints_a_summary()
     {
         using var folder = new TempDirectory("it-report-");

@@ -32,6 +32,7 @@ public sealed class SelectPeer : IntegrationTask
             item.SetMetadata("ClientTarget", "PeerCopy");
             item.SetMetadata("ServerTarget", "");
             item.SetMetadata("ServerPort", "0");
+            item.SetMetadata("OneClient", "true"); // the database's own tool: once per record count, whatever the client counts
             item.SetMetadata("RecordCounts", string.Join('+', PlanRuns.ParseRecordCounts(RecordCounts)));
             Peer = [item];
         }

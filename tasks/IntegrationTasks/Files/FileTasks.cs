@@ -37,11 +37,14 @@ public abstract class FileTransferClientTask : TransferClientTask
 
     protected abstract bool ListIds { get; }
 
+    /// <summary>Each client its own request file and answer, in the one inbox pair (the series' server answers them in turn).</summary>
+    protected override bool ServesManyClients => true;
+
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken) =>
         new FileTransferClient(Path.GetFullPath(OutputDir), Path.GetFullPath(InputDir), ListIds)
         {
             ServerWait = TimeSpan.FromSeconds(Math.Max(1, ConnectionTimeoutSeconds)), Log = EventLog, TransportName = TransportName,
-        }.RunAsync(plan, importer, cancellationToken);
+        }.RunAsync(plan, importer, Resumption(plan, resumes: false).Committed, cancellationToken);
 }
 
 /// <summary>Simple extraction (FileTransferRequest): ask for IDs 1..N; the server answers with one range query.</summary>

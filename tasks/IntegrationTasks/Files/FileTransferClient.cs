@@ -20,8 +20,11 @@ public sealed partial class FileTransferClient(string serverInbox, string client
     /// <summary>The name to give in the advice to start a server.</summary>
     public string TransportName { get; init; } = "FileTransferRequest";
 
-    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    /// <param name="committed">Hears each batch as its transaction commits; every batch counts its wait from the request's publication.</param>
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, CommittedBatches committed, CancellationToken cancellationToken)
     {
+        // One client's share of several starts where its slice does (IDs 1..N for the series' single client).
+        var firstId = plan.FirstId(0);
         FileExchange.EnsureDirectory(serverInbox, "OutputDir");
         FileExchange.EnsureDirectory(clientInbox, "InputDir");
         var id = FileExchange.NewId();
@@ -31,12 +34,14 @@ public sealed partial class FileTransferClient(string serverInbox, string client
         using var signal = new DirectorySignal(clientInbox); // before publishing, so the answer cannot be missed
         importer.MarkSetupDone();
 
+        for (var batch = 0; batch < plan.TotalBatches; batch++)
+            committed.Latency.Sent(batch);
         var sent = listIds
             ? await FileExchange.PublishAsync(serverInbox, id + FileExchange.RequestSuffix,
-                stream => { RecordXml.WriteRequest(stream, Enumerable.Range(1, plan.Records)); return Task.CompletedTask; },
+                stream => { RecordXml.WriteRequest(stream, Enumerable.Range(firstId, plan.Records)); return Task.CompletedTask; },
                 cancellationToken).ConfigureAwait(false)
             : await FileExchange.PublishAsync(serverInbox, id + FileExchange.ExtractSuffix,
-                stream => { ExtractRequest.Write(stream, 1, plan.Records); return Task.CompletedTask; },
+                stream => { ExtractRequest.Write(stream, firstId, plan.Records); return Task.CompletedTask; },
                 cancellationToken).ConfigureAwait(false);
 
         while (!File.Exists(response) && !File.Exists(error))
@@ -51,7 +56,7 @@ public sealed partial class FileTransferClient(string serverInbox, string client
         }
         var received = new FileInfo(response).Length;
         await using (var stream = FileExchange.OpenRead(response))
-            await importer.ImportStreamAsync(stream, plan.BatchSize, cancellationToken).ConfigureAwait(false);
+            await importer.ImportStreamAsync(stream, plan.BatchSize, cancellationToken, r => plan.BatchOf(r.Id), committed.Add).ConfigureAwait(false);
         File.Delete(response);
         return new TransferResult(sent, received);
     }

@@ -153,7 +153,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
                 buffer.Reset();
                 RecordXml.WriteRequest(buffer, plan.Ids(batch));
                 // With confirms tracked (durable) this completes when the broker has the message safely.
-                committed.Latency.Sent(batch);
+                await committed.Latency.SendTurnAsync(batch, cancellationToken).ConfigureAwait(false);
                 await publisher.BasicPublishAsync("", topology.RequestQueue, mandatory: true,
                     topology.Properties(Correlation(runId, batch), topology.ReplyQueue), buffer.WrittenMemory, cancellationToken).ConfigureAwait(false);
                 sent += buffer.Length;

@@ -147,6 +147,12 @@ public abstract class RabbitMQClientTask : TransferClientTask
 
     protected abstract QueueTopology Topology { get; }
 
+    /// <summary>Each client its own connection, reply queue and resume loop; the server's consumer serves them all.</summary>
+    protected override bool ServesManyClients => true;
+
+    /// <summary>Requests are published on the schedule (open loop with -p:Rate).</summary>
+    protected override bool SendsOnSchedule => true;
+
     protected virtual Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken) =>
         Task.FromResult<IReadOnlySet<int>>(new HashSet<int>());
 
@@ -156,7 +162,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
         if (complete.Count > 0)
             Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
                 TransportName, complete.Count, plan.TotalBatches);
-        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology) { MaxInFlight = MaxInFlight };
+        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);
@@ -193,7 +199,8 @@ public sealed class RabbitMQDurable : RabbitMQClientTask
     protected override async Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken)
     {
         var counts = new int[plan.TotalBatches];
-        await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, 1, plan.Records, cancellationToken)
+        var firstId = plan.FirstId(0); // this client's share
+        await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, firstId, firstId + plan.Records - 1, cancellationToken)
                            .ConfigureAwait(false))
             counts[plan.BatchOf(row.Id)]++;
         return Enumerable.Range(0, plan.TotalBatches).Where(b => counts[b] == plan.BatchSize).ToHashSet();

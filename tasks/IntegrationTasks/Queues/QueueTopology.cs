@@ -17,6 +17,10 @@ public sealed record QueueTopology(string RequestQueue, string ReplyQueue, bool 
 
     public const string DeadLetterSuffix = ".dead";
 
+    /// <summary>Client <paramref name="client"/> of several has a reply queue of its own (the first keeps the series' name), so no client takes another's answers.</summary>
+    public QueueTopology ForClient(int client) =>
+        client == 0 ? this : this with { ReplyQueue = $"{ReplyQueue}.{client.ToString(System.Globalization.CultureInfo.InvariantCulture)}" };
+
     public static string DeadLetterQueue(string queue) => queue + DeadLetterSuffix;
 
     /// <summary>Declares a queue and its dead-letter queue (a rejected message goes there, not back to the queue).</summary>

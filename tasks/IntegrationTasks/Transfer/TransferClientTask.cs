@@ -65,6 +65,9 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
     protected virtual bool SendsOnSchedule => false;
 
+    /// <summary>Which of the run's clients this is (0 for the first or only one): for what each client must have of its own (a reply queue).</summary>
+    protected int ClientIndex { get; private set; }
+
     private ResumingTransfer? _resumption;
 
     /// <summary>The other clients of a many-client run (copies of this task, each with its own resume loop).</summary>
@@ -106,9 +109,13 @@ public abstract class TransferClientTask : IntegrationTask
     /// </summary>
     private async Task<TransferResult> TransferAsManyClientsAsync(BatchPlan plan, BatchImporter importer, Database database, CancellationToken cancellationToken)
     {
-        _otherClients = [.. Enumerable.Range(1, Clients - 1).Select(_ => (TransferClientTask)MemberwiseClone())];
-        foreach (var other in _otherClients)
+        _otherClients = [.. Enumerable.Range(1, Clients - 1).Select(k =>
+        {
+            var other = (TransferClientTask)MemberwiseClone();
             other._otherClients = [];
+            other.ClientIndex = k;
+            return other;
+        })];
         var clients = new[] { this }.Concat(_otherClients).ToList();
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var results = new TransferResult[Clients];
@@ -129,11 +136,11 @@ public abstract class TransferClientTask : IntegrationTask
                 $"Clients must be between 1 and the number of batches ({plan.TotalBatches}): each client needs a batch of its own (was {Clients}).");
         if (Rate < 0 || double.IsNaN(Rate) || (Rate > 0 && !SendsOnSchedule))
             throw new IntegrationException(ErrorCodes.InvalidParameter, Rate > 0
-                ? $"{TransportName} has no open loop so far (Rate={Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)} asked); the TCP and gRPC clients have."
+                ? $"{TransportName} has no open loop so far (Rate={Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)} asked); the TCP, gRPC, RabbitMQ and asynchronous web-service clients have."
                 : $"Rate must be 0 (closed loop) or a number of batches per second per client (was {Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)}).");
         if (Clients > 1 && !ServesManyClients)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"{TransportName} runs as one client only so far (Clients={Clients} asked); the TCP, gRPC and HTTP clients run as many.");
+                $"{TransportName} runs as one client only (Clients={Clients} asked): the database's own tool runs once, not as a server's clients.");
         if (TimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
         var database = Database.Create(ClientProvider, ClientConnString);

@@ -178,7 +178,7 @@ internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortCh
 
     private async Task<RecordData[]> CallAsync(int batch, Func<Task<RecordData[]>> call, CancellationToken stop)
     {
-        resumption.Committed.Latency.Sent(batch);
+        await resumption.Committed.Latency.SendTurnAsync(batch, stop).ConfigureAwait(false);
         using (stop.Register(abortChannel))
             return await call().ConfigureAwait(false);
     }

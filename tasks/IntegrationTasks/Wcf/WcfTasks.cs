@@ -25,6 +25,12 @@ public abstract class WcfClientTask : TransferClientTask
 
     protected override string TransportName => GetType().Name;
 
+    /// <summary>Each client its own channel (its own connection), calls and resume loop.</summary>
+    protected override bool ServesManyClients => true;
+
+    /// <summary>The asynchronous variants' calls wait for their turn on the schedule (open loop with -p:Rate); the others call from a blocked thread.</summary>
+    protected override bool SendsOnSchedule => Variant is WcfVariant.SmallBatchesAsync or WcfVariant.SmallBatchesAsyncSyncServer;
+
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))

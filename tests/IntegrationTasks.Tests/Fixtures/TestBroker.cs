@@ -37,7 +37,8 @@ internal static class TestBroker
         await using var channel = await connection.CreateChannelAsync();
         foreach (var topology in new[] { QueueTopology.Fast, QueueTopology.Reliable })
         {
-            foreach (var queue in new[] { topology.RequestQueue, topology.ReplyQueue })
+            // The reply queues of the clients of many-client runs too (the first keeps the series' name).
+            foreach (var queue in new[] { topology.RequestQueue }.Concat(Enumerable.Range(0, 8).Select(k => topology.ForClient(k).ReplyQueue)))
             {
                 await topology.DeclareAsync(channel, queue, CancellationToken.None);
                 await channel.QueuePurgeAsync(queue);
