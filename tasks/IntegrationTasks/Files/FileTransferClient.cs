@@ -54,6 +54,9 @@ public sealed partial class FileTransferClient(string serverInbox, string client
             var coded = CodedError.TryParse(text, out var code, out var message);
             throw new IntegrationException(coded ? code : ErrorCodes.RequestRefused, $"The file server refused the request: {message}");
         }
+        // The answer is published whole (written aside, then renamed): every batch of it arrived now.
+        for (var batch = 0; batch < plan.TotalBatches; batch++)
+            committed.Latency.Received(batch);
         var received = new FileInfo(response).Length;
         await using (var stream = FileExchange.OpenRead(response))
             await importer.ImportStreamAsync(stream, plan.BatchSize, cancellationToken, r => plan.BatchOf(r.Id), committed.Add).ConfigureAwait(false);

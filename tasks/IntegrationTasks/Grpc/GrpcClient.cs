@@ -74,6 +74,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                         var reply = await client.GetBatchAsync(new BatchRequest { FirstId = plan.FirstId(batch), Count = plan.BatchSize },
                             deadline: deadline, cancellationToken: batchToken).ConfigureAwait(false);
                         Interlocked.Increment(ref answered);
+                        resumption.Committed.Latency.Received(batch);
                         await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), batchToken).ConfigureAwait(false);
                         resumption.Committed.Add(batch);
                     }, token).ConfigureAwait(false);
@@ -121,6 +122,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                     throw new IntegrationException(ErrorCodes.TransferFailed,
                         $"The stream answered batch {reply.FirstId} where {(expected < batches.Count ? plan.FirstId(batches[expected]) : "none")} was next.");
                 answered();
+                committed.Latency.Received(batches[expected]);
                 await imports.ImportAsync(reply.Records.Select(r => r.ToRecord()).ToList(), stop.Token).ConfigureAwait(false);
                 committed.Add(batches[expected]);
                 ahead.Release();

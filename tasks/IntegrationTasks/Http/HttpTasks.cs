@@ -105,7 +105,7 @@ public sealed class HttpRequest : TransferClientTask
             {
                 // One transaction per batch of the plan, each marked committed by the batch its records belong to.
                 await importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken,
-                    batchOf: record => plan.BatchOf(record.Id), committed: resumption.Committed.Add).ConfigureAwait(false);
+                    batchOf: record => plan.BatchOf(record.Id), committed: resumption.Committed.Add, received: resumption.Committed.Latency.Received).ConfigureAwait(false);
             }
             catch (Exception e) when (e is HttpIOException or IOException)
             {

@@ -100,6 +100,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
                         await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false).ConfigureAwait(false);
                         return;
                     }
+                    committed.Latency.Received(batch.Value);
                     await importing.WaitAsync(cancellationToken).ConfigureAwait(false);
                     try
                     {

@@ -101,6 +101,7 @@ public sealed class LockStepClientModel(bool importOnWorker, int handOff = 10) :
                 response.Dispose();
                 throw;
             }
+            latency.Received(batches[i]);
             await handle(batches[i], response, cancellationToken).ConfigureAwait(false);
         }
         await frames.WriteEndAsync(cancellationToken).ConfigureAwait(false);
@@ -158,6 +159,7 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
                             : $"The server answered batch {frame.BatchId}, which is not outstanding (never requested, or answered twice).");
                 // Tagged frames say which batch they answer; plain ones come back in the order asked.
                 var batch = frames.Format.CarriesBatchId ? frame.BatchId - 1 : batches[received - 1];
+                committed.Latency.Received(batch);
                 await responses.Writer.WriteAsync((batch, records), token).ConfigureAwait(false);
             }
             if (received < batches.Count)

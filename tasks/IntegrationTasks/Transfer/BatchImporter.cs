@@ -41,10 +41,11 @@ public sealed class BatchImporter : IAsyncDisposable
     /// Imports a response that is still arriving (a file, an HTTP body), one transaction per
     /// <paramref name="batchSize"/> records as they are parsed; the next batch is parsed while the one before
     /// it is inserted. Memory holds three batches at most, whatever the total. With <paramref name="batchOf"/>, a batch also
-    /// ends where the records' batch changes, and <paramref name="committed"/> hears each batch once its transaction committed.
+    /// ends where the records' batch changes, <paramref name="received"/> hears each batch once it is wholly parsed and
+    /// <paramref name="committed"/> once its transaction committed.
     /// </summary>
     public async Task<long> ImportStreamAsync(Stream response, int batchSize, CancellationToken cancellationToken,
-        Func<ServiceRecord, int>? batchOf = null, Action<int>? committed = null)
+        Func<ServiceRecord, int>? batchOf = null, Action<int>? committed = null, Action<int>? received = null)
     {
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
@@ -59,18 +60,25 @@ public sealed class BatchImporter : IAsyncDisposable
             {
                 if (batch.Count > 0 && batchOf is not null && batchOf(record) != batchOf(batch[0]))
                 {
-                    await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+                    await HandOnAsync(batch).ConfigureAwait(false);
                     batch = new List<ServiceRecord>(batchSize);
                 }
                 batch.Add(record);
                 if (batch.Count < batchSize)
                     continue;
-                await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+                await HandOnAsync(batch).ConfigureAwait(false);
                 batch = new List<ServiceRecord>(batchSize);
             }
             if (batch.Count > 0)
-                await parsed.Writer.WriteAsync(batch, token).ConfigureAwait(false);
+                await HandOnAsync(batch).ConfigureAwait(false);
             parsed.Writer.Complete();
+        }
+
+        ValueTask HandOnAsync(List<ServiceRecord> batch)
+        {
+            if (batchOf is not null)
+                received?.Invoke(batchOf(batch[0]));
+            return parsed.Writer.WriteAsync(batch, token);
         }
 
         async Task InsertAsync()

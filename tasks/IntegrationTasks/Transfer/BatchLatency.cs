@@ -5,7 +5,8 @@ using HdrHistogram.Utilities;
 namespace IntegrationTasks.Transfer;
 
 /// <summary>
-/// How long each batch waited, from its request leaving the client to its transaction committing, recorded in an HdrHistogram
+/// How long each batch waited, from its request leaving the client to its transaction committing — and, in a second histogram, to
+/// its reply having been fully received (what the transport alone took, before the import) — recorded in HdrHistograms
 /// (microseconds, 1 µs to 1 hour, 3 significant digits): every batch, not a sample, so the tail percentiles are exact to 0.1 %.
 /// A batch asked for again after a break counts from its last request.
 /// </summary>
@@ -21,6 +22,7 @@ public sealed class BatchLatency(int totalBatches, double ratePerSecond = 0)
 
     private readonly long[] _sentAt = new long[totalBatches];
     private readonly LongHistogram _histogram = NewHistogram();
+    private readonly LongHistogram _replies = NewHistogram();
 
     public static LongHistogram NewHistogram() => new(1, HighestMicroseconds, 3);
 
@@ -52,21 +54,31 @@ public sealed class BatchLatency(int totalBatches, double ratePerSecond = 0)
     }
 
     /// <summary>Called once the batch's transaction committed; a batch whose sending was not marked is not counted.</summary>
-    internal void Committed(int batch)
+    internal void Committed(int batch) => Record(_histogram, batch);
+
+    /// <summary>Called by a transport once the batch's reply is wholly in the client (parsed or buffered), before its import.</summary>
+    public void Received(int batch) => Record(_replies, batch);
+
+    private void Record(LongHistogram histogram, int batch)
     {
         var sentAt = Volatile.Read(ref _sentAt[batch]);
         if (sentAt == 0)
             return;
         var microseconds = (long)((Now() - sentAt) * 1_000_000.0 / Stopwatch.Frequency);
-        lock (_histogram)
-            _histogram.RecordValue(Math.Clamp(microseconds, 1, HighestMicroseconds));
+        lock (histogram)
+            histogram.RecordValue(Math.Clamp(microseconds, 1, HighestMicroseconds));
     }
 
     /// <summary>The figures and the whole histogram (to be merged exactly with other runs'); null when no batch was measured.</summary>
-    public LatencySummary? Summarize()
+    public LatencySummary? Summarize() => Summarize(_histogram);
+
+    /// <summary>Request sent → reply received, as <see cref="Summarize"/>; null where the transport does not mark its replies.</summary>
+    public LatencySummary? SummarizeReplies() => Summarize(_replies);
+
+    private static LatencySummary? Summarize(LongHistogram histogram)
     {
-        lock (_histogram)
-            return _histogram.TotalCount == 0 ? null : LatencySummary.Of(_histogram);
+        lock (histogram)
+            return histogram.TotalCount == 0 ? null : LatencySummary.Of(histogram);
     }
 }
 
@@ -112,10 +124,18 @@ public sealed record LatencySummary
         {
             if (summary is not { Histogram.Length: > 0 })
                 continue;
-            var decoded = HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(Convert.FromBase64String(summary.Histogram)), 0);
-            (total ??= BatchLatency.NewHistogram()).Add(decoded);
+            (total ??= BatchLatency.NewHistogram()).Add(summary.Decode());
         }
         return total is null ? null : Of(total);
+    }
+
+    private HistogramBase Decode() => HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(Convert.FromBase64String(Histogram)), 0);
+
+    /// <summary>The latency at each percentile (0–100), in ms, read from the histogram itself: a distribution chart's points.</summary>
+    public IReadOnlyList<(double Percentile, double Ms)> ValuesAtPercentiles(IEnumerable<double> percentiles)
+    {
+        var histogram = Decode();
+        return [.. percentiles.Select(p => (p, Ms(histogram.GetValueAtPercentile(p))))];
     }
 
     private static double Ms(long microseconds) => microseconds / 1000.0;

@@ -87,6 +87,9 @@ public sealed record Measurement
     public long? ServerThreadPoolCompletedItems { get; init; }
     public int? ServerThreadPoolMaxThreads { get; init; }
     public long? ServerThreadPoolMaxQueue { get; init; }
+
+    /// <summary>The most client connections the server held open at once since it started (sampled every 100 ms; null when not reported).</summary>
+    public int? ServerMaxConnections { get; init; }
     public long BytesSent { get; init; }
     public long BytesReceived { get; init; }
 
@@ -96,6 +99,9 @@ public sealed record Measurement
     public long? ServerPeakBytes { get; init; }
     /// <summary>How long each batch waited, request sent to transaction committed (null where the transport does not mark its sends).</summary>
     public LatencySummary? BatchLatency { get; init; }
+
+    /// <summary>Request sent to reply fully received, before the import (null where the transport does not mark its replies).</summary>
+    public LatencySummary? ReplyLatency { get; init; }
 
     public bool Verified { get; init; }
 

@@ -196,6 +196,7 @@ public abstract class TransferClientTask : IntegrationTask
         BytesReceived = result.BytesReceived;
         PeakWorkingSetBytes = ProcessMemory.PeakBytes() ?? 0;
         var latency = LatencySummary.Merge(Resumptions.Select(r => r.Committed.Latency.Summarize()));
+        var replyLatency = LatencySummary.Merge(Resumptions.Select(r => r.Committed.Latency.SummarizeReplies()));
         if (!string.IsNullOrEmpty(ResultFile))
         {
             MeasurementLog.WriteSingle(ResultFile, new Measurement
@@ -209,7 +210,7 @@ public abstract class TransferClientTask : IntegrationTask
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
                 Clients = Clients, Rate = Rate > 0 ? Rate : null,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
-                RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency,
+                RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency, ReplyLatency = replyLatency,
             });
         }
         if (failure is not null)
@@ -221,5 +222,8 @@ public abstract class TransferClientTask : IntegrationTask
         if (latency is not null)
             Log.LogMessage(RunDetail, "{0}: batch latency (request sent to committed) p50 {1:0.###} ms, p99 {2:0.###} ms, p99.9 {3:0.###} ms, max {4:0.###} ms over {5:N0} batches.",
                 TransportName, latency.P50Ms, latency.P99Ms, latency.P999Ms, latency.MaxMs, latency.Batches);
+        if (replyLatency is not null)
+            Log.LogMessage(RunDetail, "{0}: reply latency (request sent to reply received) p50 {1:0.###} ms, p99 {2:0.###} ms, p99.9 {3:0.###} ms.",
+                TransportName, replyLatency.P50Ms, replyLatency.P99Ms, replyLatency.P999Ms);
     }
 }

@@ -199,6 +199,7 @@ internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortCh
 
     private async Task ImportAsync(int batch, RecordData[] records, CancellationToken cancellationToken)
     {
+        resumption.Committed.Latency.Received(batch);
         resumption.MarkConnected();
         await imports.ImportAsync(records.Select(r => r.ToRecord()).ToList(), cancellationToken).ConfigureAwait(false);
         resumption.Committed.Add(batch);

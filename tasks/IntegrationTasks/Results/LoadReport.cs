@@ -1,0 +1,228 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>A transport at one number of clients at once: its throughput, its batches' waits, what its server spent.</summary>
+public sealed record LoadPoint(int Clients, int Records, Summary Seconds, LatencySummary? Batch, LatencySummary? Reply)
+{
+    public double RecordsPerSecond => Records / Seconds.Mean;
+
+    /// <summary>Cores the server's processes kept busy on average (CPU seconds over wall seconds); null where not measured.</summary>
+    public double? ServerCores { get; init; }
+    public double ClientCores { get; init; }
+    public int? ServerThreads { get; init; }
+    public long? ServerQueue { get; init; }
+
+    /// <summary>The most client connections the server held open at once (sampled).</summary>
+    public int? ServerConnections { get; init; }
+
+    /// <summary>Mean time over PipelinedCopy's at the same clients and records (N copies at once); null without it.</summary>
+    public double? RatioToPipelined { get; init; }
+}
+
+/// <summary>One transport (at one open-loop rate, or closed loop) measured at several client counts.</summary>
+public sealed record LoadCurve(string Transport, double? Rate, IReadOnlyList<LoadPoint> Points)
+{
+    public string Label => Rate is { } rate ? string.Create(CultureInfo.InvariantCulture, $"{Transport} (open loop {rate:0.##}/s each)") : Transport;
+    public bool IsReference => ReportWriter.IsReference(Transport);
+}
+
+/// <summary>
+/// Many clients at once (RunAll with -p:Clients=1+4+…, or the Load target): for each transport its throughput against clients,
+/// its batch-latency percentiles, what its server spent, and a sentence on where it stops scaling and what it ran out of —
+/// each reason read from the measurements (connections held, CPU, the thread pool, the ratio to PipelinedCopy at the same N).
+/// </summary>
+public static class LoadReport
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    /// <summary>A step to more clients that adds less than this much throughput is where the transport stopped scaling.</summary>
+    public const double ScalingStep = 1.10;
+
+    public static List<LoadCurve> Curves(IEnumerable<Measurement> measurements)
+    {
+        var runs = measurements.Where(m => !m.Warmup && m.Completed).ToList();
+        var curves = new List<LoadCurve>();
+        foreach (var transport in runs.GroupBy(m => (m.Transport, m.Rate)).Where(g => g.Any(m => m.Clients > 1)))
+        {
+            // Load grows the records with the clients (one curve); RunAll keeps each record count (a curve for each).
+            var oneRecordCountEach = transport.GroupBy(m => m.Clients).All(g => g.Select(m => m.Records).Distinct().Count() == 1);
+            foreach (var curve in oneRecordCountEach ? [transport.ToList()] : transport.GroupBy(m => m.Records).Select(g => g.ToList()))
+            {
+                var points = curve.GroupBy(m => (m.Clients, m.Records)).OrderBy(g => g.Key.Clients)
+                    .Select(g => Point(g.ToList(), runs)).ToList();
+                if (points.Count > 1 || points[0].Clients > 1)
+                    curves.Add(new LoadCurve(transport.Key.Transport, transport.Key.Rate, points));
+            }
+        }
+        return [.. curves.OrderBy(c => c.IsReference ? 1 : 0).ThenBy(c => c.Label, StringComparer.Ordinal)];
+    }
+
+    private static LoadPoint Point(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement> all)
+    {
+        var (clients, records) = (runs[0].Clients, runs[0].Records);
+        var seconds = Summary.Of(runs.Select(r => r.ElapsedSeconds).ToList());
+        var pipelined = all.Where(m => m.Transport == ReportWriter.Pipelined && m.Clients == clients && m.Records == records && m.Rate is null)
+            .Select(m => m.ElapsedSeconds).ToList();
+        var serverCpu = runs.Where(r => r.ServerCpuSeconds is not null).ToList();
+        return new LoadPoint(clients, records, seconds, LatencySummary.Merge(runs.Select(r => r.BatchLatency)), LatencySummary.Merge(runs.Select(r => r.ReplyLatency)))
+        {
+            ServerCores = serverCpu.Count > 0 ? serverCpu.Average(r => r.ServerCpuSeconds!.Value / r.ElapsedSeconds) : null,
+            ClientCores = runs.Average(r => r.ClientCpuSeconds / r.ElapsedSeconds),
+            ServerThreads = runs.Max(r => r.ServerThreadPoolMaxThreads),
+            ServerQueue = runs.Max(r => r.ServerThreadPoolMaxQueue),
+            ServerConnections = runs.Max(r => r.ServerMaxConnections),
+            RatioToPipelined = pipelined.Count > 0 && ReportWriter.BaseName(runs[0].Transport) != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
+        };
+    }
+
+    /// <summary>
+    /// Where a transport stops scaling and why, from its own figures: the first client count past which more clients add less than
+    /// 10 % throughput, and what was true there (read in this order): the server held fewer connections than clients (it serves them
+    /// in turn), it ran as fast as PipelinedCopy at the same N (the database work is the limit), the two processes' CPU filled the
+    /// machine, work items waited for the thread pool, or — none of those — batches only waited longer.
+    /// </summary>
+    public static string Saturation(LoadCurve curve, int cores)
+    {
+        var points = curve.Points;
+        var first = points[0];
+        var at = points.Count - 1;
+        for (var i = 0; i + 1 < points.Count; i++)
+        {
+            if (points[i + 1].RecordsPerSecond < points[i].RecordsPerSecond * ScalingStep)
+            {
+                at = i;
+                break;
+            }
+        }
+        var knee = points[at];
+        var peak = points.MaxBy(p => p.RecordsPerSecond)!;
+        var head = at == points.Count - 1 && points.Count > 1
+            ? string.Create(Invariant, $"{curve.Label}: still scaling at {knee.Clients} clients ({knee.RecordsPerSecond:N0} records/s, {knee.RecordsPerSecond / first.RecordsPerSecond:0.##}× its rate at {first.Clients})")
+            : string.Create(Invariant, $"{curve.Label}: stops scaling at {knee.Clients} client{(knee.Clients == 1 ? "" : "s")} ({knee.RecordsPerSecond:N0} records/s; at most {peak.RecordsPerSecond:N0} at {peak.Clients})");
+        var stillScaling = at == points.Count - 1 && points.Count > 1;
+        if (stillScaling)
+            return head + ".";
+        var busiest = points[^1];
+        var reasons = new List<string>();
+        if (busiest.ServerConnections is { } open && open > 0 && open < busiest.Clients)
+            reasons.Add(string.Create(Invariant, $"the server held at most {open} connection{(open == 1 ? "" : "s")} open for {busiest.Clients} clients: it serves them in turn"));
+        if (knee.RatioToPipelined is { } ratio && ratio <= 1.2)
+            reasons.Add(string.Create(Invariant, $"it ran at {ratio:0.##}× PipelinedCopy at the same {knee.Clients} clients: the reads and inserts themselves are the limit, not the transport"));
+        var cpu = (knee.ServerCores ?? 0) + knee.ClientCores;
+        if (knee.ServerCores is not null && cpu >= 0.85 * cores)
+            reasons.Add(string.Create(Invariant, $"CPU: server {knee.ServerCores:0.##} and client {knee.ClientCores:0.##} of the {cores} cores"));
+        if (busiest.ServerQueue is { } queue && busiest.ServerThreads is { } threads && queue >= threads)
+            reasons.Add(string.Create(Invariant, $"the server's thread pool: up to {queue:N0} work items waited for its {threads} threads"));
+        if (reasons.Count == 0 && busiest.Batch is { } late && first.Batch is { } early && early.P50Ms > 0 && late.P50Ms >= 1.5 * early.P50Ms)
+            reasons.Add(string.Create(Invariant,
+                $"not CPU ({cpu:0.##} of {cores} cores), so a shared resource: the median batch waited {late.P50Ms / early.P50Ms:0.#}× longer at {busiest.Clients} clients than at {first.Clients} ({early.P50Ms:0.#} → {late.P50Ms:0.#} ms)"));
+        return reasons.Count == 0 ? head + "." : head + " — " + string.Join("; ", reasons) + ".";
+    }
+
+    public static string Markdown(IReadOnlyList<LoadCurve> curves, int cores)
+    {
+        if (curves.Count == 0)
+            return "";
+        var md = new StringBuilder("\n## Many clients at once\n\n");
+        md.Append("Each run starts its clients at once, each with its own connection and share of the batches; every client's rows are verified. ");
+        md.Append("Latencies are every batch of every measured run (HdrHistograms added): to committed, and to the reply received. ");
+        md.Append("Server CPU is in cores kept busy; threads, thread-pool queue and open connections are the server's most at once.\n\n");
+        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Server threads | Server queue | Server connections |\n");
+        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        foreach (var curve in curves)
+        {
+            foreach (var p in curve.Points)
+            {
+                md.Append(Invariant, $"| {curve.Label} | {p.Clients} | {p.Records:N0} | {p.RecordsPerSecond:N0} | {Cell(p.RatioToPipelined, "F2")} | ");
+                md.Append(Invariant, $"{Cell(p.Batch?.P50Ms, "F2")} | {Cell(p.Batch?.P90Ms, "F2")} | {Cell(p.Batch?.P99Ms, "F2")} | {Cell(p.Batch?.P999Ms, "F2")} | {Cell(p.Batch?.MaxMs, "F2")} | ");
+                md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | ");
+                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} |\n");
+            }
+        }
+        md.Append("\nWhere each stops scaling (a step to more clients adding under 10 % throughput), and what it ran out of, as measured:\n\n");
+        foreach (var curve in curves.Where(c => !c.IsReference))
+            md.Append("- ").Append(Saturation(curve, cores)).Append('\n');
+        return md.ToString();
+    }
+
+    private static string Cell(double? value, string format) => value is { } v ? v.ToString(format, Invariant) : "–";
+    private static string Cell(long? value, string format) => value is { } v ? v.ToString(format, Invariant) : "–";
+
+    private static readonly string[] Colours = ["#4a7bd0", "#d0704a", "#4ab07b", "#a04ad0", "#d0b04a", "#4ab0d0", "#d04a8a", "#2f5d8a", "#8a5d2f", "#5d8a2f"];
+
+    /// <summary>The percentiles the distribution chart draws, up to the one the batches can resolve (1/(1−p) ≤ batches).</summary>
+    private static readonly double[] Percentiles = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999];
+
+    public static string Html(IReadOnlyList<LoadCurve> curves)
+    {
+        if (curves.Count == 0)
+            return "";
+        var html = new StringBuilder("<h2 id=\"many-clients\">Many clients at once</h2>");
+        html.Append(Chart("throughput-clients", "Records per second against clients at once (references dashed)", "clients (log scale)", "records/s",
+            curves.Select(c => (c.Label, c.IsReference, (IReadOnlyList<(double X, double Y)>)c.Points.Select(p => ((double)p.Clients, p.RecordsPerSecond)).ToList())).ToList(),
+            logX: true, logY: false, xTick: x => x.ToString("0", Invariant)));
+        var distributions = curves.Where(c => !c.IsReference && c.Points[^1].Batch is not null).Select(c =>
+        {
+            var busiest = c.Points[^1];
+            var values = busiest.Batch!.ValuesAtPercentiles(Percentiles.Where(p => p == 0 || 1 / (1 - p / 100) <= busiest.Batch.Batches * (1 + 1e-9)));
+            return ($"{c.Label} at {busiest.Clients}", false, (IReadOnlyList<(double X, double Y)>)values.Select(v => (Math.Log10(1 / (1 - Math.Min(v.Percentile, 99.9999) / 100)), Math.Max(v.Ms, 0.001))).ToList());
+        }).ToList();
+        if (distributions.Count > 0)
+            html.Append(Chart("latency-distribution", "Batch latency (ms, log scale) by percentile, at each transport's most clients — as HdrHistogram plots it", "percentile", "ms",
+                distributions, logX: false, logY: true, xTick: x => x switch { < 0.5 => "0%", < 1.5 => "90%", < 2.5 => "99%", < 3.5 => "99.9%", < 4.5 => "99.99%", _ => "99.999%" },
+                xTicks: [0, 1, 2, 3, 4, 5]));
+        html.Append("<ul class=\"saturation\">");
+        var cores = Environment.ProcessorCount;
+        foreach (var curve in curves.Where(c => !c.IsReference))
+            html.Append(Invariant, $"<li>{WebUtility.HtmlEncode(Saturation(curve, cores))}</li>");
+        return html.Append("</ul>").ToString();
+    }
+
+    /// <summary>A line chart of several series, each its own colour (dashed for a reference), with the legend on the right.</summary>
+    private static string Chart(string id, string title, string xAxis, string yAxis, IReadOnlyList<(string Label, bool Dashed, IReadOnlyList<(double X, double Y)> Points)> series,
+        bool logX, bool logY, Func<double, string> xTick, IReadOnlyList<double>? xTicks = null)
+    {
+        const int left = 70, width = 600, height = 300, top = 30, legend = 330;
+        double Tx(double x) => logX ? Math.Log10(Math.Max(x, 1e-9)) : x;
+        double Ty(double y) => logY ? Math.Log10(Math.Max(y, 1e-9)) : y;
+        var xs = series.SelectMany(s => s.Points.Select(p => Tx(p.X))).ToList();
+        var ys = series.SelectMany(s => s.Points.Select(p => Ty(p.Y))).ToList();
+        var (xMin, xMax) = (xs.Min(), xs.Max());
+        var (yMin, yMax) = (logY ? ys.Min() : 0, ys.Max());
+        if (xMax <= xMin) xMax = xMin + 1;
+        if (yMax <= yMin) yMax = yMin + 1;
+        double X(double x) => left + (Tx(x) - xMin) / (xMax - xMin) * width;
+        double Y(double y) => top + height - (Ty(y) - yMin) / (yMax - yMin) * height;
+        var svg = new StringBuilder();
+        svg.Append(Invariant, $"<figure><svg id=\"{id}\" class=\"chart\" role=\"img\" width=\"{left + width + legend}\" height=\"{top + height + 44}\">");
+        svg.Append(Invariant, $"<text x=\"0\" y=\"16\" font-weight=\"bold\">{WebUtility.HtmlEncode(title)}</text>");
+        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top + height}\" x2=\"{left + width}\" y2=\"{top + height}\" stroke=\"#888\"/>");
+        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{top + height}\" stroke=\"#888\"/>");
+        foreach (var tick in xTicks?.Where(t => t >= xMin && t <= xMax) ?? series.SelectMany(s => s.Points.Select(p => p.X)).Distinct())
+        {
+            var x = xTicks is null ? X(tick) : left + (tick - xMin) / (xMax - xMin) * width;
+            svg.Append(Invariant, $"<text x=\"{x:F1}\" y=\"{top + height + 16}\" text-anchor=\"middle\">{xTick(tick)}</text>");
+        }
+        svg.Append(Invariant, $"<text x=\"{left + width / 2}\" y=\"{top + height + 34}\" text-anchor=\"middle\">{WebUtility.HtmlEncode(xAxis)}</text>");
+        var yTop = logY ? Math.Pow(10, yMax) : yMax;
+        var yBottom = logY ? Math.Pow(10, yMin) : 0;
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + 10}\" text-anchor=\"end\">{yTop:G4}</text>");
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + height}\" text-anchor=\"end\">{yBottom:G4}</text>");
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + height / 2}\" text-anchor=\"end\">{WebUtility.HtmlEncode(yAxis)}</text>");
+        for (var i = 0; i < series.Count; i++)
+        {
+            var (label, dashed, points) = series[i];
+            var colour = dashed ? "#7b7b7b" : Colours[i % Colours.Length];
+            var line = string.Join(" ", points.Select(p => string.Create(Invariant, $"{X(p.X):F1},{Y(p.Y):F1}")));
+            svg.Append(Invariant, $"<polyline class=\"series\" data-transport=\"{WebUtility.HtmlEncode(label)}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{(dashed ? " stroke-dasharray=\"6 4\"" : "")} points=\"{line}\"/>");
+            foreach (var p in points)
+                svg.Append(Invariant, $"<circle cx=\"{X(p.X):F1}\" cy=\"{Y(p.Y):F1}\" r=\"3\" fill=\"{colour}\"/>");
+            svg.Append(Invariant, $"<text x=\"{left + width + 14}\" y=\"{top + 12 + i * 16}\" fill=\"{colour}\">{WebUtility.HtmlEncode(label)}</text>");
+        }
+        return svg.Append("</svg></figure>").ToString();
+    }
+}

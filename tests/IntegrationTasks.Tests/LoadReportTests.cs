@@ -1,0 +1,159 @@
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The many-clients section: curves from the runs, the saturation sentence's reasons, the table and the charts.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class LoadReportTests
+{
+    private static LatencySummary Waits(params long[] microseconds)
+    {
+        var histogram = BatchLatency.NewHistogram();
+        foreach (var value in microseconds)
+            histogram.RecordValue(value);
+        return LatencySummary.Of(histogram);
+    }
+
+    private static Measurement Run(string transport, int clients, int records, double seconds, int repetition = 1, double? serverCpu = null,
+        double clientCpu = 0.1, int? connections = null, long queue = 0, LatencySummary? latency = null) => new()
+    {
+        Transport = transport, Clients = clients, Records = records, ElapsedSeconds = seconds, Repetition = repetition, BatchSize = 100,
+        Verified = true, ServerCpuSeconds = serverCpu, ClientCpuSeconds = clientCpu, ServerMaxConnections = connections,
+        ServerThreadPoolMaxQueue = serverCpu is null ? null : queue, ServerThreadPoolMaxThreads = serverCpu is null ? null : 4, BatchLatency = latency,
+    };
+
+    [TestMethod]
+    public void Curves_group_each_transport_by_clients_and_keep_the_ratio_to_PipelinedCopy_at_the_same_N()
+    {
+        Measurement[] runs =
+        [
+            Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 1, 1000, 1.2, repetition: 2), Run("TcpClient2", 4, 4000, 2.0),
+            Run("TcpClient2", 4, 4000, 9.0, repetition: 0) with { Warmup = true },
+            Run("PipelinedCopy", 1, 1000, 0.5), Run("PipelinedCopy", 4, 4000, 1.0),
+            Run("GrpcClient", 1, 1000, 1.0), // one client only: no curve
+        ];
+        var curves = LoadReport.Curves(runs);
+        CollectionAssert.AreEqual(new[] { "TcpClient2", "PipelinedCopy" }, curves.Select(c => c.Label).ToArray(), "transports first, references after");
+        var tcp = curves[0];
+        CollectionAssert.AreEqual(new[] { 1, 4 }, tcp.Points.Select(p => p.Clients).ToArray());
+        Assert.AreEqual(1.1, tcp.Points[0].Seconds.Mean, 1e-9);
+        Assert.AreEqual(2000, tcp.Points[1].RecordsPerSecond, 1e-9, "the warm-up is left out");
+        Assert.AreEqual(2.0, tcp.Points[1].RatioToPipelined!.Value, 1e-9);
+        Assert.IsNull(curves[1].Points[0].RatioToPipelined);
+
+        // RunAll keeps each record count: one curve for each.
+        var runAll = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1), Run("TcpClient2", 2, 1000, 0.6), Run("TcpClient2", 1, 2000, 2), Run("TcpClient2", 2, 2000, 1.1)]);
+        Assert.HasCount(2, runAll);
+        Assert.IsTrue(runAll.All(c => c.Points.Count == 2 && c.Points.Select(p => p.Records).Distinct().Count() == 1));
+    }
+
+    [TestMethod]
+    public void The_saturation_sentence_names_what_the_measurements_show()
+    {
+        // One connection at a time (the series' single-thread server): flat from 1 client.
+        var oneAtATime = LoadReport.Curves([Run("TcpTestServer", 1, 1000, 1.0, connections: 1), Run("TcpTestServer", 4, 4000, 3.9, connections: 1)])[0];
+        Assert.AreEqual("TcpTestServer: stops scaling at 1 client (1,000 records/s; at most 1,026 at 4) — the server held at most 1 connection open for 4 clients: it serves them in turn.",
+            LoadReport.Saturation(oneAtATime, cores: 2));
+
+        // As fast as the reference at the same N: the database work is the limit.
+        var database = LoadReport.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 3.8), Run("PipelinedCopy", 1, 1000, 0.9), Run("PipelinedCopy", 4, 4000, 3.5)])
+            .Single(c => c.Transport == "GrpcClient");
+        StringAssert.Contains(LoadReport.Saturation(database, 2), "it ran at 1.11× PipelinedCopy at the same 1 clients: the reads and inserts themselves are the limit");
+
+        // CPU and the thread pool, read at the knee and at the most clients.
+        var cpu = LoadReport.Curves([Run("HttpRequest", 1, 1000, 1.0, serverCpu: 1.0, clientCpu: 0.8), Run("HttpRequest", 8, 8000, 7.5, serverCpu: 9, clientCpu: 6, queue: 40)])[0];
+        var sentence = LoadReport.Saturation(cpu, 2);
+        StringAssert.Contains(sentence, "CPU: server 1 and client 0.8 of the 2 cores");
+        StringAssert.Contains(sentence, "the server's thread pool: up to 40 work items waited for its 4 threads");
+
+        // Still scaling.
+        var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
+        Assert.AreEqual("TcpClient2: still scaling at 4 clients (2,667 records/s, 2.67× its rate at 1).", LoadReport.Saturation(scaling, 2));
+
+        // Nothing else: the batches' waits grew.
+        var waits = LoadReport.Curves([Run("NetTcpSmallBatches", 1, 1000, 1.0, latency: Waits(2000, 2000)), Run("NetTcpSmallBatches", 4, 4000, 3.9, latency: Waits(8000, 8000))])[0];
+        StringAssert.Contains(LoadReport.Saturation(waits, 2), "not CPU (0.1 of 2 cores), so a shared resource: the median batch waited 4× longer at 4 clients than at 1 (2 → 8 ms)");
+    }
+
+    [TestMethod]
+    public void The_section_has_a_row_per_client_count_a_throughput_chart_and_a_percentile_distribution_at_the_most_clients()
+    {
+        var waits = Waits([.. Enumerable.Range(1, 1000).Select(v => (long)v * 100)]);
+        Measurement[] runs =
+        [
+            Run("TcpClient2", 1, 1000, 1.0, serverCpu: 0.3, connections: 1, latency: waits) with { ReplyLatency = waits },
+            Run("TcpClient2", 4, 4000, 2.0, serverCpu: 0.8, connections: 4, latency: waits),
+            Run("PipelinedCopy", 1, 1000, 0.5), Run("PipelinedCopy", 4, 4000, 1.0),
+        ];
+        var curves = LoadReport.Curves(runs);
+        var md = LoadReport.Markdown(curves, 2);
+        StringAssert.Contains(md, "## Many clients at once");
+        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | 4 | 0 | 4 |");
+        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | 4 | 0 | 1 |");
+        StringAssert.Contains(md, "| PipelinedCopy | 4 | 4,000 | 4,000 | – |");
+        StringAssert.Contains(md, "- TcpClient2: still scaling at 4 clients (2,000 records/s, 2× its rate at 1).\n");
+
+        var html = LoadReport.Html(curves);
+        StringAssert.Contains(html, "<svg id=\"throughput-clients\"");
+        StringAssert.Contains(html, "data-transport=\"PipelinedCopy\" fill=\"none\" stroke=\"#7b7b7b\" stroke-width=\"2\" stroke-dasharray=\"6 4\"");
+        StringAssert.Contains(html, "<svg id=\"latency-distribution\"");
+        StringAssert.Contains(html, "data-transport=\"TcpClient2 at 4\"");
+        // 1,000 batches resolve up to the 99.9th percentile (1/(1−p) ≤ 1,000): 0, 50, 75, 90, 95, 99, 99.5, 99.9 → 8 points.
+        var line = html[html.IndexOf("data-transport=\"TcpClient2 at 4\"", StringComparison.Ordinal)..];
+        Assert.AreEqual(8, line[..line.IndexOf("/>", StringComparison.Ordinal)].Split(',').Length - 1);
+        Assert.AreEqual("", LoadReport.Markdown([], 2));
+    }
+
+    [TestMethod]
+    public void A_reply_counts_from_the_request_to_its_arrival_beside_the_commit()
+    {
+        long now = 1; // 0 means "never sent"
+        var ticksPerMs = System.Diagnostics.Stopwatch.Frequency / 1000;
+        var latency = new BatchLatency(2) { Now = () => now };
+        var committed = new CommittedBatches(new BatchPlan(2, 10), latency);
+        latency.Sent(0);
+        now += 3 * ticksPerMs;
+        latency.Received(0);
+        now += 7 * ticksPerMs;
+        committed.Add(0);
+        latency.Received(1); // never sent: not counted
+        Assert.AreEqual(3, latency.SummarizeReplies()!.MaxMs, 0.01);
+        Assert.AreEqual(10, latency.Summarize()!.MaxMs, 0.01);
+        Assert.AreEqual(1, latency.SummarizeReplies()!.Batches);
+    }
+}
+
+/// <summary>The server's open connections, read from /proc: accepted ones count, its own connections out do not.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class OpenConnectionsTests
+{
+    [TestMethod]
+    public async Task Connections_accepted_on_a_listening_port_are_counted_and_connections_out_are_not()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        var before = IntegrationTasks.Hosting.OpenConnections.Count()!.Value;
+        var clients = Enumerable.Range(0, 3).Select(_ => new System.Net.Sockets.TcpClient()).ToList();
+        var accepted = new List<System.Net.Sockets.TcpClient>();
+        try
+        {
+            foreach (var client in clients)
+            {
+                await client.ConnectAsync(System.Net.IPAddress.Loopback, port);
+                accepted.Add(await listener.AcceptTcpClientAsync());
+            }
+            // Three accepted (local port: the listener's); the three client ends are this process's too, but on ports it does not listen on.
+            Assert.AreEqual(before + 3, IntegrationTasks.Hosting.OpenConnections.Count());
+        }
+        finally
+        {
+            clients.Concat(accepted).ToList().ForEach(c => c.Dispose());
+        }
+        await Eventually.WaitUntilAsync(() => IntegrationTasks.Hosting.OpenConnections.Count() == before, "the three closed");
+    }
+}
