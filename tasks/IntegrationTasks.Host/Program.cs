@@ -42,6 +42,7 @@ builder.Logging.AddProvider(new KestrelEvents());
 builder.Logging.AddFilter<KestrelEvents>(KestrelEvents.Category, LogLevel.Debug);
 builder.WebHost.UseUrls(arguments.Url);
 var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", 120));
+ConnectionLimit? connectionLimit = null;
 builder.WebHost.ConfigureKestrel(kestrel =>
 {
     kestrel.AddServerHeader = false;
@@ -54,9 +55,13 @@ builder.WebHost.ConfigureKestrel(kestrel =>
         foreach (var module in modules)
             module.ConfigureEndpoint(listen);
         StallGuard.Use(listen, connectionTimeout, listen.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.StallGuard"));
+        connectionLimit ??= new ConnectionLimit((int)arguments.Number("--max-connections", 1000),
+            listen.ApplicationServices.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.ConnectionLimit"));
+        connectionLimit.Use(listen);
     });
 });
 var app = builder.Build();
+app.Use(ConnectionLimit.RefuseOverLimitAsync);
 foreach (var module in modules)
     module.Map(app);
 

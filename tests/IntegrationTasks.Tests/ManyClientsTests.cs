@@ -213,6 +213,90 @@ public sealed class ManyClientsTests
         Assert.IsTrue(report.Success, report.ToString());
     }
 
+    public static IEnumerable<object[]> LimitedServers =>
+    [
+        ["NetTcpSmallBatchesAsync"], ["SoapSmallBatches"], ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
+    ];
+
+    [TestMethod]
+    [DynamicData(nameof(LimitedServers))]
+    public async Task A_client_over_a_web_service_s_maximum_is_refused_with_IT3008_in_its_protocol_and_the_others_are_served(string transport)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        RunningNetTcpServer? netTcp = null;
+        RunningHostModule? host = null;
+        if (transport.StartsWith("NetTcp", StringComparison.Ordinal))
+            netTcp = await RunningNetTcpServer.StartAsync(databases.Server, maxConnections: 1);
+        else
+            host = await RunningHostModule.StartAsync(transport switch
+            {
+                "SoapSmallBatches" => new IntegrationTasks.Wcf.SoapServer { Connections = 2, Answerers = 1, MaxConnections = 1 },
+                "HttpRequest" => new IntegrationTasks.Http.HttpServer { MaxConnections = 1 },
+                _ => new IntegrationTasks.Grpc.GrpcServer { Connections = 2, Answerers = 1, MaxConnections = 1 },
+            }, databases, transport == "SoapSmallBatches" ? IntegrationTasks.Wcf.ServiceNames.SoapPath : transport == "HttpRequest" ? IntegrationTasks.Http.HttpRecordsProtocol.Path : "");
+        await using var running = (IAsyncDisposable?)netTcp ?? host!;
+        var port = netTcp?.Port ?? host!.Port;
+        TransferClientTask NewClient() => transport switch
+        {
+            "NetTcpSmallBatchesAsync" => new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync { Address = netTcp!.Address, MaxInFlight = 1 },
+            "SoapSmallBatches" => new IntegrationTasks.Wcf.SoapSmallBatches { Address = host!.Url },
+            "HttpRequest" => new IntegrationTasks.Http.HttpRequest { Uri = host!.Url },
+            "GrpcStreaming" => new IntegrationTasks.Grpc.GrpcStreaming { Address = host!.Url },
+            _ => new IntegrationTasks.Grpc.GrpcClient { Address = host!.Url, MaxInFlight = 1 },
+        };
+
+        // One client holds the server's one place (connected, idle).
+        var holder = new System.Net.Sockets.TcpClient();
+        await holder.ConnectAsync(System.Net.IPAddress.Loopback, port);
+        await Task.Delay(200); // accepted before the next connects (the order the limit counts in)
+        var engine = new FakeBuildEngine();
+        var refused = NewClient().For(databases, engine, totalBatches: 4, batchSize: 250);
+        Assert.IsFalse(await Task.Run(refused.Execute), engine.Log);
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerBusy), engine.Log);
+        StringAssert.Contains(engine.Log, "the most this server takes at once");
+        var serverLog = netTcp is not null ? string.Join("\n", netTcp.Log.Lines) : host!.Log;
+        StringAssert.Contains(serverLog, "IT3008");
+
+        // The place frees: the next client is served in full.
+        holder.Dispose();
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        await Eventually.WaitUntilAsync(() =>
+        {
+            engine = new FakeBuildEngine();
+            return NewClient().For(databases, engine, totalBatches: 4, batchSize: 250).Execute();
+        }, "a client served once the place was free", seen: () => engine.Log);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+    }
+
+    [TestMethod]
+    public async Task A_RabbitMQ_client_over_the_broker_s_maximum_is_refused_with_IT3008_and_the_server_goes_on_serving()
+    {
+        await TestBroker.PurgeAsync();
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await RunningQueueServer.StartAsync(databases.Server, IntegrationTasks.Queues.QueueTopology.Fast);
+        IntegrationTasks.Queues.RabbitMQClientTest NewClient() => new() { RabbitMQPort = TestBroker.Options.AmqpPort };
+        var engine = new FakeBuildEngine();
+        // The server's own connection is the one place.
+        await TestBroker.SetConnectionLimitAsync(1);
+        try
+        {
+            Assert.IsFalse(await Task.Run(NewClient().For(databases, engine, totalBatches: 4, batchSize: 250).Execute), engine.Log);
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerBusy), engine.Log);
+            StringAssert.Contains(engine.Log, "connection limit (1) is reached");
+        }
+        finally
+        {
+            await TestBroker.SetConnectionLimitAsync(-1);
+        }
+        engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(NewClient().For(databases, engine, totalBatches: 4, batchSize: 250).Execute), engine.Log);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+    }
+
     [TestMethod]
     public async Task Two_hundred_fifty_six_clients_connecting_at_once_neither_crash_nor_hang_the_server()
     {

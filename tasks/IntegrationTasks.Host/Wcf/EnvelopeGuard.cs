@@ -79,9 +79,12 @@ internal static class EnvelopeGuard
         log.LogWarning("{Reason} Refused the request from {Peer} with a SOAP fault ({FaultCode}).", reason, context.Connection.RemoteIpAddress, faultCode);
         context.Response.StatusCode = StatusCodes.Status500InternalServerError;
         context.Response.ContentType = "text/xml; charset=utf-8";
-        await context.Response.WriteAsync(
-            "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body><s:Fault>" +
-            $"<faultcode>s:{faultCode}</faultcode><faultstring xml:lang=\"en-US\">{SecurityElement.Escape(reason)}</faultstring>" +
-            "</s:Fault></s:Body></s:Envelope>", context.RequestAborted);
+        await context.Response.WriteAsync(Soap11Fault(faultCode, reason), context.RequestAborted);
     }
+
+    /// <summary>A SOAP 1.1 fault envelope: its fault code (Client, Server, VersionMismatch) and its reason.</summary>
+    public static string Soap11Fault(string faultCode, string reason) =>
+        "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body><s:Fault>" +
+        $"<faultcode>s:{faultCode}</faultcode><faultstring xml:lang=\"en-US\">{SecurityElement.Escape(reason)}</faultstring>" +
+        "</s:Fault></s:Body></s:Envelope>";
 }

@@ -44,8 +44,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
         connection.ConnectionShutdownAsync += (_, shutdown) =>
         {
             if (shutdown.Initiator != ShutdownInitiator.Application)
-                done.TrySetException(new IntegrationException(ErrorCodes.ConnectionLost,
-                    $"The connection to RabbitMQ at {broker.HostName}:{broker.Port} closed: {shutdown.ReplyText} ({shutdown.Initiator})."));
+                done.TrySetException(broker.Closed($"{shutdown.ReplyText} ({shutdown.Initiator})"));
             return Task.CompletedTask;
         };
         try
@@ -56,7 +55,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
         {
             // The client's own message carries the inner exception's stack; the broker's reason is what to say.
             var reason = e is RabbitMQ.Client.Exceptions.OperationInterruptedException { ShutdownReason: { } shutdown } ? shutdown.ReplyText : e.Message;
-            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to RabbitMQ at {broker.HostName}:{broker.Port} broke: {reason}", e);
+            throw broker.Closed(reason, e);
         }
         finally
         {

@@ -28,6 +28,9 @@ public sealed class StartRabbitMQ : IntegrationTask
     /// <summary>A command the node runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
     public string CommandPrefix { get; set; } = "";
 
+    /// <summary>The broker's most client connections at once (each RabbitMQ client, and each server, holds one); one more is refused with IT3008.</summary>
+    public int MaxConnections { get; set; } = 1000;
+
     /// <summary>Run in the foreground until Ctrl+C, then stop the node (the RabbitMQBroker target, for use by hand).</summary>
     public bool WaitUntilCancelled { get; set; }
 
@@ -37,6 +40,8 @@ public sealed class StartRabbitMQ : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
+        if (MaxConnections < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxConnections must be at least 1 (was {MaxConnections}).");
         if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is NodeHandle running)
         {
             ProcessId = running.Node.ProcessId;
@@ -55,6 +60,15 @@ public sealed class StartRabbitMQ : IntegrationTask
             .ConfigureAwait(false);
         ProcessId = node.ProcessId;
         var handle = new NodeHandle(node);
+        try
+        {
+            await node.SetConnectionLimitAsync(MaxConnections, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            await handle.StopAsync(CancellationToken.None).ConfigureAwait(false);
+            throw;
+        }
         BuildEngine4.RegisterTaskObject(RegistrationKey, handle, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on {0}:{1}.", BindAddress, Port);
         if (!WaitUntilCancelled)

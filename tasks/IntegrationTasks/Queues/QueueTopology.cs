@@ -72,11 +72,36 @@ public sealed record BrokerOptions
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
         }
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (ConnectionLimitReached(e))
+        {
+            throw Closed(Innermost(e).Message, e);
+        }
         catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e)
         {
             throw new IntegrationException(ErrorCodes.BrokerUnavailable,
                 $"Cannot reach RabbitMQ at {HostName}:{Port}: {e.InnerException?.Message ?? e.Message}. " +
                 "Start the suite's broker with: dotnet msbuild build.proj -t:StartRabbitMQ (or set RabbitMQHostName).", e);
         }
+    }
+
+    /// <summary>The broker's own refusal at login when its virtual host's connection limit is reached.</summary>
+    private static bool ConnectionLimitReached(Exception e) => IsConnectionLimit(e.ToString());
+
+    private static bool IsConnectionLimit(string reason) => reason.Contains("connection limit", StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>
+    /// What a connection closed by the broker means: its connection limit reached (the broker may close a connection it has just
+    /// opened, at login), IT3008; anything else, a break (IT3006).
+    /// </summary>
+    public IntegrationException Closed(string reason, Exception? inner = null) => IsConnectionLimit(reason)
+        ? new IntegrationException(ErrorCodes.ServerBusy,
+            $"RabbitMQ at {HostName}:{Port} refused the connection: {reason} — the most clients the broker takes at once (-p:RabbitMQMaxConnections); try again later.", inner)
+        : new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to RabbitMQ at {HostName}:{Port} broke: {reason}", inner);
+
+    private static Exception Innermost(Exception e)
+    {
+        while (e.InnerException is not null)
+            e = e.InnerException;
+        return e;
     }
 }

@@ -92,6 +92,19 @@ public sealed class RabbitMqNode : IDisposable
         ["ERL_EPMD_PORT"] = options.EpmdPort.ToString(CultureInfo.InvariantCulture),
     };
 
+    /// <summary>
+    /// The broker's most client connections at once (a limit on its default virtual host; -1: none). The queue servers'
+    /// clients connect to the broker, not to the server, so this is where a RabbitMQ transport's maximum is kept: one more
+    /// connection is refused by the broker at login ("connection limit (N) is reached"), which the client reports as IT3008.
+    /// </summary>
+    public async Task SetConnectionLimitAsync(int maxConnections, CancellationToken cancellationToken)
+    {
+        var command = new ServerLaunch(_options.Control,
+            ["-n", _options.NodeName, "set_vhost_limits", "-p", "/", $"{{\"max-connections\": {maxConnections.ToString(CultureInfo.InvariantCulture)}}}"],
+            _options.Directory).WithPrefix(_options.CommandPrefix);
+        await ExternalCommand.RunAsync(command.FileName, command.Arguments, TimeSpan.FromSeconds(60), cancellationToken, Environment(_options)).ConfigureAwait(false);
+    }
+
     /// <summary>Stops the node with rabbitmqctl, then its epmd; kills whatever is left.</summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {

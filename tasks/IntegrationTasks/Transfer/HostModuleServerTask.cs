@@ -25,6 +25,12 @@ public abstract class HostModuleServerTask : TransferServerTask
     /// <summary>A connection on which nothing moves either way for this many seconds (idle, or stalled mid-request) is dropped with IT3007.</summary>
     public int ConnectionTimeoutSeconds { get; set; } = 120;
 
+    /// <summary>
+    /// Connections Kestrel serves at once (-p:KestrelMaxConnections): one more is answered with IT3008 in its protocol (gRPC status, SOAP
+    /// fault, 503) and asked to close. A gRPC or HTTP client uses one connection; a SOAP client up to MaxInFlight.
+    /// </summary>
+    public int MaxConnections { get; set; } = 1000;
+
     /// <summary>The host module that serves this family (its --module name).</summary>
     protected abstract string Module { get; }
 
@@ -37,11 +43,13 @@ public abstract class HostModuleServerTask : TransferServerTask
     {
         if (!File.Exists(HostAssembly))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The host {HostAssembly} does not exist; build it with -t:BuildTasks.");
-        if (ConnectionTimeoutSeconds < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ConnectionTimeoutSeconds must be at least 1 (was {ConnectionTimeoutSeconds}).");
+        if (ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"ConnectionTimeoutSeconds (was {ConnectionTimeoutSeconds}) and MaxConnections (was {MaxConnections}) must be at least 1.");
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
              "--connection-timeout-seconds", ConnectionTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture),
+             "--max-connections", MaxConnections.ToString(System.Globalization.CultureInfo.InvariantCulture),
              .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";

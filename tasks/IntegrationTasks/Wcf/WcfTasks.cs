@@ -158,17 +158,20 @@ public sealed class NetTcpServer : TransferServerTask
     /// <summary>A connection that sends no complete record for this many seconds (idle, or stalled mid-record) is dropped with IT3007.</summary>
     public int ConnectionTimeoutSeconds { get; set; } = 120;
 
+    /// <summary>Clients (connections) served at once; one more gets a fault with IT3008 for its first call, and the others go on.</summary>
+    public int MaxConnections { get; set; } = 100;
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        if (MaxPendingRequests < 1 || MaxMessageBytes < 1024 || ConnectionTimeoutSeconds < 1)
+        if (MaxPendingRequests < 1 || MaxMessageBytes < 1024 || ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}), MaxMessageBytes at least 1024 (was {MaxMessageBytes}) " +
-                $"and ConnectionTimeoutSeconds at least 1 (was {ConnectionTimeoutSeconds}).");
+                $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}), MaxMessageBytes at least 1024 (was {MaxMessageBytes}), " +
+                $"ConnectionTimeoutSeconds at least 1 (was {ConnectionTimeoutSeconds}) and MaxConnections at least 1 (was {MaxConnections}).");
         var service = await IntegrationTestsService.OpenAsync(source, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
         var host = new NetTcp.NetTcpServiceHost(service, new NetTcp.NetTcpOptions
         {
             BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,
-            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds),
+            ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxConnections = MaxConnections,
         }, EventLog);
         System.Net.IPEndPoint endpoint;
         try

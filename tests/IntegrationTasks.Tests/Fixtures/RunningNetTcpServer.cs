@@ -17,13 +17,13 @@ internal sealed class RunningNetTcpServer : IAsyncDisposable
     public string Address => $"net.tcp://127.0.0.1:{Port}{ServiceNames.NetTcpPath}";
 
     public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20,
-        TimeSpan? connectionTimeout = null)
+        TimeSpan? connectionTimeout = null, int maxConnections = 100)
     {
         var server = new RunningNetTcpServer();
         server._service = await IntegrationTestsService.OpenAsync(new RecordSource(database, ServerWork.PerRecord), 4, 2, maxBatchRecords, CancellationToken.None);
         server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions
         {
-            Port = 0, MaxMessageBytes = maxMessageBytes, ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120),
+            Port = 0, MaxMessageBytes = maxMessageBytes, ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxConnections = maxConnections,
         }, server.Log);
         server.Port = server.Host.Start().Port;
         server._serving = server.Host.RunAsync(server._stop.Token);

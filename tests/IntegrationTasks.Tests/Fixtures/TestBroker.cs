@@ -21,6 +21,9 @@ internal static class TestBroker
     public static RabbitMqNodeOptions Options => Node.Value.Options;
     public static BrokerOptions Broker => new() { Port = Options.AmqpPort };
 
+    /// <summary>The broker's connection limit (-1: none); a test that sets one puts -1 back.</summary>
+    public static Task SetConnectionLimitAsync(int maxConnections) => Node.Value.SetConnectionLimitAsync(maxConnections, CancellationToken.None);
+
     public static void StopIfStarted()
     {
         if (!Node.IsValueCreated)

@@ -20,6 +20,9 @@ public sealed record NetTcpOptions
 
     /// <summary>A connection that sends no complete record for this long (idle, or stalled mid-record) is dropped (IT3007).</summary>
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
+
+    /// <summary>Connections served at once; one more is answered its first request with a fault carrying IT3008, then closed.</summary>
+    public int MaxConnections { get; init; } = 100;
 }
 
 /// <summary>
@@ -40,6 +43,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
     private readonly BufferManager _buffers = BufferManager.CreateBufferManager(16L * 1024 * 1024, options.MaxMessageBytes);
     private TcpListener? _listener;
     private long _failedConnections;
+    private int _open;
 
     public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
 
@@ -94,7 +98,11 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         var peer = socket.RemoteEndPoint?.ToString() ?? "?";
         socket.NoDelay = true;
         await using var stream = new NetworkStream(socket, ownsSocket: true);
-        var connection = new Connection(this, stream);
+        // Over the limit, the client still gets a session, so that its first call can be answered with a fault it reports by code.
+        var refusal = Interlocked.Increment(ref _open) > _options.MaxConnections
+            ? $"{_options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later."
+            : null;
+        var connection = new Connection(this, stream, refusal);
         try
         {
             await connection.RunAsync(cancellationToken).ConfigureAwait(false);
@@ -124,10 +132,14 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             Interlocked.Increment(ref _failedConnections);
             _log.Warning(ErrorCodes.Unexpected, $"Closed the net.tcp connection from {peer} after an unexpected error: {e}");
         }
+        finally
+        {
+            Interlocked.Decrement(ref _open);
+        }
     }
 
     /// <summary>One connection: sessions one after another (the client pools connections and starts a new preamble after an End).</summary>
-    private sealed class Connection(NetTcpServiceHost host, Stream stream)
+    private sealed class Connection(NetTcpServiceHost host, Stream stream, string? refusal)
     {
         private readonly FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
         private readonly SemaphoreSlim _writeLock = new(1, 1);
@@ -180,6 +192,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                             MessageFraming.ContentTypeInvalidFault);
                     var request = await WithinTimeoutAsync(token => new ValueTask<Message>(ReadRequestAsync(encoder, token)), "envelope", cancellationToken)
                         .ConfigureAwait(false);
+                    if (refusal is not null)
+                        await RefuseAsync(encoder, request, refusal, cancellationToken).ConfigureAwait(false);
                     answering.RemoveAll(t => t.IsCompletedSuccessfully);
                     answering.Add(AnswerAsync(encoder, request, slots, session, cancellationToken));
                 }
@@ -268,6 +282,15 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             {
                 slots.Release();
             }
+        }
+
+        /// <summary>A client over MaxConnections: its first request is answered with a fault carrying IT3008, and the connection ends.</summary>
+        private async Task RefuseAsync(MessageEncoder encoder, Message request, string reason, CancellationToken cancellationToken)
+        {
+            using (request)
+            using (var fault = NetTcpDispatcher.Fault(request.Version, request.Headers.MessageId, CodedError.Format(ErrorCodes.ServerBusy, reason)))
+                await WriteMessageAsync(encoder, fault, cancellationToken).ConfigureAwait(false);
+            throw new IntegrationException(ErrorCodes.ServerBusy, $"Refused: {reason}");
         }
 
         private async Task WriteMessageAsync(MessageEncoder encoder, Message reply, CancellationToken cancellationToken)

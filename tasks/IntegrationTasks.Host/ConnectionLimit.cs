@@ -1,0 +1,75 @@
+using IntegrationTasks.Common;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Connections.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+
+namespace IntegrationTasks.Host;
+
+/// <summary>
+/// The host's most connections at once (--max-connections). One more is not dropped unanswered, as Kestrel's own
+/// MaxConcurrentConnections would: it is marked, and each of its requests is refused in the caller's protocol with IT3008 — a gRPC
+/// status (RESOURCE_EXHAUSTED), a SOAP fault, or 503 with the coded line — then the connection is asked to close. The connections
+/// being served go on.
+/// </summary>
+internal sealed class ConnectionLimit(int max, ILogger log)
+{
+    private const string RefusalKey = "IntegrationTasks.Refusal";
+    private int _open;
+
+    public int Max => max;
+
+    public void Use(ListenOptions listen) =>
+        listen.Use(next => async connection =>
+        {
+            if (Interlocked.Increment(ref _open) > max)
+            {
+                var reason = $"{max} connections are being served, the most this server takes at once (KestrelMaxConnections); try again later.";
+                connection.Items[RefusalKey] = reason;
+                log.LogWarning("{Code}: refused the connection from {Peer}: {Reason}", ErrorCodes.ServerBusy, connection.RemoteEndPoint, reason);
+            }
+            try
+            {
+                await next(connection).ConfigureAwait(false);
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _open);
+            }
+        });
+
+    /// <summary>The first middleware: a request on a refused connection is answered here and goes no further.</summary>
+    public static async Task RefuseOverLimitAsync(HttpContext context, Func<Task> next)
+    {
+        if (context.Features.Get<IConnectionItemsFeature>()?.Items.TryGetValue(RefusalKey, out var reason) != true)
+        {
+            await next().ConfigureAwait(false);
+            return;
+        }
+        var coded = CodedError.Format(ErrorCodes.ServerBusy, (string)reason!);
+        var response = context.Response;
+        if (context.Request.ContentType?.StartsWith("application/grpc", StringComparison.Ordinal) == true)
+        {
+            // Trailers-only: the status in the headers, no message.
+            response.ContentType = "application/grpc";
+            response.Headers["grpc-status"] = "8"; // RESOURCE_EXHAUSTED
+            response.Headers["grpc-message"] = Uri.EscapeDataString(coded);
+        }
+        else if (context.Request.Headers.ContainsKey("SOAPAction"))
+        {
+            response.StatusCode = StatusCodes.Status500InternalServerError;
+            response.ContentType = "text/xml; charset=utf-8";
+            response.Headers.Connection = "close";
+            await response.WriteAsync(Wcf.EnvelopeGuard.Soap11Fault("Server", coded), context.RequestAborted).ConfigureAwait(false);
+        }
+        else
+        {
+            response.StatusCode = StatusCodes.Status503ServiceUnavailable;
+            response.ContentType = "text/plain; charset=utf-8";
+            response.Headers.Connection = "close";
+            response.Headers.RetryAfter = "1";
+            await response.WriteAsync(coded, context.RequestAborted).ConfigureAwait(false);
+        }
+        // HTTP/2 (gRPC): a GOAWAY after this stream, so the client opens a new connection when it tries again.
+        context.Features.Get<IConnectionLifetimeNotificationFeature>()?.RequestClose();
+    }
+}
