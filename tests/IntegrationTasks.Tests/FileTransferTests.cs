@@ -138,4 +138,35 @@ public sealed class FileTransferTests
         Assert.IsFalse(File.Exists(Path.Combine(inbox, FileExchange.ServerMarker)));
         Assert.IsFalse(FileExchange.ServerIsServing(inbox));
     }
+
+    [TestMethod]
+    public async Task Requests_beyond_the_servers_maximum_are_each_answered_at_once_with_IT3008_and_the_first_is_served()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(300, CancellationToken.None);
+        using var root = new TempDirectory("it-files-");
+        var (inbox, outbox) = (Path.Combine(root, "s"), Path.Combine(root, "c"));
+        Directory.CreateDirectory(inbox);
+        string[] ids = ["first", "second", "third"];
+        foreach (var id in ids)
+        {
+            await FileExchange.PublishAsync(inbox, id + FileExchange.ExtractSuffix, stream => { ExtractRequest.Write(stream, 1, 100); return Task.CompletedTask; },
+                CancellationToken.None);
+            File.SetLastWriteTimeUtc(Path.Combine(inbox, id + FileExchange.ExtractSuffix), DateTime.UtcNow.AddSeconds(Array.IndexOf(ids, id) - 10));
+        }
+        var log = new CapturingLog();
+        using var server = new FileTransferServer(new RecordSource(databases.Server, ServerWork.PerRecord), inbox, outbox, log) { MaxPendingRequests = 1 };
+        server.Start();
+        using var stop = new CancellationTokenSource();
+        var serving = server.RunAsync(stop.Token);
+        await Eventually.WaitUntilAsync(() => server.Answered + server.Rejected == 3, "the three requests handled", seen: () => string.Join("\n", log.Lines));
+        await stop.CancelAsync();
+        await serving;
+
+        Assert.IsTrue(File.Exists(Path.Combine(outbox, "first" + FileExchange.ResponseSuffix)), "the oldest request is served");
+        foreach (var id in ids[1..])
+            StringAssert.StartsWith(await File.ReadAllTextAsync(Path.Combine(outbox, id + FileExchange.ErrorSuffix)),
+                "IT3008: 1 requests are waiting, the most this server takes at once (MaxPendingRequests)");
+        Assert.AreEqual(2, log.Lines.Count(l => l.StartsWith("warning IT3008:", StringComparison.Ordinal)), string.Join("\n", log.Lines));
+    }
 }

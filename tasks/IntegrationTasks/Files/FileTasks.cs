@@ -13,9 +13,14 @@ public sealed class FileTransferTestServer : TransferServerTask
     /// <summary>Where responses go: the client's inbox (a shared mount when the client is on another machine).</summary>
     [Required] public string OutputDir { get; set; } = "";
 
+    /// <summary>Request files waiting at once that it takes on (answered in turn); one more is answered at once with IT3008.</summary>
+    public int MaxPendingRequests { get; set; } = 100;
+
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        var server = new FileTransferServer(source, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog);
+        if (MaxPendingRequests < 1)
+            throw new Common.IntegrationException(Common.ErrorCodes.InvalidParameter, $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}).");
+        var server = new FileTransferServer(source, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog) { MaxPendingRequests = MaxPendingRequests };
         server.Start();
         Func<CancellationToken, Task> serve = async token =>
         {

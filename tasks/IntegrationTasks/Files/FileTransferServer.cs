@@ -22,6 +22,12 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
     public long Answered => Interlocked.Read(ref _answered);
     public long Rejected => Interlocked.Read(ref _rejected);
 
+    /// <summary>
+    /// Requests waiting in the inbox at once that the server takes on (it answers them in turn); the newer ones beyond are each
+    /// answered at once with an error file carrying IT3008, so that their clients do not wait their whole timeout.
+    /// </summary>
+    public int MaxPendingRequests { get; init; } = 100;
+
     public void Start()
     {
         FileExchange.EnsureDirectory(inbox, "InputDir");
@@ -38,7 +44,15 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
         {
             while (true)
             {
-                foreach (var request in PendingRequests())
+                var pending = PendingRequests();
+                foreach (var request in pending.Skip(MaxPendingRequests))
+                {
+                    var (id, _) = FileExchange.ParseRequestName(request.Name)!.Value;
+                    await RejectAsync(request, id, ErrorCodes.ServerBusy,
+                        $"{MaxPendingRequests} requests are waiting, the most this server takes at once (MaxPendingRequests); try again later.", cancellationToken)
+                        .ConfigureAwait(false);
+                }
+                foreach (var request in pending.Take(MaxPendingRequests))
                     await HandleAsync(request, cancellationToken).ConfigureAwait(false);
                 await signal.WaitAsync(cancellationToken).ConfigureAwait(false);
             }
