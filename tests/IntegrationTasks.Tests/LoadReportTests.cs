@@ -157,3 +157,55 @@ public sealed class OpenConnectionsTests
         await Eventually.WaitUntilAsync(() => IntegrationTasks.Hosting.OpenConnections.Count() == before, "the three closed");
     }
 }
+
+/// <summary>Several client machines' runs of one StartAt, merged into the one run they made together.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ClientMachineRunsTests
+{
+    private static readonly DateTimeOffset Start = new(2026, 11, 24, 8, 0, 0, TimeSpan.Zero);
+
+    private static Measurement Run(string machine, double seconds, int repetition = 1, DateTimeOffset? start = null)
+    {
+        var histogram = BatchLatency.NewHistogram();
+        histogram.RecordValue(machine == "a" ? 1000 : 9000);
+        return new()
+        {
+            Transport = "TcpClient2", Clients = 2, Records = 1000, BatchSize = 100, ElapsedSeconds = seconds, Repetition = repetition, Verified = true,
+            StartAt = start ?? Start, ClientMachine = machine, BytesSent = 10, BytesReceived = 100, ClientCpuSeconds = 0.5,
+            BatchLatency = LatencySummary.Of(histogram),
+        };
+    }
+
+    [TestMethod]
+    public void Runs_of_one_start_add_up_and_last_as_long_as_the_slowest_machine()
+    {
+        var merged = IntegrationTasks.Results.ClientMachineRuns.Merge([Run("a", 1.0), Run("b", 1.5), Run("a", 2.0, repetition: 2), Run("b", 2.5, repetition: 2),
+            Run("a", 3.0, start: Start.AddMinutes(5)), new Measurement { Transport = "GrpcClient", Records = 1000, ElapsedSeconds = 1, Verified = true }]);
+        Assert.HasCount(4, merged);
+        var first = merged.Single(m => m is { ClientMachines: 2, Repetition: 1 });
+        Assert.AreEqual((4, 2000, 1.5, 20L, 200L, 1.0), (first.Clients, first.Records, first.ElapsedSeconds, first.BytesSent, first.BytesReceived, first.ClientCpuSeconds));
+        Assert.AreEqual(2, first.BatchLatency!.Batches);
+        Assert.AreEqual(9, first.BatchLatency.MaxMs, 0.01);
+        Assert.IsNull(first.ClientMachine);
+        Assert.AreEqual("TcpClient2 (4 clients, 2 client machines)", IntegrationTasks.Results.ReportWriter.LoadLabel(first));
+        Assert.IsNull(merged.Single(m => m.StartAt == Start.AddMinutes(5)).ClientMachines, "one machine alone at its start is its own run");
+
+        var twice = Assert.ThrowsExactly<IntegrationTasks.Common.IntegrationException>(() => IntegrationTasks.Results.ClientMachineRuns.Merge([Run("a", 1), Run("a", 1)]));
+        StringAssert.Contains(twice.Message, "2 runs from 1 client machines; each machine's results may be named once");
+    }
+
+    [TestMethod]
+    public async Task A_start_time_that_is_not_a_time_or_is_far_away_is_a_coded_error()
+    {
+        foreach (var (startAt, message) in new[] { ("soon", "StartAt 'soon' is not a time"), (DateTimeOffset.UtcNow.AddHours(2).ToString("O"), "is more than an hour away") })
+        {
+            var engine = new FakeBuildEngine();
+            var client = new IntegrationTasks.Tcp.TcpClient2 { StartAt = startAt };
+            await using var databases = TestDatabases.Sqlite();
+            Assert.IsFalse(client.For(databases, engine, totalBatches: 2, batchSize: 10).Execute());
+            Assert.IsTrue(engine.HasErrorCode(IntegrationTasks.Common.ErrorCodes.InvalidParameter), engine.Log);
+            StringAssert.Contains(engine.Log, message);
+        }
+    }
+}

@@ -91,6 +91,80 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    [Timeout(600_000, CooperativeCancellation = true)]
+    public async Task Two_client_machines_against_one_server_machine_merge_into_one_run_of_all_their_clients()
+    {
+        using var artifacts = new TempDirectory("it-machines-");
+        var serverConnString = $"Data Source={Path.Combine(artifacts, "server.db")}";
+        await new IntegrationTasks.Data.DataGenerator(IntegrationTasks.Data.Database.Create("Sqlite", serverConnString), NullEventLog.Instance)
+            .GenerateAsync(2400, CancellationToken.None);
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None, clientHosts: 2);
+        var port = TestPorts.Free();
+        // The server's machine: a server started by hand, listening on its address.
+        using var server = HandStartedServer.StartIn(TwoHosts.Exec(hosts.ServerNamespace), "TcpServer2", artifacts, port,
+            $"-p:BindAddress={TwoHosts.ServerAddress}", $"-p:ServerConnString={serverConnString}");
+        await server.Screen.WaitForAsync(IntegrationTasks.Hosting.ServerSignals.ReadyMarker, TimeSpan.FromSeconds(60));
+
+        // Two client machines, each 2 clients over all 2,400 records into its own ClientTable, started to begin at the same moment.
+        var startAt = DateTimeOffset.UtcNow.AddSeconds(20).ToString("yyyy-MM-ddTHH:mm:ssZ", System.Globalization.CultureInfo.InvariantCulture);
+        var machines = new[] { "a", "b" }.Select((name, k) => Task.Run(() => RepositoryPaths.Run("ip",
+        [
+            .. TwoHosts.Exec(hosts.ClientNamespaces[k]).Skip(1), "dotnet", "msbuild", RepositoryPaths.BuildProject, "-t:ClientMachineRun", "-nologo", "-tl:off",
+            $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={Path.Combine(artifacts, name)}/",
+            "-p:Transport=TcpClient2", $"-p:HostName={TwoHosts.ServerAddress}", $"-p:Port={port}", "-p:Clients=2", "-p:Records=2400", "-p:BatchSize=200",
+            $"-p:StartAt={startAt}", $"-p:ClientMachine={name}", $"-p:ServerConnString={serverConnString}",
+            $"-p:ClientConnString=Data Source={Path.Combine(artifacts, name + "-client.db")}",
+        ]))).ToList();
+        var outcomes = await Task.WhenAll(machines);
+        foreach (var (exitCode, stdout, stderr) in outcomes)
+            Assert.AreEqual(0, exitCode, stdout + stderr);
+        // The server saw both machines' addresses.
+        await Eventually.WaitUntilAsync(() => server.Screen.Lines.Count(l => l.Contains(TwoHosts.ClientAddressOf(0), StringComparison.Ordinal)) >= 2
+                                              && server.Screen.Lines.Count(l => l.Contains(TwoHosts.ClientAddressOf(1), StringComparison.Ordinal)) >= 2,
+            "two connections from each client machine", seen: () => server.Screen.ToString());
+        var a = MeasurementLog.Read(Path.Combine(artifacts, "a", "results", "runs.jsonl")).Single();
+        var b = MeasurementLog.Read(Path.Combine(artifacts, "b", "results", "runs.jsonl")).Single();
+        Assert.IsTrue(a is { Verified: true, ClientMachine: "a", Clients: 2 } && b is { Verified: true, ClientMachine: "b", Clients: 2 });
+        Assert.AreEqual(a.StartAt, b.StartAt);
+
+        // Any machine: one report of both, the two runs one run of four clients.
+        var (reportExit, output) = HostingTests.RunBuild("Report", Path.Combine(artifacts, "merged"),
+            $"-p:MergeRuns={Path.Combine(artifacts, "a", "results", "runs.jsonl")}+{Path.Combine(artifacts, "b", "results", "runs.jsonl")}",
+            $"-p:ServerConnString={serverConnString}");
+        Assert.AreEqual(0, reportExit, output);
+        var merged = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "merged", "results", "results.json")))
+            .RootElement.GetProperty("measurements").EnumerateArray().Single();
+        Assert.AreEqual(4, merged.GetProperty("clients").GetInt32());
+        Assert.AreEqual(2, merged.GetProperty("clientMachines").GetInt32());
+        Assert.AreEqual(4800, merged.GetProperty("records").GetInt32());
+        Assert.AreEqual(Math.Max(a.ElapsedSeconds, b.ElapsedSeconds), merged.GetProperty("elapsedSeconds").GetDouble());
+        Assert.AreEqual(24, merged.GetProperty("batchLatency").GetProperty("batches").GetInt64(), "every batch of both machines in one histogram");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "merged", "results", "results.md")), "| TcpClient2 (4 clients, 2 client machines) |");
+        await server.InterruptAsync();
+        await server.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+    }
+
+    [TestMethod]
+    public void Load_on_two_hosts_runs_many_clients_across_the_link_with_a_network_profile()
+    {
+        using var artifacts = new TempDirectory("it-twohosts-load-");
+        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
+            "-p:LoadTransport=TcpClient2+GrpcClient+RabbitMQClientTest", "-p:ClientCounts=1+3", "-p:RecordsPerClient=600", "-p:BatchSize=200",
+            "-p:Repetitions=1", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "load", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "TcpClient2/1", "TcpClient2/3", "GrpcClient/1", "GrpcClient/3", "RabbitMQClientTest/1", "RabbitMQClientTest/3" },
+            runs.Select(r => $"{r.Transport}/{r.Clients}").ToList(), output);
+        Assert.IsTrue(runs.All(r => r is { Verified: true, ThroughRelay: true, LatencyMs: 0.2 }), string.Join("\n", runs));
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "load", "results.md"));
+        StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s), two hosts");
+        StringAssert.Contains(markdown, "## Many clients at once");
+        Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
+        Assert.DoesNotContain("itv", Links());
+    }
+
+    [TestMethod]
     public void RunAll_with_a_reset_in_every_repetition_resumes_or_fails_cleanly_and_the_report_has_a_fault_table()
     {
         using var artifacts = new TempDirectory("it-fault-");

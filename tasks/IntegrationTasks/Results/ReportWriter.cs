@@ -139,7 +139,7 @@ public static class ReportWriter
     {
         var list = measurements.ToList();
         // Runs of several clients at once are their own rows: "TcpClient2 (16 clients)".
-        list = [.. list.Select(m => m.Clients > 1 || m.Rate is not null ? m with { Transport = LoadLabel(m) } : m)];
+        list = [.. list.Select(m => m.Clients > 1 || m.Rate is not null || m.ClientMachines > 1 ? m with { Transport = LoadLabel(m) } : m)];
         var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
         // Likewise runs at several added round trips (a LatencySweep): "TcpClient2 (RTT 20 ms)".
         var delayed = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
@@ -154,6 +154,8 @@ public static class ReportWriter
         var parts = new List<string>();
         if (m.Clients > 1)
             parts.Add(string.Create(Invariant, $"{m.Clients} clients"));
+        if (m.ClientMachines is > 1 and var machines)
+            parts.Add(string.Create(Invariant, $"{machines} client machines"));
         if (m.Rate is { } rate)
             parts.Add(string.Create(Invariant, $"open loop {rate:0.##}/s{(m.Clients > 1 ? " each" : "")}"));
         return $"{m.Transport} ({string.Join(", ", parts)})";

@@ -32,6 +32,12 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>The coded errors of RunAll's transports (<see cref="RunFailures"/>), reported as failed.</summary>
     public string? FailureLog { get; set; }
 
+    /// <summary>
+    /// The results (runs.jsonl) of several client machines against one server, reported together with <see cref="ResultsFile"/>'s:
+    /// each machine's runs of the same StartAt merge into one (<see cref="ClientMachineRuns"/>).
+    /// </summary>
+    public string[] MergeRuns { get; set; } = [];
+
     [Output] public string[] Files { get; private set; } = [];
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
@@ -39,7 +45,9 @@ public sealed class WriteReport : IntegrationTask
         // Transports' runs, a lab's results, or both.
         var labs = Labs.LabResults.Sections(OutputDirectory).Count > 0;
         var failed = FailedEntry.From(RunFailures.Read(FailureLog));
-        var measurements = File.Exists(ResultsFile) || (!labs && failed.Count == 0) ? MeasurementLog.Read(ResultsFile) : [];
+        var measurements = File.Exists(ResultsFile) || (!labs && failed.Count == 0 && MergeRuns.Length == 0) ? MeasurementLog.Read(ResultsFile) : [];
+        if (MergeRuns.Length > 0)
+            measurements = ClientMachineRuns.Merge(measurements.Concat(MergeRuns.SelectMany(f => f.Split('+')).Where(f => f.Length > 0).SelectMany(MeasurementLog.Read)));
         if (measurements.Count == 0 && !labs && failed.Count == 0)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
         var environment = RunEnvironment.Describe(RepositoryRoot);

@@ -103,6 +103,15 @@ public sealed record Measurement
     /// <summary>Request sent to reply fully received, before the import (null where the transport does not mark its replies).</summary>
     public LatencySummary? ReplyLatency { get; init; }
 
+    /// <summary>The agreed start of a run that several client machines made at once (StartAt); null otherwise.</summary>
+    public DateTimeOffset? StartAt { get; init; }
+
+    /// <summary>The client machine that made this run (ClientMachine); null for a run of one machine.</summary>
+    public string? ClientMachine { get; init; }
+
+    /// <summary>How many client machines' runs this one merges (-t:Report over their results); null for one machine's.</summary>
+    public int? ClientMachines { get; init; }
+
     public bool Verified { get; init; }
 
     /// <summary>The first repetition (JIT, caches, connection pools warming up): recorded, but kept out of the statistics.</summary>

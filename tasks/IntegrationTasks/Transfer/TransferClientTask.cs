@@ -62,6 +62,15 @@ public abstract class TransferClientTask : IntegrationTask
     /// </summary>
     public double Rate { get; set; }
 
+    /// <summary>
+    /// When several client machines load one server: the UTC time (ISO 8601, "2026-11-24T08:00:00Z") this run starts at, so that
+    /// machines started with the same StartAt run at once (their clocks set by NTP); the wait is at most an hour. Recorded with the run.
+    /// </summary>
+    public string? StartAt { get; set; }
+
+    /// <summary>This machine's name among several client machines (recorded with the run; -t:Report merges their runs of the same StartAt).</summary>
+    public string? ClientMachine { get; set; }
+
     /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
     protected virtual bool SendsOnSchedule => false;
 
@@ -128,6 +137,18 @@ public abstract class TransferClientTask : IntegrationTask
         return new TransferResult(results.Sum(r => r.BytesSent), results.Sum(r => r.BytesReceived)) { BytesMeasured = results.All(r => r.BytesMeasured) };
     }
 
+    private DateTimeOffset? ParseStartAt()
+    {
+        if (string.IsNullOrEmpty(StartAt))
+            return null;
+        if (!DateTimeOffset.TryParse(StartAt, System.Globalization.CultureInfo.InvariantCulture,
+                System.Globalization.DateTimeStyles.AssumeUniversal | System.Globalization.DateTimeStyles.AdjustToUniversal, out var start))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"StartAt '{StartAt}' is not a time (ISO 8601 UTC, for example 2026-11-24T08:00:00Z).");
+        if (start - DateTimeOffset.UtcNow > TimeSpan.FromHours(1))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"StartAt {start:O} is more than an hour away; start the client closer to it.");
+        return start;
+    }
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var plan = BatchPlan.Create(TotalBatches, BatchSize);
@@ -143,6 +164,7 @@ public abstract class TransferClientTask : IntegrationTask
                 $"{TransportName} runs as one client only (Clients={Clients} asked): the database's own tool runs once, not as a server's clients.");
         if (TimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
+        var startAt = ParseStartAt();
         var database = Database.Create(ClientProvider, ClientConnString);
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
         ClientDatabase = database;
@@ -152,6 +174,11 @@ public abstract class TransferClientTask : IntegrationTask
         Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records){4}.",
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records, Clients > 1 ? $", as {Clients} clients at once" : "");
 
+        if (startAt is { } start && start - DateTimeOffset.UtcNow is { TotalMilliseconds: > 0 } wait)
+        {
+            Log.LogMessage(RunDetail, "{0}: starting at {1:O} (StartAt), in {2:0.###} s.", TransportName, start, wait.TotalSeconds);
+            await Task.Delay(wait, cancellationToken).ConfigureAwait(false);
+        }
         ProcessMemory.ResetPeak();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
         await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
@@ -208,7 +235,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
-                Clients = Clients, Rate = Rate > 0 ? Rate : null,
+                Clients = Clients, Rate = Rate > 0 ? Rate : null, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
                 RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency, ReplyLatency = replyLatency,
             });

@@ -10,17 +10,21 @@ internal sealed class HandStartedServer : IDisposable
     public Process Process { get; }
     public ProcessScreen Screen { get; } = new();
 
-    public static HandStartedServer Start(string target, TempDirectory artifacts, int port, params string[] properties)
+    public static HandStartedServer Start(string target, TempDirectory artifacts, int port, params string[] properties) =>
+        StartIn([], target, artifacts, port, properties);
+
+    /// <summary>As <see cref="Start"/>, through a command prefix (<c>ip netns exec NS</c>: on a simulated host of its own).</summary>
+    public static HandStartedServer StartIn(IReadOnlyList<string> prefix, string target, TempDirectory artifacts, int port, params string[] properties)
     {
-        var info = new ProcessStartInfo("dotnet")
+        var info = new ProcessStartInfo(prefix.Count > 0 ? prefix[0] : "dotnet")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, WorkingDirectory = RepositoryPaths.Root,
         };
-        foreach (var argument in new[]
+        foreach (var argument in prefix.Skip(1).Concat(prefix.Count > 0 ? ["dotnet"] : []).Concat(new[]
                  {
                      "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
                      "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", $"-p:Port={port}",
-                 }.Concat(properties))
+                 }).Concat(properties))
             info.ArgumentList.Add(argument);
         var server = new HandStartedServer(Process.Start(info)!);
         server.Process.OutputDataReceived += (_, e) => server.Screen.Add(e.Data);
@@ -86,6 +90,15 @@ internal sealed class ProcessScreen
         catch (TimeoutException)
         {
             throw new TimeoutException($"No line with \"{text}\" within {timeout.TotalSeconds} s. The screen:\n{this}");
+        }
+    }
+
+    public IReadOnlyList<string> Lines
+    {
+        get
+        {
+            lock (_lines)
+                return [.. _lines];
         }
     }
 
