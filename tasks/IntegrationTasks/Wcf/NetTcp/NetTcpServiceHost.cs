@@ -21,7 +21,7 @@ public sealed record NetTcpOptions
     /// <summary>A connection that sends no complete record for this long (idle, or stalled mid-record) is dropped (IT3007).</summary>
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
 
-    /// <summary>Connections served at once; one more is answered its first request with a fault carrying IT3008, then closed.</summary>
+    /// <summary>Connections served at once; each call of one more is answered with a fault carrying IT3008 (until the client closes it).</summary>
     public int MaxConnections { get; init; } = 100;
 }
 
@@ -102,6 +102,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         var refusal = Interlocked.Increment(ref _open) > _options.MaxConnections
             ? $"{_options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later."
             : null;
+        if (refusal is not null)
+            _log.Warning(ErrorCodes.ServerBusy, $"Refused the net.tcp connection from {peer}: {refusal}");
         var connection = new Connection(this, stream, refusal);
         try
         {
@@ -193,7 +195,13 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                     var request = await WithinTimeoutAsync(token => new ValueTask<Message>(ReadRequestAsync(encoder, token)), "envelope", cancellationToken)
                         .ConfigureAwait(false);
                     if (refusal is not null)
+                    {
+                        // Every call of the session gets the refusal (a client with several calls in flight sees it on each, not a
+                        // closed session); the client ends the session, or the connection timeout does.
                         await RefuseAsync(encoder, request, refusal, cancellationToken).ConfigureAwait(false);
+                        slots.Release();
+                        continue;
+                    }
                     answering.RemoveAll(t => t.IsCompletedSuccessfully);
                     answering.Add(AnswerAsync(encoder, request, slots, session, cancellationToken));
                 }
@@ -284,13 +292,12 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             }
         }
 
-        /// <summary>A client over MaxConnections: its first request is answered with a fault carrying IT3008, and the connection ends.</summary>
+        /// <summary>A call on a connection over MaxConnections: answered with a fault carrying IT3008.</summary>
         private async Task RefuseAsync(MessageEncoder encoder, Message request, string reason, CancellationToken cancellationToken)
         {
             using (request)
             using (var fault = NetTcpDispatcher.Fault(request.Version, request.Headers.MessageId, CodedError.Format(ErrorCodes.ServerBusy, reason)))
                 await WriteMessageAsync(encoder, fault, cancellationToken).ConfigureAwait(false);
-            throw new IntegrationException(ErrorCodes.ServerBusy, $"Refused: {reason}");
         }
 
         private async Task WriteMessageAsync(MessageEncoder encoder, Message reply, CancellationToken cancellationToken)
