@@ -72,6 +72,10 @@ public sealed class LoadReportTests
         var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
         Assert.AreEqual("TcpClient2: still scaling at 4 clients (2,667 records/s, 2.67× its rate at 1).", LoadReport.Saturation(scaling, 2));
 
+        // A dip at one count followed by a rise is not where it stops.
+        var dip = LoadReport.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 4.4), Run("GrpcClient", 16, 16000, 10.0)])[0];
+        StringAssert.StartsWith(LoadReport.Saturation(dip, 2), "GrpcClient: still scaling at 16 clients (1,600 records/s");
+
         // Nothing else: the batches' waits grew.
         var waits = LoadReport.Curves([Run("NetTcpSmallBatches", 1, 1000, 1.0, latency: Waits(2000, 2000)), Run("NetTcpSmallBatches", 4, 4000, 3.9, latency: Waits(8000, 8000))])[0];
         StringAssert.Contains(LoadReport.Saturation(waits, 2), "not CPU (0.1 of 2 cores), so a shared resource: the median batch waited 4× longer at 4 clients than at 1 (2 → 8 ms)");

@@ -80,8 +80,8 @@ public static class LoadReport
     }
 
     /// <summary>
-    /// Where a transport stops scaling and why, from its own figures: the first client count past which more clients add less than
-    /// 10 % throughput, and what was true there (read in this order): the server held fewer connections than clients (it serves them
+    /// Where a transport stops scaling and why, from its own figures: the first client count that no larger count beats by 10 %
+    /// throughput, and what was true there (read in this order): the server held fewer connections than clients (it serves them
     /// in turn), it ran as fast as PipelinedCopy at the same N (the database work is the limit), the two processes' CPU filled the
     /// machine, work items waited for the thread pool, or — none of those — batches only waited longer.
     /// </summary>
@@ -89,15 +89,9 @@ public static class LoadReport
     {
         var points = curve.Points;
         var first = points[0];
-        var at = points.Count - 1;
-        for (var i = 0; i + 1 < points.Count; i++)
-        {
-            if (points[i + 1].RecordsPerSecond < points[i].RecordsPerSecond * ScalingStep)
-            {
-                at = i;
-                break;
-            }
-        }
+        // The first count that no larger one beats by 10 % (a dip at one count followed by a rise is noise, not the knee).
+        var at = Enumerable.Range(0, points.Count)
+            .First(i => points.Skip(i + 1).All(later => later.RecordsPerSecond < points[i].RecordsPerSecond * ScalingStep));
         var knee = points[at];
         var peak = points.MaxBy(p => p.RecordsPerSecond)!;
         var head = at == points.Count - 1 && points.Count > 1
@@ -143,7 +137,7 @@ public static class LoadReport
                 md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} |\n");
             }
         }
-        md.Append("\nWhere each stops scaling (a step to more clients adding under 10 % throughput), and what it ran out of, as measured:\n\n");
+        md.Append("\nWhere each stops scaling (the first client count no larger one beats by 10 % throughput), and what it ran out of, as measured:\n\n");
         foreach (var curve in curves.Where(c => !c.IsReference))
             md.Append("- ").Append(Saturation(curve, cores)).Append('\n');
         return md.ToString();
@@ -164,7 +158,7 @@ public static class LoadReport
         var html = new StringBuilder("<h2 id=\"many-clients\">Many clients at once</h2>");
         html.Append(Chart("throughput-clients", "Records per second against clients at once (references dashed)", "clients (log scale)", "records/s",
             curves.Select(c => (c.Label, c.IsReference, (IReadOnlyList<(double X, double Y)>)c.Points.Select(p => ((double)p.Clients, p.RecordsPerSecond)).ToList())).ToList(),
-            logX: true, logY: false, xTick: x => x.ToString("0", Invariant)));
+            logX: true, logY: false, xTick: x => x.ToString("0", Invariant), yFormat: "N0"));
         var distributions = curves.Where(c => !c.IsReference && c.Points[^1].Batch is not null).Select(c =>
         {
             var busiest = c.Points[^1];
@@ -174,7 +168,7 @@ public static class LoadReport
         if (distributions.Count > 0)
             html.Append(Chart("latency-distribution", "Batch latency (ms, log scale) by percentile, at each transport's most clients — as HdrHistogram plots it", "percentile", "ms",
                 distributions, logX: false, logY: true, xTick: x => x switch { < 0.5 => "0%", < 1.5 => "90%", < 2.5 => "99%", < 3.5 => "99.9%", < 4.5 => "99.99%", _ => "99.999%" },
-                xTicks: [0, 1, 2, 3, 4, 5]));
+                xTicks: [0, 1, 2, 3, 4, 5], yFormat: "0.###"));
         html.Append("<ul class=\"saturation\">");
         var cores = Environment.ProcessorCount;
         foreach (var curve in curves.Where(c => !c.IsReference))
@@ -184,9 +178,9 @@ public static class LoadReport
 
     /// <summary>A line chart of several series, each its own colour (dashed for a reference), with the legend on the right.</summary>
     private static string Chart(string id, string title, string xAxis, string yAxis, IReadOnlyList<(string Label, bool Dashed, IReadOnlyList<(double X, double Y)> Points)> series,
-        bool logX, bool logY, Func<double, string> xTick, IReadOnlyList<double>? xTicks = null)
+        bool logX, bool logY, Func<double, string> xTick, IReadOnlyList<double>? xTicks = null, string yFormat = "G4")
     {
-        const int left = 70, width = 600, height = 300, top = 30, legend = 330;
+        const int left = 90, width = 600, height = 300, top = 30, legend = 330;
         double Tx(double x) => logX ? Math.Log10(Math.Max(x, 1e-9)) : x;
         double Ty(double y) => logY ? Math.Log10(Math.Max(y, 1e-9)) : y;
         var xs = series.SelectMany(s => s.Points.Select(p => Tx(p.X))).ToList();
@@ -210,8 +204,8 @@ public static class LoadReport
         svg.Append(Invariant, $"<text x=\"{left + width / 2}\" y=\"{top + height + 34}\" text-anchor=\"middle\">{WebUtility.HtmlEncode(xAxis)}</text>");
         var yTop = logY ? Math.Pow(10, yMax) : yMax;
         var yBottom = logY ? Math.Pow(10, yMin) : 0;
-        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + 10}\" text-anchor=\"end\">{yTop:G4}</text>");
-        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + height}\" text-anchor=\"end\">{yBottom:G4}</text>");
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + 10}\" text-anchor=\"end\">{yTop.ToString(yFormat, Invariant)}</text>");
+        svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + height}\" text-anchor=\"end\">{yBottom.ToString(yFormat, Invariant)}</text>");
         svg.Append(Invariant, $"<text x=\"{left - 6}\" y=\"{top + height / 2}\" text-anchor=\"end\">{WebUtility.HtmlEncode(yAxis)}</text>");
         for (var i = 0; i < series.Count; i++)
         {
