@@ -108,6 +108,10 @@ public sealed class LoadReportTests
         var line = html[html.IndexOf("data-transport=\"TcpClient2 at 4\"", StringComparison.Ordinal)..];
         Assert.AreEqual(8, line[..line.IndexOf("/>", StringComparison.Ordinal)].Split(',').Length - 1);
         Assert.AreEqual("", LoadReport.Markdown([], 2));
+
+        // The build log's summary keeps its columns in line with the longer labels of many-client rows.
+        var console = ReportWriter.ConsoleSummary(ReportWriter.Summarise(runs)).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.AreEqual(1, console.Select(line => line.IndexOf(" mean ", StringComparison.Ordinal)).Distinct().Count(), string.Join("\n", console));
     }
 
     [TestMethod]

@@ -482,9 +482,11 @@ public static class ReportWriter
     public static string ConsoleSummary(IReadOnlyList<TransportSummary> summaries)
     {
         var text = new StringBuilder();
+        // As wide as the longest name (labels such as "RabbitMQClientTest (4 clients)" included), so the columns line up.
+        var width = Math.Max(26, summaries.Select(s => s.Transport.Length).DefaultIfEmpty(0).Max());
         foreach (var s in summaries)
         {
-            text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport,-26} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
+            text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport.PadRight(width)} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
             text.Append(s.Seconds.HasInterval ? string.Create(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}") : $"no interval ({s.Seconds.Count} run{(s.Seconds.Count == 1 ? "" : "s")})");
             text.Append(Invariant, $"  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
