@@ -44,6 +44,13 @@ internal sealed class HandStartedServer : IDisposable
     /// <summary>Ctrl+C: SIGINT to the build, as the terminal sends it.</summary>
     public async Task InterruptAsync()
     {
+        // A process tree started as a background job of a non-interactive shell ignores SIGINT (and passes that on to every child):
+        // Ctrl+C could never reach the server, and the wait for it to stop would only time out. Say so instead.
+        var ignored = File.ReadLines($"/proc/{Process.Id}/status").First(l => l.StartsWith("SigIgn:", StringComparison.Ordinal));
+        if ((Convert.ToUInt64(ignored["SigIgn:".Length..].Trim(), 16) & 0x2) != 0)
+            throw new InvalidOperationException(
+                "SIGINT is ignored in this process tree (the tests were started as a background job, 'command &', of a non-interactive shell), " +
+                "so a Ctrl+C cannot be tested: run the test command in the foreground, in a terminal or tmux.");
         using var kill = Process.Start("kill", ["-INT", Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
         await kill.WaitForExitAsync();
     }
