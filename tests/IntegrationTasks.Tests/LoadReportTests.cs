@@ -68,6 +68,13 @@ public sealed class LoadReportTests
         StringAssert.Contains(sentence, "CPU: server 1 and client 0.8 of the 2 cores");
         StringAssert.Contains(sentence, "the server's thread pool: up to 40 work items waited for its 4 threads");
 
+        // The client database's one writer: 4 clients × 2 s, 4 s of it waiting for the write lock.
+        var locked = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0) with { ClientLockWaitSeconds = 0 },
+            Run("TcpClient2", 4, 4000, 2.0) with { ClientLockWaitSeconds = 4 }, Run("TcpClient2", 8, 8000, 3.9) with { ClientLockWaitSeconds = 20 }])[0];
+        Assert.AreEqual(0.5, locked.Points[1].ClientLockShare!.Value, 1e-9);
+        StringAssert.Contains(LoadReport.Saturation(locked, 2),
+            "the client database's write lock: at 8 clients they spent 64 % of their time waiting for a batch's transaction to begin (SQLite takes one writer at a time)");
+
         // Still scaling.
         var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
         Assert.AreEqual("TcpClient2: still scaling at 4 clients (2,667 records/s, 2.67× its rate at 1).", LoadReport.Saturation(scaling, 2));
@@ -94,8 +101,8 @@ public sealed class LoadReportTests
         var curves = LoadReport.Curves(runs);
         var md = LoadReport.Markdown(curves, 2);
         StringAssert.Contains(md, "## Many clients at once");
-        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | 4 | 0 | 4 |");
-        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | 4 | 0 | 1 |");
+        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | – | 4 | 0 | 4 |");
+        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | – | 4 | 0 | 1 |");
         StringAssert.Contains(md, "| PipelinedCopy | 4 | 4,000 | 4,000 | – |");
         StringAssert.Contains(md, "- TcpClient2: still scaling at 4 clients (2,000 records/s, 2× its rate at 1).\n");
 

@@ -21,11 +21,13 @@ internal sealed class PostgresDialect : SqlDialect
     /// so an idempotent import copies the batch into a session-local staging table and moves it with one
     /// INSERT … SELECT … ON CONFLICT DO NOTHING, in the same transaction: three round trips a batch instead of one a row.
     /// </summary>
-    public override async Task InsertBatchAsync(DbConnection connection, RecordTable table,
+    public override async Task<TimeSpan> InsertBatchAsync(DbConnection connection, RecordTable table,
         IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
         var npgsql = (NpgsqlConnection)connection;
+        var beginning = System.Diagnostics.Stopwatch.GetTimestamp();
         await using var transaction = await npgsql.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        var begun = System.Diagnostics.Stopwatch.GetElapsedTime(beginning); // row locks only: no wait here
         if (ignoreExisting)
         {
             var staging = $"{table.Name}_staging";
@@ -44,6 +46,7 @@ internal sealed class PostgresDialect : SqlDialect
         }
         // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
         await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
+        return begun;
     }
 
     private static async Task CopyAsync(NpgsqlConnection connection, string target, RecordTable table,

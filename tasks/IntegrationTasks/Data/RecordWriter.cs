@@ -14,6 +14,10 @@ public sealed class RecordWriter : IAsyncDisposable
     private readonly RecordTable _table;
 
     private readonly bool _ignoreExisting;
+    private long _lockWaitTicks;
+
+    /// <summary>Time its transactions took to begin, summed: on SQLite, the wait for the database's one writer.</summary>
+    public TimeSpan LockWait => TimeSpan.FromTicks(Interlocked.Read(ref _lockWaitTicks));
 
     private RecordWriter(Database database, DbConnection connection, RecordTable table, bool ignoreExisting)
     {
@@ -37,7 +41,8 @@ public sealed class RecordWriter : IAsyncDisposable
             return;
         try
         {
-            await _database.Dialect.InsertBatchAsync(_connection, _table, records, _ignoreExisting, cancellationToken).ConfigureAwait(false);
+            var wait = await _database.Dialect.InsertBatchAsync(_connection, _table, records, _ignoreExisting, cancellationToken).ConfigureAwait(false);
+            Interlocked.Add(ref _lockWaitTicks, wait.Ticks);
         }
         catch (DbException e)
         {

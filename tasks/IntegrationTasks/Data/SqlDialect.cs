@@ -44,11 +44,14 @@ internal abstract class SqlDialect
     /// <summary>
     /// Inserts the records in one transaction: all of them or none. With <paramref name="ignoreExisting"/>,
     /// rows whose ID is already in the table are skipped, which makes a repeated batch harmless.
+    /// Returns how long the transaction took to begin: on SQLite (BEGIN IMMEDIATE) the wait for the database's one write lock.
     /// </summary>
-    public virtual async Task InsertBatchAsync(DbConnection connection, RecordTable table,
+    public virtual async Task<TimeSpan> InsertBatchAsync(DbConnection connection, RecordTable table,
         IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
+        var beginning = System.Diagnostics.Stopwatch.GetTimestamp();
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        var begun = System.Diagnostics.Stopwatch.GetElapsedTime(beginning);
         await using var command = connection.CreateCommand();
         command.Transaction = transaction;
         const string values = "@id, @desc, @value, @date, @s1, @s2";
@@ -77,6 +80,7 @@ internal abstract class SqlDialect
         }
         // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
         await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
+        return begun;
     }
 
     internal static DbParameter AddParameter(DbCommand command, string name, DbType type, int size = 0)

@@ -42,6 +42,7 @@ public static class ClientMachineRuns
             BytesReceived = runs.Sum(m => m.BytesReceived),
             BytesNotMeasured = runs.Any(m => m.BytesNotMeasured == true) ? true : null,
             ClientCpuSeconds = runs.Sum(m => m.ClientCpuSeconds),
+            ClientLockWaitSeconds = runs.Any(m => m.ClientLockWaitSeconds is not null) ? runs.Sum(m => m.ClientLockWaitSeconds ?? 0) : null,
             ClientAllocatedBytes = runs.Sum(m => m.ClientAllocatedBytes),
             ClientPeakBytes = runs.Max(m => m.ClientPeakBytes),
             BatchLatency = LatencySummary.Merge(runs.Select(m => m.BatchLatency)),

@@ -21,6 +21,9 @@ public sealed record LoadPoint(int Clients, int Records, Summary Seconds, Latenc
 
     /// <summary>Mean time over PipelinedCopy's at the same clients and records (N copies at once); null without it.</summary>
     public double? RatioToPipelined { get; init; }
+
+    /// <summary>The share of its clients' time spent waiting for a batch's transaction to begin (SQLite: its one write lock); null where not measured.</summary>
+    public double? ClientLockShare { get; init; }
 }
 
 /// <summary>One transport (at one open-loop rate, or closed loop) measured at several client counts.</summary>
@@ -75,6 +78,8 @@ public static class LoadReport
             ServerThreads = runs.Max(r => r.ServerThreadPoolMaxThreads),
             ServerQueue = runs.Max(r => r.ServerThreadPoolMaxQueue),
             ServerConnections = runs.Max(r => r.ServerMaxConnections),
+            ClientLockShare = runs.All(r => r.ClientLockWaitSeconds is not null)
+                ? runs.Average(r => r.ClientLockWaitSeconds!.Value / (r.ElapsedSeconds * r.Clients)) : null,
             RatioToPipelined = pipelined.Count > 0 && ReportWriter.BaseName(runs[0].Transport) != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
         };
     }
@@ -104,6 +109,9 @@ public static class LoadReport
         var reasons = new List<string>();
         if (busiest.ServerConnections is { } open && open > 0 && open < busiest.Clients)
             reasons.Add(string.Create(Invariant, $"the server held at most {open} connection{(open == 1 ? "" : "s")} open for {busiest.Clients} clients: it serves them in turn"));
+        if (busiest.ClientLockShare is { } locked && locked >= 0.25)
+            reasons.Add(string.Create(Invariant,
+                $"the client database's write lock: at {busiest.Clients} clients they spent {locked:P0} of their time waiting for a batch's transaction to begin (SQLite takes one writer at a time)"));
         if (knee.RatioToPipelined is { } ratio && ratio <= 1.2)
             reasons.Add(string.Create(Invariant, $"it ran at {ratio:0.##}× PipelinedCopy at the same {knee.Clients} clients: the reads and inserts themselves are the limit, not the transport"));
         var cpu = (knee.ServerCores ?? 0) + knee.ClientCores;
@@ -124,16 +132,17 @@ public static class LoadReport
         var md = new StringBuilder("\n## Many clients at once\n\n");
         md.Append("Each run starts its clients at once, each with its own connection and share of the batches; every client's rows are verified. ");
         md.Append("Latencies are every batch of every measured run (HdrHistograms added): to committed, and to the reply received. ");
-        md.Append("Server CPU is in cores kept busy; threads, thread-pool queue and open connections are the server's most at once.\n\n");
-        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Server threads | Server queue | Server connections |\n");
-        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.Append("Server CPU is in cores kept busy; threads, thread-pool queue and open connections are the server's most at once; ");
+        md.Append("client lock wait is the share of the clients' time spent waiting for a batch's transaction to begin (SQLite's one writer).\n\n");
+        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections |\n");
+        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         foreach (var curve in curves)
         {
             foreach (var p in curve.Points)
             {
                 md.Append(Invariant, $"| {curve.Label} | {p.Clients} | {p.Records:N0} | {p.RecordsPerSecond:N0} | {Cell(p.RatioToPipelined, "F2")} | ");
                 md.Append(Invariant, $"{Cell(p.Batch?.P50Ms, "F2")} | {Cell(p.Batch?.P90Ms, "F2")} | {Cell(p.Batch?.P99Ms, "F2")} | {Cell(p.Batch?.P999Ms, "F2")} | {Cell(p.Batch?.MaxMs, "F2")} | ");
-                md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | ");
+                md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | {Cell(p.ClientLockShare, "P0")} | ");
                 md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} |\n");
             }
         }

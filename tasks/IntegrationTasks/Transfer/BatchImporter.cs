@@ -10,6 +10,17 @@ public sealed class BatchImporter : IAsyncDisposable
 {
     private readonly RecordWriter _writer;
     private long _records;
+    private readonly List<BatchImporter> _clients = [];
+
+    /// <summary>Time its transactions (and its clients' importers', for one of several clients) waited to begin: the write lock on SQLite.</summary>
+    public TimeSpan WriteLockWait
+    {
+        get
+        {
+            lock (_clients)
+                return _writer.LockWait + _clients.Aggregate(TimeSpan.Zero, (sum, c) => sum + c._writer.LockWait);
+        }
+    }
 
     private BatchImporter(RecordWriter writer) => _writer = writer;
 
@@ -115,8 +126,16 @@ public sealed class BatchImporter : IAsyncDisposable
     }
 
     /// <summary>Another importer on its own connection, counting into this one (one client of several).</summary>
-    public static async Task<BatchImporter> OpenForClientAsync(Database database, BatchImporter run, bool ignoreExisting, CancellationToken cancellationToken) =>
-        new(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false)) { Run = run, Clock = run.Clock };
+    public static async Task<BatchImporter> OpenForClientAsync(Database database, BatchImporter run, bool ignoreExisting, CancellationToken cancellationToken)
+    {
+        var client = new BatchImporter(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false))
+        {
+            Run = run, Clock = run.Clock,
+        };
+        lock (run._clients)
+            run._clients.Add(client);
+        return client;
+    }
 
     /// <summary>For a run that inserted through its own path (a peer): counts its one committed transaction.</summary>
     public void MarkCommitted(long records) => Counted(records);

@@ -109,6 +109,9 @@ public sealed record Measurement
     /// <summary>The client machine that made this run (ClientMachine); null for a run of one machine.</summary>
     public string? ClientMachine { get; init; }
 
+    /// <summary>Time the client's batch transactions waited to begin, summed over its clients (SQLite: its one write lock); null before it was recorded.</summary>
+    public double? ClientLockWaitSeconds { get; init; }
+
     /// <summary>How many client machines' runs this one merges (-t:Report over their results); null for one machine's.</summary>
     public int? ClientMachines { get; init; }
 

@@ -235,7 +235,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
-                Clients = Clients, Rate = Rate > 0 ? Rate : null, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
+                Clients = Clients, Rate = Rate > 0 ? Rate : null, ClientLockWaitSeconds = importer.WriteLockWait.TotalSeconds, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
                 RecordsCommitted = failure is null ? null : (int)Records, BatchLatency = latency, ReplyLatency = replyLatency,
             });
