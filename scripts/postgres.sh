@@ -5,10 +5,12 @@
 #   scripts/postgres.sh status  exits 0 (and prints the connection string) if the cluster runs, 3 if not
 #   scripts/postgres.sh env     prints the connection string only
 #   scripts/postgres.sh dir     prints the cluster's data directory
-# Settings: IT_PG_DIR (data directory, default /tmp/integrationtasks-pg), IT_PG_PORT (default 55432).
+# Settings: IT_PG_DIR (data directory, default /tmp/integrationtasks-pg), IT_PG_PORT (default 55432),
+#           IT_PG_MAX_CONNECTIONS (default 200; a Load at 64 clients with PipelinedCopy beside needs about 400).
 set -euo pipefail
 dir=${IT_PG_DIR:-/tmp/integrationtasks-pg}
 port=${IT_PG_PORT:-55432}
+max_connections=${IT_PG_MAX_CONNECTIONS:-200}
 conn="Host=127.0.0.1;Port=$port;Username=postgres;Database=postgres"
 
 find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
@@ -38,7 +40,7 @@ case "${1:-start}" in
     if ! as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
       # Loopback only, socket in the data directory; fsync off: a scratch cluster for tests.
       as_postgres "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=$max_connections" start >/dev/null
     fi
     echo "$conn"
     ;;
