@@ -75,6 +75,12 @@ public sealed class LoadReportTests
         StringAssert.Contains(LoadReport.Saturation(locked, 2),
             "the client database's write lock: at 8 clients they spent 64 % of their time waiting for a batch's transaction to begin (SQLite takes one writer at a time)");
 
+        // Coded errors the server logged, and the clients' resumptions after them, are named first.
+        var refused = LoadReport.Curves([Run("TcpClientMultiThreadTest3", 1, 1000, 1.0),
+            Run("TcpClientMultiThreadTest3", 4, 4000, 3.8) with { ServerErrors = new(StringComparer.Ordinal) { ["IT1003"] = 86, ["IT3007"] = 1 }, Reconnects = 88 }])[0];
+        Assert.AreEqual("IT1003 × 86, IT3007 × 1", IntegrationTasks.Results.ServerLogErrors.Describe(refused.Points[1].ServerErrors));
+        StringAssert.Contains(LoadReport.Saturation(refused, 2), "— at 4 clients the server logged IT1003 × 86, IT3007 × 1 (see its log) and the clients reconnected 88 times");
+
         // Still scaling.
         var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
         Assert.AreEqual("TcpClient2: still scaling at 4 clients (2,667 records/s, 2.67× its rate at 1).", LoadReport.Saturation(scaling, 2));
@@ -101,8 +107,8 @@ public sealed class LoadReportTests
         var curves = LoadReport.Curves(runs);
         var md = LoadReport.Markdown(curves, 2);
         StringAssert.Contains(md, "## Many clients at once");
-        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | – | 4 | 0 | 4 |");
-        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | – | 4 | 0 | 1 |");
+        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | – | 4 | 0 | 4 | – | 0 |");
+        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | – | 4 | 0 | 1 | – | 0 |");
         StringAssert.Contains(md, "| PipelinedCopy | 4 | 4,000 | 4,000 | – |");
         StringAssert.Contains(md, "- TcpClient2: still scaling at 4 clients (2,000 records/s, 2× its rate at 1).\n");
 
@@ -222,5 +228,30 @@ public sealed class ClientMachineRunsTests
             Assert.IsTrue(engine.HasErrorCode(IntegrationTasks.Common.ErrorCodes.InvalidParameter), engine.Log);
             StringAssert.Contains(engine.Log, message);
         }
+    }
+}
+
+/// <summary>A server's coded warnings and errors, counted by code for each repetition from its log.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ServerLogErrorsTests
+{
+    [TestMethod]
+    public void Each_reading_counts_the_codes_written_since_the_last_one()
+    {
+        using var folder = new TempDirectory("it-serverlog-");
+        var log = Path.Combine(folder, "TcpTestServer3.log");
+        var state = Path.Combine(folder, "runs.jsonl.server-log");
+        Assert.IsNull(IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state), "no log, nothing read");
+        File.WriteAllLines(log, ["TcpTestServer3 is ready at tcp://127.0.0.1:8081.",
+            "Tcp.targets(52,5): warning IT1003: Closed the connection from 127.0.0.1:38818 after 0 requests: … 53300: sorry, too many clients already",
+            "warning IT1003: Closed the connection from 127.0.0.1:38832 …", "Connection from 127.0.0.1:1 finished: 5 requests answered"]);
+        CollectionAssert.AreEqual(new Dictionary<string, int> { ["IT1003"] = 2 }, IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state));
+        File.AppendAllLines(log, ["error IT2001: bad frame", "warning IT1003: again"]);
+        CollectionAssert.AreEqual(new Dictionary<string, int> { ["IT1003"] = 1, ["IT2001"] = 1 }, IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state),
+            "only what the next repetition added");
+        Assert.IsEmpty(IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state)!);
+        File.WriteAllLines(log, ["warning IT3007: dropped"]); // the server started again: a new, shorter log
+        CollectionAssert.AreEqual(new Dictionary<string, int> { ["IT3007"] = 1 }, IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state));
     }
 }

@@ -110,7 +110,8 @@ public sealed class ManyClientsTests
         StringAssert.Contains(md, "## Many clients at once");
         StringAssert.Matches(md, new System.Text.RegularExpressions.Regex(@"\| TcpClientMultiThreadTest3 \| 3 \| 1,800 \| [\d,]+ \| \d+\.\d\d \|"));
         StringAssert.Matches(md, new System.Text.RegularExpressions.Regex(@"- TcpClientMultiThreadTest3: (still scaling|stops scaling) at \d client"));
-        Assert.IsTrue(tcp.All(r => r.ServerMaxConnections is not null && r.ReplyLatency is { Batches: > 0 } && r.ClientLockWaitSeconds >= 0), "the server's connections, the replies' waits and the client's lock wait are recorded");
+        Assert.IsTrue(tcp.All(r => r.ServerMaxConnections is not null && r.ReplyLatency is { Batches: > 0 } && r.ClientLockWaitSeconds >= 0 && r.ServerErrors is { Count: 0 }),
+            "the server's connections, the replies' waits, the client's lock wait and the server's (no) coded errors are recorded");
         StringAssert.Contains(File.ReadAllText(Path.Combine(folder, "report.html")), "<svg id=\"throughput-clients\"");
         // The ratio to the reference is taken at the same concurrency: the 3-client row has one.
         var summary = Results.ReportWriter.Summarise(runs).Single(s => s.Transport == "TcpClientMultiThreadTest3 (3 clients)");

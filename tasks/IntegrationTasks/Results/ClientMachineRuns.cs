@@ -48,6 +48,7 @@ public static class ClientMachineRuns
             BatchLatency = LatencySummary.Merge(runs.Select(m => m.BatchLatency)),
             ReplyLatency = LatencySummary.Merge(runs.Select(m => m.ReplyLatency)),
             Verified = runs.All(m => m.Verified),
+            Reconnects = runs.Any(m => m.Reconnects is not null) ? runs.Sum(m => m.Reconnects ?? 0) : null,
         };
     }
 }

@@ -24,6 +24,12 @@ public sealed record LoadPoint(int Clients, int Records, Summary Seconds, Latenc
 
     /// <summary>The share of its clients' time spent waiting for a batch's transaction to begin (SQLite: its one write lock); null where not measured.</summary>
     public double? ClientLockShare { get; init; }
+
+    /// <summary>The server's coded warnings and errors over these runs, by code.</summary>
+    public IReadOnlyDictionary<string, int> ServerErrors { get; init; } = new Dictionary<string, int>();
+
+    /// <summary>Reconnections the clients made in all over these runs (a dropped client that resumed).</summary>
+    public int Reconnects { get; init; }
 }
 
 /// <summary>One transport (at one open-loop rate, or closed loop) measured at several client counts.</summary>
@@ -78,6 +84,8 @@ public static class LoadReport
             ServerThreads = runs.Max(r => r.ServerThreadPoolMaxThreads),
             ServerQueue = runs.Max(r => r.ServerThreadPoolMaxQueue),
             ServerConnections = runs.Max(r => r.ServerMaxConnections),
+            ServerErrors = runs.SelectMany(r => r.ServerErrors ?? []).GroupBy(e => e.Key).ToDictionary(g => g.Key, g => g.Sum(e => e.Value)),
+            Reconnects = runs.Sum(r => r.Reconnects ?? 0),
             ClientLockShare = runs.All(r => r.ClientLockWaitSeconds is not null)
                 ? runs.Average(r => r.ClientLockWaitSeconds!.Value / (r.ElapsedSeconds * r.Clients)) : null,
             RatioToPipelined = pipelined.Count > 0 && ReportWriter.BaseName(runs[0].Transport) != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
@@ -107,6 +115,9 @@ public static class LoadReport
             return head + ".";
         var busiest = points[^1];
         var reasons = new List<string>();
+        if (busiest.ServerErrors.Count > 0)
+            reasons.Add(string.Create(Invariant,
+                $"at {busiest.Clients} clients the server logged {ServerLogErrors.Describe(busiest.ServerErrors)} (see its log){(busiest.Reconnects > 0 ? $" and the clients reconnected {busiest.Reconnects:N0} times" : "")}"));
         if (busiest.ServerConnections is { } open && open > 0 && open < busiest.Clients)
             reasons.Add(string.Create(Invariant, $"the server held at most {open} connection{(open == 1 ? "" : "s")} open for {busiest.Clients} clients: it serves them in turn"));
         if (busiest.ClientLockShare is { } locked && locked >= 0.25)
@@ -133,9 +144,10 @@ public static class LoadReport
         md.Append("Each run starts its clients at once, each with its own connection and share of the batches; every client's rows are verified. ");
         md.Append("Latencies are every batch of every measured run (HdrHistograms added): to committed, and to the reply received. ");
         md.Append("Server CPU is in cores kept busy; threads, thread-pool queue and open connections are the server's most at once; ");
-        md.Append("client lock wait is the share of the clients' time spent waiting for a batch's transaction to begin (SQLite's one writer).\n\n");
-        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections |\n");
-        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.Append("client lock wait is the share of the clients' time spent waiting for a batch's transaction to begin (SQLite's one writer); ");
+        md.Append("server errors are the coded warnings and errors in the server's log during the runs, by code, and reconnects the clients' resumptions after them.\n\n");
+        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections | Server errors | Reconnects |\n");
+        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         foreach (var curve in curves)
         {
             foreach (var p in curve.Points)
@@ -143,7 +155,7 @@ public static class LoadReport
                 md.Append(Invariant, $"| {curve.Label} | {p.Clients} | {p.Records:N0} | {p.RecordsPerSecond:N0} | {Cell(p.RatioToPipelined, "F2")} | ");
                 md.Append(Invariant, $"{Cell(p.Batch?.P50Ms, "F2")} | {Cell(p.Batch?.P90Ms, "F2")} | {Cell(p.Batch?.P99Ms, "F2")} | {Cell(p.Batch?.P999Ms, "F2")} | {Cell(p.Batch?.MaxMs, "F2")} | ");
                 md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | {Cell(p.ClientLockShare, "P0")} | ");
-                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} |\n");
+                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} | {ServerLogErrors.Describe(p.ServerErrors)} | {p.Reconnects:N0} |\n");
             }
         }
         md.Append("\nWhere each stops scaling (the first client count no larger one beats by 10 % throughput), and what it ran out of, as measured:\n\n");

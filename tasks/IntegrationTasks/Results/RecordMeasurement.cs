@@ -32,6 +32,9 @@ public sealed class RecordMeasurement : IntegrationTask
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
+    /// <summary>The server's log: its coded warnings and errors of this repetition are counted by code (<see cref="ServerLogErrors"/>).</summary>
+    public string? ServerLogFile { get; set; }
+
     /// <summary>Where the server writes its own counters (<see cref="ServerStatsWriter"/>), if it does.</summary>
     public string? ServerStatsFile { get; set; }
 
@@ -96,6 +99,7 @@ public sealed class RecordMeasurement : IntegrationTask
             Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
             ServerThreadPoolMaxQueue = serverQueue, ServerMaxConnections = serverConnections,
+            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ResultsFile + ".server-log"),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,

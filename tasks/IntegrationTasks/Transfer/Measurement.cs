@@ -88,6 +88,9 @@ public sealed record Measurement
     public int? ServerThreadPoolMaxThreads { get; init; }
     public long? ServerThreadPoolMaxQueue { get; init; }
 
+    /// <summary>The coded warnings and errors the server logged during this repetition, by code; null where its log was not read.</summary>
+    public SortedDictionary<string, int>? ServerErrors { get; init; }
+
     /// <summary>The most client connections the server held open at once since it started (sampled every 100 ms; null when not reported).</summary>
     public int? ServerMaxConnections { get; init; }
     public long BytesSent { get; init; }
