@@ -227,6 +227,20 @@ public sealed class HostingTests
     }
 
     [TestMethod]
+    public void FindBatchSize_honours_a_network_profile_through_the_relay()
+    {
+        // Found by reading the targets: the sweep did not pass the transport's port property, so -p:Network (and -p:Fault) were ignored.
+        using var artifacts = new TempDirectory("it-sweep-");
+        var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
+            "-p:SweepTransport=TcpClient2", "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:Repetitions=1", "-p:Warmup=false", "-p:Network=Lan2014");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = IntegrationTasks.Transfer.MeasurementLog.Read(Path.Combine(artifacts, "results", "batch-size", "runs.jsonl"));
+        Assert.HasCount(2, runs);
+        Assert.IsTrue(runs.All(r => r is { Verified: true, ThroughRelay: true, LatencyMs: 0.2 }), string.Join("\n", runs));
+        AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
     public void A_failing_client_still_stops_the_server_and_fails_the_build()
     {
         using var artifacts = new TempDirectory("it-runall-");
