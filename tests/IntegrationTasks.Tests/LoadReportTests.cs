@@ -112,7 +112,7 @@ public sealed class LoadReportTests
         StringAssert.Contains(md, "| PipelinedCopy | 4 | 4,000 | 4,000 | – |");
         StringAssert.Contains(md, "- TcpClient2: still scaling at 4 clients (2,000 records/s, 2× its rate at 1).\n");
 
-        var html = LoadReport.Html(curves);
+        var html = LoadReport.Html(curves, 2);
         StringAssert.Contains(html, "<svg id=\"throughput-clients\"");
         StringAssert.Contains(html, "data-transport=\"PipelinedCopy\" fill=\"none\" stroke=\"#7b7b7b\" stroke-width=\"2\" stroke-dasharray=\"6 4\"");
         StringAssert.Contains(html, "<svg id=\"latency-distribution\"");

@@ -25,9 +25,8 @@ internal sealed class PostgresDialect : SqlDialect
         IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
         var npgsql = (NpgsqlConnection)connection;
-        var beginning = System.Diagnostics.Stopwatch.GetTimestamp();
-        await using var transaction = await npgsql.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        var begun = System.Diagnostics.Stopwatch.GetElapsedTime(beginning); // row locks only: no wait here
+        var (transaction, begun) = await BeginTimedAsync(npgsql, cancellationToken).ConfigureAwait(false); // row locks only: no wait here
+        await using var _ = transaction;
         if (ignoreExisting)
         {
             var staging = $"{table.Name}_staging";

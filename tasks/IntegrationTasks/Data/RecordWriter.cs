@@ -14,10 +14,6 @@ public sealed class RecordWriter : IAsyncDisposable
     private readonly RecordTable _table;
 
     private readonly bool _ignoreExisting;
-    private long _lockWaitTicks;
-
-    /// <summary>Time its transactions took to begin, summed: on SQLite, the wait for the database's one writer.</summary>
-    public TimeSpan LockWait => TimeSpan.FromTicks(Interlocked.Read(ref _lockWaitTicks));
 
     private RecordWriter(Database database, DbConnection connection, RecordTable table, bool ignoreExisting)
     {
@@ -35,14 +31,14 @@ public sealed class RecordWriter : IAsyncDisposable
         return new RecordWriter(database, connection, table, ignoreExisting);
     }
 
-    public async Task InsertBatchAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+    /// <summary>Inserts one batch in one transaction; returns how long the transaction waited to begin (on SQLite, for the one writer).</summary>
+    public async Task<TimeSpan> InsertBatchAsync(IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
     {
         if (records.Count == 0)
-            return;
+            return TimeSpan.Zero;
         try
         {
-            var wait = await _database.Dialect.InsertBatchAsync(_connection, _table, records, _ignoreExisting, cancellationToken).ConfigureAwait(false);
-            Interlocked.Add(ref _lockWaitTicks, wait.Ticks);
+            return await _database.Dialect.InsertBatchAsync(_connection, _table, records, _ignoreExisting, cancellationToken).ConfigureAwait(false);
         }
         catch (DbException e)
         {

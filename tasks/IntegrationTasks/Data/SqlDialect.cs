@@ -49,9 +49,8 @@ internal abstract class SqlDialect
     public virtual async Task<TimeSpan> InsertBatchAsync(DbConnection connection, RecordTable table,
         IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
     {
-        var beginning = System.Diagnostics.Stopwatch.GetTimestamp();
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        var begun = System.Diagnostics.Stopwatch.GetElapsedTime(beginning);
+        var (transaction, begun) = await BeginTimedAsync(connection, cancellationToken).ConfigureAwait(false);
+        await using var _ = transaction;
         await using var command = connection.CreateCommand();
         command.Transaction = transaction;
         const string values = "@id, @desc, @value, @date, @s1, @s2";
@@ -81,6 +80,14 @@ internal abstract class SqlDialect
         // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
         await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
         return begun;
+    }
+
+    /// <summary>A batch's transaction, and how long it took to begin (SQLite's BEGIN IMMEDIATE waits there for the one writer).</summary>
+    protected static async Task<(DbTransaction Transaction, TimeSpan Begun)> BeginTimedAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        var beginning = System.Diagnostics.Stopwatch.GetTimestamp();
+        var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        return (transaction, System.Diagnostics.Stopwatch.GetElapsedTime(beginning));
     }
 
     internal static DbParameter AddParameter(DbCommand command, string name, DbType type, int size = 0)

@@ -72,9 +72,9 @@ public sealed record BrokerOptions
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (ConnectionLimitReached(e))
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (IsConnectionLimit(e.ToString()))
         {
-            throw Closed(Innermost(e).Message, e);
+            throw Refused(Innermost(e).Message, e);
         }
         catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e)
         {
@@ -85,17 +85,17 @@ public sealed record BrokerOptions
     }
 
     /// <summary>The broker's own refusal at login when its virtual host's connection limit is reached.</summary>
-    private static bool ConnectionLimitReached(Exception e) => IsConnectionLimit(e.ToString());
-
     private static bool IsConnectionLimit(string reason) => reason.Contains("connection limit", StringComparison.OrdinalIgnoreCase);
+
+    private IntegrationException Refused(string reason, Exception? inner) => new(ErrorCodes.ServerBusy,
+        $"RabbitMQ at {HostName}:{Port} refused the connection: {reason} — the most clients the broker takes at once (-p:RabbitMQMaxConnections); try again later.", inner);
 
     /// <summary>
     /// What a connection closed by the broker means: its connection limit reached (the broker may close a connection it has just
     /// opened, at login), IT3008; anything else, a break (IT3006).
     /// </summary>
     public IntegrationException Closed(string reason, Exception? inner = null) => IsConnectionLimit(reason)
-        ? new IntegrationException(ErrorCodes.ServerBusy,
-            $"RabbitMQ at {HostName}:{Port} refused the connection: {reason} — the most clients the broker takes at once (-p:RabbitMQMaxConnections); try again later.", inner)
+        ? Refused(reason, inner)
         : new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to RabbitMQ at {HostName}:{Port} broke: {reason}", inner);
 
     private static Exception Innermost(Exception e)

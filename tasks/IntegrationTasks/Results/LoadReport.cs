@@ -172,7 +172,7 @@ public static class LoadReport
     /// <summary>The percentiles the distribution chart draws, up to the one the batches can resolve (1/(1−p) ≤ batches).</summary>
     private static readonly double[] Percentiles = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999];
 
-    public static string Html(IReadOnlyList<LoadCurve> curves)
+    public static string Html(IReadOnlyList<LoadCurve> curves, int cores)
     {
         if (curves.Count == 0)
             return "";
@@ -191,7 +191,6 @@ public static class LoadReport
                 distributions, logX: false, logY: true, xTick: x => x switch { < 0.5 => "0%", < 1.5 => "90%", < 2.5 => "99%", < 3.5 => "99.9%", < 4.5 => "99.99%", _ => "99.999%" },
                 xTicks: [0, 1, 2, 3, 4, 5], yFormat: "0.###"));
         html.Append("<ul class=\"saturation\">");
-        var cores = Environment.ProcessorCount;
         foreach (var curve in curves.Where(c => !c.IsReference))
             html.Append(Invariant, $"<li>{WebUtility.HtmlEncode(Saturation(curve, cores))}</li>");
         return html.Append("</ul>").ToString();

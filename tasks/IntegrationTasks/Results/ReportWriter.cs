@@ -241,6 +241,7 @@ public static class ReportWriter
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var faults = FaultTable.Rows(allRuns);
         var summaries = Summarise(measurements);
+        var loadCurves = LoadReport.Curves(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
         var markdown = Path.Combine(directory, "results.md");
@@ -249,7 +250,7 @@ public static class ReportWriter
         File.WriteAllText(csv, Csv(allRuns, failed, notRun));
         var labs = Labs.LabResults.Sections(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
-                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(LoadReport.Curves(measurements), Environment.ProcessorCount)
+                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
                                 + FaultTable.Markdown(faults)
                                : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
         var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
@@ -260,7 +261,7 @@ public static class ReportWriter
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(LoadReport.Curves(measurements)) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed, headline));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed, headline));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);

@@ -10,17 +10,10 @@ public sealed class BatchImporter : IAsyncDisposable
 {
     private readonly RecordWriter _writer;
     private long _records;
-    private readonly List<BatchImporter> _clients = [];
+    private long _lockWaitTicks;
 
-    /// <summary>Time its transactions (and its clients' importers', for one of several clients) waited to begin: the write lock on SQLite.</summary>
-    public TimeSpan WriteLockWait
-    {
-        get
-        {
-            lock (_clients)
-                return _writer.LockWait + _clients.Aggregate(TimeSpan.Zero, (sum, c) => sum + c._writer.LockWait);
-        }
-    }
+    /// <summary>Time its transactions (and, for a run of several clients, theirs) waited to begin: the write lock on SQLite.</summary>
+    public TimeSpan WriteLockWait => TimeSpan.FromTicks(Interlocked.Read(ref _lockWaitTicks));
 
     private BatchImporter(RecordWriter writer) => _writer = writer;
 
@@ -110,13 +103,19 @@ public sealed class BatchImporter : IAsyncDisposable
     {
         if (records.Count == 0)
             return 0;
-        await _writer.InsertBatchAsync(records, cancellationToken).ConfigureAwait(false);
+        Waited(await _writer.InsertBatchAsync(records, cancellationToken).ConfigureAwait(false));
         Counted(records.Count);
         return records.Count;
     }
 
     /// <summary>The run's importer, when this one is one client's of several: what it commits counts there too.</summary>
     internal BatchImporter? Run { get; init; }
+
+    private void Waited(TimeSpan wait)
+    {
+        Interlocked.Add(ref _lockWaitTicks, wait.Ticks);
+        Run?.Waited(wait);
+    }
 
     private void Counted(long records)
     {
@@ -126,16 +125,8 @@ public sealed class BatchImporter : IAsyncDisposable
     }
 
     /// <summary>Another importer on its own connection, counting into this one (one client of several).</summary>
-    public static async Task<BatchImporter> OpenForClientAsync(Database database, BatchImporter run, bool ignoreExisting, CancellationToken cancellationToken)
-    {
-        var client = new BatchImporter(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false))
-        {
-            Run = run, Clock = run.Clock,
-        };
-        lock (run._clients)
-            run._clients.Add(client);
-        return client;
-    }
+    public static async Task<BatchImporter> OpenForClientAsync(Database database, BatchImporter run, bool ignoreExisting, CancellationToken cancellationToken) =>
+        new(await RecordWriter.OpenAsync(database, RecordTable.Client, cancellationToken, ignoreExisting).ConfigureAwait(false)) { Run = run, Clock = run.Clock };
 
     /// <summary>For a run that inserted through its own path (a peer): counts its one committed transaction.</summary>
     public void MarkCommitted(long records) => Counted(records);
