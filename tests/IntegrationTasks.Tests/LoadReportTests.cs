@@ -81,6 +81,14 @@ public sealed class LoadReportTests
         Assert.AreEqual("IT1003 × 86, IT3007 × 1", IntegrationTasks.Results.ServerLogErrors.Describe(refused.Points[1].ServerErrors));
         StringAssert.Contains(LoadReport.Saturation(refused, 2), "— at 4 clients the server logged IT1003 × 86, IT3007 × 1 (see its log) and the clients reconnected 88 times");
 
+        // Requests queued at the server (a broker's queue, an inbox): at least one waiting per client.
+        var queued = LoadReport.Curves([Run("RabbitMQDurable", 1, 1000, 1.0) with { ServerMaxRequestsWaiting = 0 },
+            Run("RabbitMQDurable", 16, 16000, 15.5) with { ServerMaxRequestsWaiting = 97 }])[0];
+        StringAssert.Contains(LoadReport.Saturation(queued, 2),
+            "— requests queued for the server: up to 97 waited at once for 16 clients (it takes them on fewer at a time than they ask).");
+        var fewQueued = LoadReport.Curves([Run("RabbitMQDurable", 1, 1000, 1.0), Run("RabbitMQDurable", 16, 16000, 15.5) with { ServerMaxRequestsWaiting = 15 }])[0];
+        Assert.IsFalse(LoadReport.Saturation(fewQueued, 2).Contains("queued", StringComparison.Ordinal), "fewer waiting than clients: not the reason");
+
         // Still scaling.
         var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
         Assert.AreEqual("TcpClient2: still scaling at 4 clients (2,667 records/s, 2.67× its rate at 1).", LoadReport.Saturation(scaling, 2));
@@ -101,14 +109,14 @@ public sealed class LoadReportTests
         Measurement[] runs =
         [
             Run("TcpClient2", 1, 1000, 1.0, serverCpu: 0.3, connections: 1, latency: waits) with { ReplyLatency = waits },
-            Run("TcpClient2", 4, 4000, 2.0, serverCpu: 0.8, connections: 4, latency: waits),
+            Run("TcpClient2", 4, 4000, 2.0, serverCpu: 0.8, connections: 4, latency: waits) with { ServerPeakBytes = 300L << 20, ClientPeakGrowthBytes = 12L << 20 },
             Run("PipelinedCopy", 1, 1000, 0.5), Run("PipelinedCopy", 4, 4000, 1.0),
         ];
         var curves = LoadReport.Curves(runs);
         var md = LoadReport.Markdown(curves, 2);
         StringAssert.Contains(md, "## Many clients at once");
-        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | – | 4 | 0 | 4 | – | 0 |");
-        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | – | 4 | 0 | 1 | – | 0 |");
+        StringAssert.Contains(md, "| TcpClient2 | 4 | 4,000 | 2,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | – | – | 0.40 | 0.05 | – | 4 | 0 | 4 | – | 300 | 12 | – | 0 |");
+        StringAssert.Contains(md, "| TcpClient2 | 1 | 1,000 | 1,000 | 2.00 | 50.02 | 90.05 | 99.01 | 99.90 | 100.03 | 50.02 | 99.01 | 0.30 | 0.10 | – | 4 | 0 | 1 | – | – | – | – | 0 |");
         StringAssert.Contains(md, "| PipelinedCopy | 4 | 4,000 | 4,000 | – |");
         StringAssert.Contains(md, "- TcpClient2: still scaling at 4 clients (2,000 records/s, 2× its rate at 1).\n");
 

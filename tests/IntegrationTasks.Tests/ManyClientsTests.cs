@@ -89,6 +89,18 @@ public sealed class ManyClientsTests
     }
 
     [TestMethod]
+    public async Task HttpRequest_in_open_loop_posts_each_batch_on_its_schedule_and_every_row_arrives_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2400, CancellationToken.None);
+        await using var server = await RunningHttpServer.StartAsync(databases);
+        var client = new IntegrationTasks.Http.HttpRequest { Uri = server.Url, MaxInFlight = 2 };
+        var run = await RunManyAsync(client, databases, clients: 3, totalBatches: 24, rate: 40);
+        Assert.IsNotNull(run.ReplyLatency);
+        Assert.AreEqual(24, run.ReplyLatency.Batches, "each batch's reply marked once it was read whole");
+    }
+
+    [TestMethod]
     [Timeout(600_000, CooperativeCancellation = true)]
     public void The_Load_target_runs_each_client_count_verified_and_reports_throughput_and_latency_per_count()
     {
@@ -110,6 +122,7 @@ public sealed class ManyClientsTests
         StringAssert.Contains(md, "## Many clients at once");
         StringAssert.Matches(md, new System.Text.RegularExpressions.Regex(@"\| TcpClientMultiThreadTest3 \| 3 \| 1,800 \| [\d,]+ \| \d+\.\d\d \|"));
         StringAssert.Matches(md, new System.Text.RegularExpressions.Regex(@"- TcpClientMultiThreadTest3: (still scaling|stops scaling) at \d client"));
+        Assert.IsTrue(tcp.All(r => r.ClientPeakGrowthBytes is >= 0 && r.ServerPeakBytes > 0), "the client's growth and the server's peak, per run");
         Assert.IsTrue(tcp.All(r => r.ServerMaxConnections is not null && r.ReplyLatency is { Batches: > 0 } && r.ClientLockWaitSeconds >= 0 && r.ServerErrors is { Count: 0 }),
             "the server's connections, the replies' waits, the client's lock wait and the server's (no) coded errors are recorded");
         StringAssert.Contains(File.ReadAllText(Path.Combine(folder, "report.html")), "<svg id=\"throughput-clients\"");
@@ -144,6 +157,8 @@ public sealed class ManyClientsTests
         CollectionAssert.AreEquivalent(new[] { "RabbitMQClientTest/800/2", "FileTransferBigRequest/800/2" },
             load.Select(r => $"{r.Transport}/{r.Records}/{r.Clients}").ToList());
         Assert.IsTrue(load.All(r => r.Verified && r.BatchLatency is { Batches: 4 }), output);
+        // Both servers can tell how many requests waited for them (the broker's request queue, the inbox), sampled while they ran.
+        Assert.IsTrue(load.All(r => r.ServerMaxRequestsWaiting is >= 0), string.Join(", ", load.Select(r => $"{r.Transport}: {r.ServerMaxRequestsWaiting}")));
         StringAssert.Contains(output, "RabbitMQ stopped.");
     }
 
@@ -172,8 +187,8 @@ public sealed class ManyClientsTests
         Assert.AreEqual($"{run.Transport} (2 clients, open loop 50/s each)", Results.ReportWriter.LoadLabel(run));
 
         engine = new FakeBuildEngine();
-        var http = new IntegrationTasks.Http.HttpRequest { Rate = 10 }.For(databases, engine, totalBatches: 4, batchSize: 10);
-        Assert.IsFalse(http.Execute());
+        var files = new IntegrationTasks.Files.FileTransferRequest { Rate = 10 }.For(databases, engine, totalBatches: 4, batchSize: 10);
+        Assert.IsFalse(files.Execute());
         StringAssert.Contains(engine.Log, "has no open loop so far (Rate=10 asked)");
     }
 

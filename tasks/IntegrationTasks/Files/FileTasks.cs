@@ -16,11 +16,15 @@ public sealed class FileTransferTestServer : TransferServerTask
     /// <summary>Request files waiting at once that it takes on (answered in turn); one more is answered at once with IT3008.</summary>
     public int MaxPendingRequests { get; set; } = 100;
 
+    private FileTransferServer? _server;
+
+    protected override long? RequestsWaiting => _server?.RequestsWaiting;
+
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1)
             throw new Common.IntegrationException(Common.ErrorCodes.InvalidParameter, $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}).");
-        var server = new FileTransferServer(source, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog) { MaxPendingRequests = MaxPendingRequests };
+        var server = _server = new FileTransferServer(source, Path.GetFullPath(InputDir), Path.GetFullPath(OutputDir), EventLog) { MaxPendingRequests = MaxPendingRequests };
         server.Start();
         Func<CancellationToken, Task> serve = async token =>
         {

@@ -28,6 +28,25 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
     /// </summary>
     public int MaxPendingRequests { get; init; } = 100;
 
+    private int _handling;
+
+    /// <summary>Request files in the inbox now, but for the one being answered (null when the inbox cannot be read).</summary>
+    public long? RequestsWaiting
+    {
+        get
+        {
+            try
+            {
+                var files = Directory.EnumerateFiles(inbox).Count(f => FileExchange.ParseRequestName(Path.GetFileName(f)) is not null);
+                return Math.Max(0, files - Volatile.Read(ref _handling));
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                return null;
+            }
+        }
+    }
+
     public void Start()
     {
         FileExchange.EnsureDirectory(inbox, "InputDir");
@@ -53,7 +72,17 @@ public sealed class FileTransferServer(RecordSource source, string inbox, string
                         .ConfigureAwait(false);
                 }
                 foreach (var request in pending.Take(MaxPendingRequests))
-                    await HandleAsync(request, cancellationToken).ConfigureAwait(false);
+                {
+                    Volatile.Write(ref _handling, 1);
+                    try
+                    {
+                        await HandleAsync(request, cancellationToken).ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        Volatile.Write(ref _handling, 0);
+                    }
+                }
                 await signal.WaitAsync(cancellationToken).ConfigureAwait(false);
             }
         }

@@ -12,6 +12,9 @@ public static class ProcessMemory
 
     public static long? PeakBytes() => PeakBytes(Environment.ProcessId);
 
+    /// <summary>Resident memory now (VmRSS).</summary>
+    public static long? ResidentBytes() => ReadStatusKiB(Environment.ProcessId, "VmRSS:") * 1024;
+
     /// <summary>
     /// The peaks of a process and all its descendants, summed (an upper bound of their joint peak):
     /// a server task that hosts its server in a child process (HttpServer) is measured with it.

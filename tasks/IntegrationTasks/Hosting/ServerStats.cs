@@ -5,9 +5,12 @@ namespace IntegrationTasks.Hosting;
 
 /// <summary>
 /// A server process's own counters, cumulative since it started; <see cref="MaxConnections"/> is the most client connections it held
-/// open at one sample (<see cref="OpenConnections"/>; null where they cannot be read, 0 for a server clients do not connect to).
+/// open at one sample (<see cref="OpenConnections"/>; null where they cannot be read, 0 for a server clients do not connect to);
+/// <see cref="MaxRequestsWaiting"/> the most requests that waited for it at one sample, where the server can tell (a broker's queue,
+/// an inbox), else null.
 /// </summary>
-public sealed record ServerStatsSnapshot(int ProcessId, long AllocatedBytes, long CompletedWorkItems, int MaxThreads, long MaxQueue, int? MaxConnections = null);
+public sealed record ServerStatsSnapshot(int ProcessId, long AllocatedBytes, long CompletedWorkItems, int MaxThreads, long MaxQueue, int? MaxConnections = null,
+    long? MaxRequestsWaiting = null);
 
 /// <summary>
 /// How a server reports its side to the orchestrator: every 100 ms it writes its cumulative
@@ -18,11 +21,15 @@ public sealed class ServerStatsWriter : IAsyncDisposable
 {
     private readonly string _path;
     private readonly RuntimeSampler _sampler;
+    private readonly Func<long?>? _requestsWaiting;
     private int? _maxConnections;
+    private long? _maxWaiting;
 
-    public ServerStatsWriter(string path)
+    /// <param name="requestsWaiting">How many requests wait for the server now, where it can tell; sampled with the rest.</param>
+    public ServerStatsWriter(string path, Func<long?>? requestsWaiting = null)
     {
         _path = Path.GetFullPath(path);
+        _requestsWaiting = requestsWaiting;
         Directory.CreateDirectory(Path.GetDirectoryName(_path)!);
         _sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100), Write);
     }
@@ -32,8 +39,10 @@ public sealed class ServerStatsWriter : IAsyncDisposable
         // Read on the sampler's loop (100 ms): about 0.1 ms for a few hundred sockets, so the counting costs the server ~0.1 % CPU.
         if (OpenConnections.Count() is { } open)
             _maxConnections = Math.Max(_maxConnections ?? 0, open);
+        if (_requestsWaiting?.Invoke() is { } waiting)
+            _maxWaiting = Math.Max(_maxWaiting ?? 0, waiting);
         var snapshot = new ServerStatsSnapshot(Environment.ProcessId, sample.AllocatedBytes, sample.CompletedWorkItems, sample.MaxThreads, sample.MaxQueueLength,
-            _maxConnections);
+            _maxConnections, _maxWaiting);
         var temporary = _path + ".tmp";
         try
         {

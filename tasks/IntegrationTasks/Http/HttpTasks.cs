@@ -40,8 +40,14 @@ public sealed class HttpRequest : TransferClientTask
 
     protected override string TransportName => "HttpRequest";
 
+    /// <summary>Open loop only: POSTs of one batch each in flight at once (closed loop is one POST for every batch).</summary>
+    public int MaxInFlight { get; set; } = 8;
+
     /// <summary>Each client its own POST (HTTP/1.1: a connection of the shared pool to itself while it streams) and resume loop.</summary>
     protected override bool ServesManyClients => true;
+
+    /// <summary>With -p:Rate, one POST per batch, each sent on the client's schedule (up to MaxInFlight at once).</summary>
+    protected override bool SendsOnSchedule => true;
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
@@ -49,6 +55,8 @@ public sealed class HttpRequest : TransferClientTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute URL.");
         importer.MarkSetupDone(); // HttpClient connects inside SendAsync: setup here is the request's preparation only
         var resumption = Resumption(plan, resumes: true);
+        if (Rate > 0)
+            return await PostEachBatchOnScheduleAsync(uri, plan, resumption, importer, cancellationToken).ConfigureAwait(false);
         long written = 0, read = 0;
         // A broken response is resumed with a new POST carrying only the IDs of the batches not committed.
         await resumption.RunAsync(async (missing, token) =>
@@ -74,8 +82,58 @@ public sealed class HttpRequest : TransferClientTask
         return new TransferResult(written, read);
     }
 
-    /// <summary>One POST for the given batches; returns the response bytes read.</summary>
-    private async Task<long> RequestAsync(System.Uri uri, RequestContent content, BatchPlan plan, ResumingTransfer resumption, BatchImporter importer,
+    /// <summary>
+    /// Open loop: a POST per batch, each sent at its slot of the client's schedule, so a slow server cannot slow the requests down
+    /// (one POST for all would be a single request whatever the rate). Each reply is read whole (one batch) and imported in turn.
+    /// </summary>
+    private async Task<TransferResult> PostEachBatchOnScheduleAsync(System.Uri uri, BatchPlan plan, ResumingTransfer resumption, BatchImporter importer,
+        CancellationToken cancellationToken)
+    {
+        if (MaxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        var imports = new SerialImporter(importer);
+        long written = 0, read = 0;
+        await resumption.RunAsync((missing, token) => BoundedBatches.RunAsync(missing.Count, MaxInFlight, async (index, batchToken) =>
+        {
+            var batch = missing[index];
+            await resumption.Committed.Latency.SendTurnAsync(batch, batchToken).ConfigureAwait(false);
+            var content = new RequestContent(plan, [batch]);
+            try
+            {
+                var records = new List<ServiceRecord>(plan.BatchSize);
+                Interlocked.Add(ref read, await RequestAsync(uri, content, resumption, async body =>
+                {
+                    using var reader = new RecordXml.ResponseReader(body);
+                    while (await reader.ReadAsync(batchToken).ConfigureAwait(false) is { } record)
+                        records.Add(record);
+                }, batchToken).ConfigureAwait(false));
+                resumption.Committed.Latency.Received(batch);
+                await imports.ImportAsync(records, batchToken).ConfigureAwait(false);
+                resumption.Committed.Add(batch);
+            }
+            catch (System.Net.Sockets.SocketException e)
+            {
+                throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to {uri} broke: {e.Message}", e);
+            }
+            finally
+            {
+                Interlocked.Add(ref written, content.BytesWritten);
+            }
+        }, token), cancellationToken).ConfigureAwait(false);
+        return new TransferResult(written, read);
+    }
+
+    /// <summary>One POST for the given batches, its response imported while it arrives; returns the response bytes read.</summary>
+    private Task<long> RequestAsync(System.Uri uri, RequestContent content, BatchPlan plan, ResumingTransfer resumption, BatchImporter importer,
+        CancellationToken cancellationToken) =>
+        RequestAsync(uri, content, resumption, body =>
+            // One transaction per batch of the plan, each marked committed by the batch its records belong to.
+            importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken,
+                batchOf: record => plan.BatchOf(record.Id), committed: resumption.Committed.Add, received: resumption.Committed.Latency.Received),
+            cancellationToken);
+
+    /// <summary>One POST, its successful response's body handed to <paramref name="readBody"/>; returns the response bytes read.</summary>
+    private async Task<long> RequestAsync(System.Uri uri, RequestContent content, ResumingTransfer resumption, Func<Stream, Task> readBody,
         CancellationToken cancellationToken)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, uri) { Content = content };
@@ -103,9 +161,7 @@ public sealed class HttpRequest : TransferClientTask
             await using var body = new CountingStream(await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false));
             try
             {
-                // One transaction per batch of the plan, each marked committed by the batch its records belong to.
-                await importer.ImportStreamAsync(body, plan.BatchSize, cancellationToken,
-                    batchOf: record => plan.BatchOf(record.Id), committed: resumption.Committed.Add, received: resumption.Committed.Latency.Received).ConfigureAwait(false);
+                await readBody(body).ConfigureAwait(false);
             }
             catch (Exception e) when (e is HttpIOException or IOException)
             {

@@ -24,6 +24,10 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
     private readonly CancellationTokenSource _stopping = new();
     private long _answered;
     private long _rejected;
+    private long _waiting = -1;
+
+    /// <summary>Requests in the broker's queue not yet delivered to this server, sampled every 100 ms; null before the first sample.</summary>
+    public long? RequestsWaiting => Interlocked.Read(ref _waiting) is var waiting and >= 0 ? waiting : null;
     public long Answered => Interlocked.Read(ref _answered);
     public long Rejected => Interlocked.Read(ref _rejected);
 
@@ -39,6 +43,8 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
             var consumer = new AsyncEventingBasicConsumer(channel);
             consumer.ReceivedAsync += (_, delivery) => HandleAsync(channel, lookup, delivery);
             await channel.BasicConsumeAsync(topology.RequestQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
+            var probe = await connection.CreateChannelAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            var sampling = SampleQueueDepthAsync(probe, _stopping.Token);
             return async stop =>
             {
                 try
@@ -49,6 +55,8 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
                 {
                 }
                 await _stopping.CancelAsync().ConfigureAwait(false);
+                await sampling.ConfigureAwait(false);
+                await probe.CloseAsync(CancellationToken.None).ConfigureAwait(false);
                 await channel.CloseAsync(CancellationToken.None).ConfigureAwait(false);
                 await lookup.DisposeAsync().ConfigureAwait(false);
                 await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
@@ -59,6 +67,31 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
         {
             connection.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>
+    /// The request queue's depth, asked of the broker every 100 ms on a channel of its own (a passive declare: one round trip): how
+    /// far the clients' requests run ahead of this server's one consumer.
+    /// </summary>
+    private async Task SampleQueueDepthAsync(IChannel probe, CancellationToken stopping)
+    {
+        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(100));
+        try
+        {
+            while (await timer.WaitForNextTickAsync(stopping).ConfigureAwait(false))
+            {
+                var queue = await probe.QueueDeclarePassiveAsync(topology.RequestQueue, stopping).ConfigureAwait(false);
+                Interlocked.Exchange(ref _waiting, queue.MessageCount);
+            }
+        }
+        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+        {
+        }
+        catch (Exception e) when (e is RabbitMQ.Client.Exceptions.OperationInterruptedException or RabbitMQ.Client.Exceptions.AlreadyClosedException)
+        {
+            // The broker went away: the consumer's own handling reports that; the depth is simply no longer sampled.
+            Interlocked.Exchange(ref _waiting, -1);
         }
     }
 

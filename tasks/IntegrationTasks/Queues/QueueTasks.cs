@@ -140,10 +140,14 @@ public sealed class RabbitMQServer : TransferServerTask
 
     public int Prefetch { get; set; } = 8;
 
+    private QueueServer? _server;
+
+    protected override long? RequestsWaiting => _server?.RequestsWaiting;
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = new QueueServer(source, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
+        var server = _server = new QueueServer(source, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
         {
             Prefetch = Prefetch,
         };

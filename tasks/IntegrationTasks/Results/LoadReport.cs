@@ -19,6 +19,15 @@ public sealed record LoadPoint(int Clients, int Records, Summary Seconds, Latenc
     /// <summary>The most client connections the server held open at once (sampled).</summary>
     public int? ServerConnections { get; init; }
 
+    /// <summary>The most requests that waited for the server at once (its broker queue, its inbox); null where it cannot tell.</summary>
+    public long? RequestsWaiting { get; init; }
+
+    /// <summary>The server's peak resident memory over these runs (its process tree); null where not measured.</summary>
+    public long? ServerPeakBytes { get; init; }
+
+    /// <summary>The most the client process's memory grew during one of these runs; null where not measured.</summary>
+    public long? ClientGrowthBytes { get; init; }
+
     /// <summary>Mean time over PipelinedCopy's at the same clients and records (N copies at once); null without it.</summary>
     public double? RatioToPipelined { get; init; }
 
@@ -84,6 +93,9 @@ public static class LoadReport
             ServerThreads = runs.Max(r => r.ServerThreadPoolMaxThreads),
             ServerQueue = runs.Max(r => r.ServerThreadPoolMaxQueue),
             ServerConnections = runs.Max(r => r.ServerMaxConnections),
+            RequestsWaiting = runs.Max(r => r.ServerMaxRequestsWaiting),
+            ServerPeakBytes = runs.Max(r => r.ServerPeakBytes),
+            ClientGrowthBytes = runs.Max(r => r.ClientPeakGrowthBytes),
             ServerErrors = runs.SelectMany(r => r.ServerErrors ?? []).GroupBy(e => e.Key).ToDictionary(g => g.Key, g => g.Sum(e => e.Value)),
             Reconnects = runs.Sum(r => r.Reconnects ?? 0),
             ClientLockShare = runs.All(r => r.ClientLockWaitSeconds is not null)
@@ -96,7 +108,8 @@ public static class LoadReport
     /// Where a transport stops scaling and why, from its own figures: the first client count that no larger count beats by 10 %
     /// throughput, and what was true there (read in this order): the server held fewer connections than clients (it serves them
     /// in turn), it ran as fast as PipelinedCopy at the same N (the database work is the limit), the two processes' CPU filled the
-    /// machine, work items waited for the thread pool, or — none of those — batches only waited longer.
+    /// machine, work items waited for the thread pool, requests queued for the server (at least one per client), or — none of
+    /// those — batches only waited longer.
     /// </summary>
     public static string Saturation(LoadCurve curve, int cores)
     {
@@ -130,6 +143,9 @@ public static class LoadReport
             reasons.Add(string.Create(Invariant, $"CPU: server {knee.ServerCores:0.##} and client {knee.ClientCores:0.##} of the {cores} cores"));
         if (busiest.ServerQueue is { } queue && busiest.ServerThreads is { } threads && queue >= threads)
             reasons.Add(string.Create(Invariant, $"the server's thread pool: up to {queue:N0} work items waited for its {threads} threads"));
+        if (busiest.RequestsWaiting is { } waiting && waiting >= busiest.Clients)
+            reasons.Add(string.Create(Invariant,
+                $"requests queued for the server: up to {waiting:N0} waited at once for {busiest.Clients} clients (it takes them on fewer at a time than they ask)"));
         if (reasons.Count == 0 && busiest.Batch is { } late && first.Batch is { } early && early.P50Ms > 0 && late.P50Ms >= 1.5 * early.P50Ms)
             reasons.Add(string.Create(Invariant,
                 $"not CPU ({cpu:0.##} of {cores} cores), so a shared resource: the median batch waited {late.P50Ms / early.P50Ms:0.#}× longer at {busiest.Clients} clients than at {first.Clients} ({early.P50Ms:0.#} → {late.P50Ms:0.#} ms)"));
@@ -144,10 +160,12 @@ public static class LoadReport
         md.Append("Each run starts its clients at once, each with its own connection and share of the batches; every client's rows are verified. ");
         md.Append("Latencies are every batch of every measured run (HdrHistograms added): to committed, and to the reply received. ");
         md.Append("Server CPU is in cores kept busy; threads, thread-pool queue and open connections are the server's most at once; ");
+        md.Append("requests waiting are the most that queued for the server at once where it can tell (RabbitMQ's request queue, the file inbox); ");
+        md.Append("memory is the server's peak and how much the client process grew during a run; ");
         md.Append("client lock wait is the share of the clients' time spent waiting for a batch's transaction to begin (SQLite's one writer); ");
         md.Append("server errors are the coded warnings and errors in the server's log during the runs, by code, and reconnects the clients' resumptions after them.\n\n");
-        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections | Server errors | Reconnects |\n");
-        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections | Requests waiting | Server peak (MB) | Client growth (MB) | Server errors | Reconnects |\n");
+        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         foreach (var curve in curves)
         {
             foreach (var p in curve.Points)
@@ -155,7 +173,7 @@ public static class LoadReport
                 md.Append(Invariant, $"| {curve.Label} | {p.Clients} | {p.Records:N0} | {p.RecordsPerSecond:N0} | {Cell(p.RatioToPipelined, "F2")} | ");
                 md.Append(Invariant, $"{Cell(p.Batch?.P50Ms, "F2")} | {Cell(p.Batch?.P90Ms, "F2")} | {Cell(p.Batch?.P99Ms, "F2")} | {Cell(p.Batch?.P999Ms, "F2")} | {Cell(p.Batch?.MaxMs, "F2")} | ");
                 md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | {Cell(p.ClientLockShare, "P0")} | ");
-                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} | {ServerLogErrors.Describe(p.ServerErrors)} | {p.Reconnects:N0} |\n");
+                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} | {Cell(p.RequestsWaiting, "N0")} | {Cell(p.ServerPeakBytes / 1048576.0, "F0")} | {Cell(p.ClientGrowthBytes / 1048576.0, "F0")} | {ServerLogErrors.Describe(p.ServerErrors)} | {p.Reconnects:N0} |\n");
             }
         }
         md.Append("\nWhere each stops scaling (the first client count no larger one beats by 10 % throughput), and what it ran out of, as measured:\n\n");

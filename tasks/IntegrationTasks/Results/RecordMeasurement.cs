@@ -63,17 +63,18 @@ public sealed class RecordMeasurement : IntegrationTask
     }
 
     /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
-    private (long? Allocated, long? WorkItems, int? MaxThreads, long? MaxQueue, int? MaxConnections) ServerReport()
+    private (long? Allocated, long? WorkItems, int? MaxThreads, long? MaxQueue, int? MaxConnections, long? MaxWaiting) ServerReport()
     {
         if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
-            return (null, null, null, null, null);
+            return (null, null, null, null, null, null);
         var state = ResultsFile + ".server-stats";
         var previous = File.Exists(state) ? ServerStatsWriter.Read(state) : null;
         File.Copy(ServerStatsFile, state, overwrite: true);
         // Thread and queue maxima are the server's since it started (a server cannot be asked to reset them).
         return previous is null || previous.ProcessId != now.ProcessId
-            ? (null, null, now.MaxThreads, now.MaxQueue, now.MaxConnections)
-            : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now.MaxThreads, now.MaxQueue, now.MaxConnections);
+            ? (null, null, now.MaxThreads, now.MaxQueue, now.MaxConnections, now.MaxRequestsWaiting)
+            : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now.MaxThreads, now.MaxQueue, now.MaxConnections,
+                now.MaxRequestsWaiting);
     }
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
@@ -90,7 +91,7 @@ public sealed class RecordMeasurement : IntegrationTask
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
             serverCpu = ServerCpuSinceLastRepetition();
         }
-        var (serverAllocated, serverItems, serverThreads, serverQueue, serverConnections) = ServerReport();
+        var (serverAllocated, serverItems, serverThreads, serverQueue, serverConnections, serverWaiting) = ServerReport();
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
@@ -98,7 +99,7 @@ public sealed class RecordMeasurement : IntegrationTask
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
-            ServerThreadPoolMaxQueue = serverQueue, ServerMaxConnections = serverConnections,
+            ServerThreadPoolMaxQueue = serverQueue, ServerMaxConnections = serverConnections, ServerMaxRequestsWaiting = serverWaiting,
             ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ResultsFile + ".server-log"),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,

@@ -93,12 +93,21 @@ public sealed record Measurement
 
     /// <summary>The most client connections the server held open at once since it started (sampled every 100 ms; null when not reported).</summary>
     public int? ServerMaxConnections { get; init; }
+
+    /// <summary>The most requests that waited for the server at once since it started, where it can tell (RabbitMQ's request queue, the file inbox).</summary>
+    public long? ServerMaxRequestsWaiting { get; init; }
     public long BytesSent { get; init; }
     public long BytesReceived { get; init; }
 
     /// <summary>True when the transport could not measure its bytes on the wire (BytesSent and BytesReceived then mean nothing).</summary>
     public bool? BytesNotMeasured { get; init; }
     public long ClientPeakBytes { get; init; }
+
+    /// <summary>
+    /// How much the client process's resident memory grew during this run: its peak less what it held at the start (the MSBuild
+    /// process keeps what earlier runs left, which <see cref="ClientPeakBytes"/> includes); null where not measured.
+    /// </summary>
+    public long? ClientPeakGrowthBytes { get; init; }
     public long? ServerPeakBytes { get; init; }
     /// <summary>How long each batch waited, request sent to transaction committed (null where the transport does not mark its sends).</summary>
     public LatencySummary? BatchLatency { get; init; }

@@ -157,7 +157,7 @@ public abstract class TransferClientTask : IntegrationTask
                 $"Clients must be between 1 and the number of batches ({plan.TotalBatches}): each client needs a batch of its own (was {Clients}).");
         if (Rate < 0 || double.IsNaN(Rate) || (Rate > 0 && !SendsOnSchedule))
             throw new IntegrationException(ErrorCodes.InvalidParameter, Rate > 0
-                ? $"{TransportName} has no open loop so far (Rate={Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)} asked); the TCP, gRPC, RabbitMQ and asynchronous web-service clients have."
+                ? $"{TransportName} has no open loop so far (Rate={Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)} asked); the TCP, gRPC, HTTP, RabbitMQ and asynchronous web-service clients have."
                 : $"Rate must be 0 (closed loop) or a number of batches per second per client (was {Rate.ToString(System.Globalization.CultureInfo.InvariantCulture)}).");
         if (Clients > 1 && !ServesManyClients)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
@@ -180,6 +180,7 @@ public abstract class TransferClientTask : IntegrationTask
             await Task.Delay(wait, cancellationToken).ConfigureAwait(false);
         }
         ProcessMemory.ResetPeak();
+        var residentAtStart = ProcessMemory.ResidentBytes();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
         await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
         var watch = Stopwatch.StartNew();
@@ -231,6 +232,7 @@ public abstract class TransferClientTask : IntegrationTask
                 Transport = TransportName, Provider = database.Provider.ToString(), Records = plan.Records, BatchSize = plan.BatchSize, // what was asked for (an idempotent import may have seen some twice)
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
+                ClientPeakGrowthBytes = residentAtStart is { } resident && PeakWorkingSetBytes > 0 ? Math.Max(0, PeakWorkingSetBytes - resident) : null,
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,

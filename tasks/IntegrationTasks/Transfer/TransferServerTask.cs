@@ -37,6 +37,9 @@ public abstract class TransferServerTask : IntegrationTask
     /// <summary>False for a task whose server is another process (HttpServer): that process reports instead.</summary>
     protected virtual bool ReportsOwnStats => true;
 
+    /// <summary>Requests waiting for the server now, for a server that can tell (its broker queue, its inbox); null otherwise.</summary>
+    protected virtual long? RequestsWaiting => null;
+
     protected override bool CancellationIsSuccess => true;
 
     protected Database OpenDatabase() => Database.Create(ServerProvider, ServerConnString);
@@ -60,7 +63,7 @@ public abstract class TransferServerTask : IntegrationTask
         Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {work}, {database.Describe()}"));
         if (ExitOnInterrupt)
             Log.LogMessage(MessageImportance.High, "{0} is serving {1} from {2}; Ctrl+C stops it.", GetType().Name, endpoint, database.Describe());
-        await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile) : null)
+        await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile, () => RequestsWaiting) : null)
             await serve(stop.Token).ConfigureAwait(false);
         if (ExitOnInterrupt && (cancellationToken.IsCancellationRequested || terminated))
         {
