@@ -1,9 +1,5 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Host;
-using IntegrationTasks.Host.Grpc;
-using IntegrationTasks.Host.Http;
-using IntegrationTasks.Host.Labs;
-using IntegrationTasks.Host.Wcf;
 using IntegrationTasks.Hosting;
 
 // The one ASP.NET Core host process (ASP.NET Core cannot load inside MSBuild): Kestrel with the endpoint
@@ -17,15 +13,8 @@ try
 {
     arguments = HostArguments.Parse(args);
     if (arguments.Modules.Count == 0)
-        throw new ArgumentException("Name at least one module with --module (records, soap, grpc, starvation).");
-    modules = arguments.Modules.Select(name => name switch
-    {
-        "records" => (IHostModule)new RecordsModule(arguments),
-        "starvation" => new StarvationModule(arguments),
-        "soap" => new SoapModule(arguments),
-        "grpc" => new GrpcModule(arguments),
-        _ => throw new ArgumentException($"Unknown module '{name}' (known: records, soap, grpc, starvation)."),
-    }).ToList();
+        throw new ArgumentException($"Name at least one module with --module ({HostModules.Known}).");
+    modules = arguments.Modules.Select(name => HostModules.Create(name, arguments)).ToList();
     foreach (var module in modules)
         await module.ConfigureAsync(builder, CancellationToken.None);
 }

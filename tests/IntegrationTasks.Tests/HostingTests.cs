@@ -115,6 +115,19 @@ public sealed class HostingTests
     }
 
     [TestMethod]
+    public async Task The_host_finds_its_modules_by_their_attribute_and_names_them_when_one_is_unknown()
+    {
+        using var host = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("dotnet", [RunningHostModule.HostAssembly, "--module", "nope"])
+        {
+            RedirectStandardError = true, RedirectStandardOutput = true,
+        })!;
+        var error = await host.StandardError.ReadToEndAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        await host.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.AreEqual(1, host.ExitCode, error);
+        StringAssert.Contains(error, "IT1001: Unknown module 'nope' (known: grpc, records, soap, starvation).");
+    }
+
+    [TestMethod]
     public async Task A_server_that_dies_before_it_is_ready_is_reported_with_its_output()
     {
         var engine = new FakeBuildEngine();

@@ -13,12 +13,12 @@ namespace IntegrationTasks.Host.Grpc;
 /// (<see cref="IntegrationTestsService.LookUpAsync"/>). Arguments: --provider, --connstring, --connections, --answerers,
 /// --max-message-bytes, --max-batch-records. A call the service cannot take ends with a status whose detail is coded.
 /// </summary>
+[HostModule("grpc")]
 internal sealed class GrpcModule(HostArguments arguments) : IHostModule
 {
     private RecordSource _source = null!;
     private IntegrationTestsService _service = null!;
 
-    public string Name => "grpc";
 
     public string Describe() => $"HTTP/2, {_source.Work}, {_source.Database.Describe()}";
 

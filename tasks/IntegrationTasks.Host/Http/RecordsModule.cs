@@ -10,12 +10,12 @@ namespace IntegrationTasks.Host.Http;
 /// The series' GenericHandler.ashx on Kestrel: POST the request XML to /records, the records stream back.
 /// Arguments: --provider, --connstring, --max-request-bytes.
 /// </summary>
+[HostModule("records")]
 internal sealed class RecordsModule(HostArguments arguments) : IHostModule
 {
     private RecordSource _source = null!;
     private long _maxRequestBytes;
 
-    public string Name => "records";
 
     public string Describe() => $"{_source.Work}, {_source.Database.Describe()}";
 

@@ -7,11 +7,11 @@ namespace IntegrationTasks.Host.Labs;
 /// synchronous API (a thread-pool thread blocked for the whole wait), one through the asynchronous
 /// API (no thread held while the database waits). Arguments: --starvation-connstring, --min-threads.
 /// </summary>
+[HostModule("starvation")]
 internal sealed class StarvationModule(HostArguments arguments) : IHostModule
 {
     private NpgsqlDataSource _dataSource = null!;
 
-    public string Name => "starvation";
 
     public string Describe() => "ThreadPoolStarvation lab";
 

@@ -13,6 +13,7 @@ namespace IntegrationTasks.Host.Wcf;
 /// A request body over --max-message-bytes is refused before it is read; one the service cannot take is a fault
 /// with a coded reason; either way the service goes on serving.
 /// </summary>
+[HostModule("soap")]
 internal sealed class SoapModule(HostArguments arguments) : IHostModule
 {
     private RecordSource _source = null!;
@@ -21,7 +22,6 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     private ILogger? _log;
     private IHttpContextAccessor? _requests;
 
-    public string Name => "soap";
 
     public string Describe() => $"{ServiceNames.SoapPath}, {_source.Work}, {_source.Database.Describe()}";
 
