@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
+using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
 

@@ -181,7 +181,7 @@ public sealed class DelayRelayTests
             await client.GetStream().WriteAsync(new byte[answerBytes]);
             await client.GetStream().FlushAsync();
             // Keep the connection open until the relay ends it.
-            try { await client.GetStream().ReadAsync(new byte[1]); } catch (IOException) { }
+            try { _ = await client.GetStream().ReadAtLeastAsync(new byte[1], 1, throwOnEndOfStream: false); } catch (IOException) { }
             return answerBytes;
         });
         await Task.Yield();

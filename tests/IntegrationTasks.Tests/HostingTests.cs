@@ -283,6 +283,25 @@ public sealed class HostingTests
     }
 
     [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)]
+    public async Task Client_runs_started_at_once_from_one_checkout_each_keep_their_own_figures_and_leave_none_behind()
+    {
+        // Before: every run of a checkout wrote, rewrote and read artifacts/last-run.json, and some of 16 runs at once failed with IT5001.
+        using var artifacts = new TempDirectory("it-handruns-");
+        var (exitCode, output) = RunBuild("GenerateData", artifacts, "-p:Records=2000");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = await Task.WhenAll(Enumerable.Range(1, 6).Select(k => Task.Run(() => RunBuild("DirectCopy", artifacts, "-p:TotalBatches=20", "-p:BatchSize=100",
+            $"-p:ClientConnString=Data Source={artifacts}/data/client{k}.db"))));
+        foreach (var (code, log) in runs)
+        {
+            Assert.AreEqual(0, code, log);
+            StringAssert.Contains(log, "Verified: ClientTable equals ServiceTable for all 2,000 IDs.");
+        }
+        var left = Directory.Exists(Path.Combine(artifacts, "runs")) ? Directory.GetFiles(Path.Combine(artifacts, "runs")) : [];
+        Assert.IsEmpty(left, "a run by hand removes its run file and its verification: " + string.Join(", ", left));
+    }
+
+    [TestMethod]
     public void The_SQL_Server_provider_loads_inside_MSBuild_and_fails_clearly_without_a_server()
     {
         // No SQL Server can run here: this shows the driver's Linux build loads through the task's

@@ -30,7 +30,7 @@ public sealed class StageCostsTests
         // The insert stage really inserted: every row is on the client.
         var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(2000, CancellationToken.None);
         Assert.IsTrue(report.Success, report.Describe());
-        var markdown = IntegrationTasks.Labs.LabResults.Sections(results).Single().Markdown;
+        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown;
         StringAssert.Contains(markdown, $"## StageCosts: each stage of the per-record path alone ({provider}, 2,000 records in batches of 500");
         StringAssert.Contains(markdown, "| XML in: parse the response |");
 

@@ -124,7 +124,7 @@ public sealed class StarvationTests
     {
         // The suite's cluster runs (the test command started it): the target uses it and leaves it running.
         var connection = PostgresCluster.AdminConnectionString;
-        var (exitCode, output) = RunLab(new Dictionary<string, string>());
+        var (exitCode, output) = RunLab(new Dictionary<string, string?>());
         Assert.AreEqual(0, exitCode, output);
         await using (var dataSource = Npgsql.NpgsqlDataSource.Create(connection))
         await using (var open = await dataSource.OpenConnectionAsync())
@@ -132,7 +132,7 @@ public sealed class StarvationTests
 
         // No cluster at this directory and port: the target starts one, and must stop it again.
         var directory = $"/tmp/it-pg-{Guid.NewGuid():N}";
-        var environment = new Dictionary<string, string> { ["IT_PG_DIR"] = directory, ["IT_PG_PORT"] = TestPorts.Free().ToString() };
+        var environment = new Dictionary<string, string?> { ["IT_PG_DIR"] = directory, ["IT_PG_PORT"] = TestPorts.Free().ToString() };
         try
         {
             (exitCode, output) = RunLab(environment);
@@ -148,7 +148,7 @@ public sealed class StarvationTests
         }
     }
 
-    private static (int ExitCode, string Output) RunLab(Dictionary<string, string> environment)
+    private static (int ExitCode, string Output) RunLab(Dictionary<string, string?> environment)
     {
         using var artifacts = new TempDirectory("it-starvation-target-");
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",

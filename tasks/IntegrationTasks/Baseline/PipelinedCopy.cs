@@ -16,15 +16,12 @@ public sealed class PipelinedCopy : InProcessCopy
     /// <summary>Reading connections, each reading whole batches (the servers' Answerers setting).</summary>
     public int Answerers { get; set; } = 4;
 
-    /// <summary>Batches read and waiting for the writer, at most.</summary>
-    public int MaxInFlight { get; set; } = 8;
-
     protected override string TransportName => "PipelinedCopy";
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        if (Answerers < 1 || MaxInFlight < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Answerers ({Answerers}) and MaxInFlight ({MaxInFlight}) must be at least 1.");
+        if (Answerers < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Answerers must be at least 1 (was {Answerers}).");
         var source = ServerSource();
         var lookups = new List<RecordLookup>();
         try

@@ -1,6 +1,5 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
@@ -33,7 +32,8 @@ public sealed class SelectPeer : IntegrationTask
             item.SetMetadata("ServerTarget", "");
             item.SetMetadata("ServerPort", "0");
             item.SetMetadata("OneClient", "true"); // the database's own tool: once per record count, whatever the client counts
-            item.SetMetadata("RecordCounts", string.Join('+', PlanRuns.ParseRecordCounts(RecordCounts)));
+            item.SetMetadata("Peer", "true"); // not a TransportDefinition: RunAll passes its targets itself
+            item.SetMetadata("RecordCounts", string.Join('+', Counts.Parse(RecordCounts, "RecordCounts")));
             Peer = [item];
         }
         else

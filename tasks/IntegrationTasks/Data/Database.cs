@@ -1,8 +1,5 @@
 using System.Data.Common;
 using IntegrationTasks.Common;
-using Microsoft.Data.Sqlite;
-using Npgsql;
-using SqlClient = Microsoft.Data.SqlClient;
 
 namespace IntegrationTasks.Data;
 

@@ -1,4 +1,3 @@
-using System.Text.RegularExpressions;
 using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;

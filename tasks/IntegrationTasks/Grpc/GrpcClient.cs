@@ -25,8 +25,6 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, ResumingTransfer resumption,
         CancellationToken cancellationToken)
     {
-        if (MaxInFlight < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         // Every connection the channel opens goes through a counting stream: the bytes on the wire, HTTP/2 framing included.
         // (A ConnectCallback of our own means the channel has no connectivity state; a refused connection fails the first call at once.)
         var connections = new System.Collections.Concurrent.ConcurrentBag<CountingStream>();

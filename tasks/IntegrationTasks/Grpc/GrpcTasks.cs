@@ -19,7 +19,6 @@ public abstract class GrpcClientTask : TransferClientTask
 {
     /// <summary>http://host:port (HTTP/2 without TLS).</summary>
     [Required] public string Address { get; set; } = "";
-    public int MaxInFlight { get; set; } = 8;
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
     protected abstract bool Streaming { get; }

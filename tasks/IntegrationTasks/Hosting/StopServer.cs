@@ -1,5 +1,4 @@
 using IntegrationTasks.Common;
-using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Hosting;

@@ -40,13 +40,10 @@ public sealed class HttpRequest : TransferClientTask
 
     protected override string TransportName => "HttpRequest";
 
-    /// <summary>Open loop only: POSTs of one batch each in flight at once (closed loop is one POST for every batch).</summary>
-    public int MaxInFlight { get; set; } = 8;
-
     /// <summary>Each client its own POST (HTTP/1.1: a connection of the shared pool to itself while it streams) and resume loop.</summary>
     protected override bool ServesManyClients => true;
 
-    /// <summary>With -p:Rate, one POST per batch, each sent on the client's schedule (up to MaxInFlight at once).</summary>
+    /// <summary>With -p:Rate, one POST per batch, each sent on the client's schedule (up to MaxInFlight at once; closed loop is one POST for all).</summary>
     protected override bool SendsOnSchedule => true;
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
@@ -89,8 +86,6 @@ public sealed class HttpRequest : TransferClientTask
     private async Task<TransferResult> PostEachBatchOnScheduleAsync(System.Uri uri, BatchPlan plan, ResumingTransfer resumption, BatchImporter importer,
         CancellationToken cancellationToken)
     {
-        if (MaxInFlight < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var imports = new SerialImporter(importer);
         long written = 0, read = 0;
         await resumption.RunAsync((missing, token) => BoundedBatches.RunAsync(missing.Count, MaxInFlight, async (index, batchToken) =>

@@ -5,8 +5,8 @@ using IntegrationTasks.Common;
 namespace IntegrationTasks.Labs;
 
 /// <summary>
-/// Where the labs keep their results (a JSON file each, beside the transports' results) and how the
-/// suite's report finds them: every lab section present in the results folder is added to it.
+/// Where the labs keep their results (a JSON file each, beside the transports' results); the report finds each lab's section
+/// below (<see cref="IReportSection"/>) and adds those whose results are in its folder.
 /// </summary>
 public static class LabResults
 {
@@ -29,18 +29,31 @@ public static class LabResults
         }
     }
 
-    /// <summary>The Markdown and HTML sections of every lab with results in this folder.</summary>
-    public static List<(string Markdown, string Html)> Sections(string directory)
-    {
-        var sections = new List<(string, string)>();
-        if (IoLabReport.Load(directory) is { } ioLab)
-            sections.Add((IoLabReport.Markdown(ioLab), IoLabReport.Html(ioLab)));
-        if (StarvationReport.Load(directory) is { } starvation)
-            sections.Add((StarvationReport.Markdown(starvation), StarvationReport.Html(starvation)));
-        if (AsyncOverheadReport.Load(directory) is { } asyncOverhead)
-            sections.Add((AsyncOverheadReport.Markdown(asyncOverhead), AsyncOverheadReport.Html(asyncOverhead)));
-        if (StageCostsReport.Load(directory) is { } stages)
-            sections.Add((StageCostsReport.Markdown(stages), StageCostsReport.Html(stages)));
-        return sections;
-    }
+}
+
+internal sealed class IoLabSection : IReportSection
+{
+    public int Order => 1;
+    public (string Markdown, string Html)? Render(string directory) => IoLabReport.Load(directory) is { } run ? (IoLabReport.Markdown(run), IoLabReport.Html(run)) : null;
+}
+
+internal sealed class StarvationSection : IReportSection
+{
+    public int Order => 2;
+    public (string Markdown, string Html)? Render(string directory) =>
+        StarvationReport.Load(directory) is { } run ? (StarvationReport.Markdown(run), StarvationReport.Html(run)) : null;
+}
+
+internal sealed class AsyncOverheadSection : IReportSection
+{
+    public int Order => 3;
+    public (string Markdown, string Html)? Render(string directory) =>
+        AsyncOverheadReport.Load(directory) is { } run ? (AsyncOverheadReport.Markdown(run), AsyncOverheadReport.Html(run)) : null;
+}
+
+internal sealed class StageCostsSection : IReportSection
+{
+    public int Order => 4;
+    public (string Markdown, string Html)? Render(string directory) =>
+        StageCostsReport.Load(directory) is { } run ? (StageCostsReport.Markdown(run), StageCostsReport.Html(run)) : null;
 }

@@ -1,9 +1,7 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
-using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;

@@ -28,8 +28,6 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
     {
-        if (MaxInFlight < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var runId = topology.Durable ? "" : FileId();
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var outstanding = new HashSet<int>(pending);

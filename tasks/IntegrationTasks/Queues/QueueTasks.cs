@@ -161,7 +161,6 @@ public abstract class RabbitMQClientTask : TransferClientTask
 {
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
     public int RabbitMQPort { get; set; } = 5673;
-    public int MaxInFlight { get; set; } = 8;
 
     protected abstract QueueTopology Topology { get; }
 

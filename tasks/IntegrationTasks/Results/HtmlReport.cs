@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Net;
 using System.Text;
-using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 
@@ -81,13 +80,7 @@ public static class HtmlReport
             if (timed.Count > 0)
             {
                 html.Append(BarChart($"p99-{size.Key}", "Batch latency p99 (ms), request sent to committed — shorter is better", timed, r => r.BatchLatency!.P99Ms, _ => 0, "F1"));
-                html.Append("<table class=\"latency\"><tr><th>Method</th><th>Batches</th><th>p50 (ms)</th><th>p90 (ms)</th><th>p99 (ms)</th><th>p99.9 (ms)</th><th>Max (ms)</th></tr>");
-                foreach (var r in timed)
-                {
-                    var l = r.BatchLatency!;
-                    html.Append(Invariant, $"<tr><td>{Encode(r.Transport)}</td><td>{l.Batches:N0}</td><td>{l.P50Ms:F3}</td><td>{l.P90Ms:F3}</td><td>{l.P99Ms:F3}</td><td>{l.P999Ms:F3}</td><td>{l.MaxMs:F3}</td></tr>");
-                }
-                html.Append("</table>");
+                html.Append(ReportTable.Html(ReportColumns.BatchLatency, timed, " class=\"latency\""));
             }
         }
 
@@ -125,16 +118,7 @@ public static class HtmlReport
     /// <summary>The few columns a reader looks at first (the rest are under "All figures"): it fits a 1,280-pixel page.</summary>
     private static string MainTable(int records, IReadOnlyList<TransportSummary> rows)
     {
-        var html = new StringBuilder(string.Create(Invariant,
-            $"<table id=\"summary-{records}\" class=\"summary\"><tr><th>Method</th><th>Mean (s)</th><th>±95% CI (s)</th><th>Records/s</th><th>× PipelinedCopy</th><th>Overhead µs/record</th><th>× peer</th><th>Against the one above</th></tr>"));
-        foreach (var r in rows)
-        {
-            html.Append(Invariant, $"<tr><td>{Encode(r.Transport)}</td><td>{r.Seconds.Mean:F3}</td><td>{Encode(r.Seconds.IntervalCell())}</td><td>{r.MeanRecordsPerSecond:N0}</td>");
-            html.Append(Invariant, $"<td>{(r.RatioToPipelined is { } p ? p.ToString("F2", Invariant) : "–")}</td>");
-            html.Append(Invariant, $"<td>{(r.OverheadMicrosPerRecord is { } o ? o.ToString("F2", Invariant) + (r.Seconds.HasInterval && r.OverheadCi95Micros is { } ci ? " ±" + ci.ToString("F2", Invariant) : "") : "–")}</td>");
-            html.Append(Invariant, $"<td>{(r.RatioToPeer is { } peer ? peer.ToString("F1", Invariant) : "–")}</td><td style=\"text-align:left\">{Encode(ReportWriter.Verdict(r))}</td></tr>");
-        }
-        return html.Append("</table>").ToString();
+        return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportWriter.Ranked(rows), string.Create(Invariant, $" id=\"summary-{records}\" class=\"summary\""));
     }
 
     /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>

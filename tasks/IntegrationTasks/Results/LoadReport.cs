@@ -164,26 +164,13 @@ public static class LoadReport
         md.Append("memory is the server's peak and how much the client process grew during a run; ");
         md.Append("client lock wait is the share of the clients' time spent waiting for a batch's transaction to begin (SQLite's one writer); ");
         md.Append("server errors are the coded warnings and errors in the server's log during the runs, by code, and reconnects the clients' resumptions after them.\n\n");
-        md.Append("| Method | Clients | Records | Records/s | × PipelinedCopy (same N) | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) | Reply p50 (ms) | Reply p99 (ms) | Server CPU (cores) | Client CPU (cores) | Client lock wait | Server threads | Server queue | Server connections | Requests waiting | Server peak (MB) | Client growth (MB) | Server errors | Reconnects |\n");
-        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        foreach (var curve in curves)
-        {
-            foreach (var p in curve.Points)
-            {
-                md.Append(Invariant, $"| {curve.Label} | {p.Clients} | {p.Records:N0} | {p.RecordsPerSecond:N0} | {Cell(p.RatioToPipelined, "F2")} | ");
-                md.Append(Invariant, $"{Cell(p.Batch?.P50Ms, "F2")} | {Cell(p.Batch?.P90Ms, "F2")} | {Cell(p.Batch?.P99Ms, "F2")} | {Cell(p.Batch?.P999Ms, "F2")} | {Cell(p.Batch?.MaxMs, "F2")} | ");
-                md.Append(Invariant, $"{Cell(p.Reply?.P50Ms, "F2")} | {Cell(p.Reply?.P99Ms, "F2")} | {Cell(p.ServerCores, "F2")} | {p.ClientCores:F2} | {Cell(p.ClientLockShare, "P0")} | ");
-                md.Append(Invariant, $"{Cell(p.ServerThreads, "N0")} | {Cell(p.ServerQueue, "N0")} | {Cell(p.ServerConnections, "N0")} | {Cell(p.RequestsWaiting, "N0")} | {Cell(p.ServerPeakBytes / 1048576.0, "F0")} | {Cell(p.ClientGrowthBytes / 1048576.0, "F0")} | {ServerLogErrors.Describe(p.ServerErrors)} | {p.Reconnects:N0} |\n");
-            }
-        }
+        md.Append(ReportTable.Markdown(ReportColumns.Load, curves.SelectMany(c => c.Points.Select(p => (c, p)))));
         md.Append("\nWhere each stops scaling (the first client count no larger one beats by 10 % throughput), and what it ran out of, as measured:\n\n");
         foreach (var curve in curves.Where(c => !c.IsReference))
             md.Append("- ").Append(Saturation(curve, cores)).Append('\n');
         return md.ToString();
     }
 
-    private static string Cell(double? value, string format) => value is { } v ? v.ToString(format, Invariant) : "–";
-    private static string Cell(long? value, string format) => value is { } v ? v.ToString(format, Invariant) : "–";
 
     private static readonly string[] Colours = ["#4a7bd0", "#d0704a", "#4ab07b", "#a04ad0", "#d0b04a", "#4ab0d0", "#d04a8a", "#2f5d8a", "#8a5d2f", "#5d8a2f"];
 

@@ -2,7 +2,6 @@ using System.Globalization;
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
-using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 
@@ -29,13 +28,7 @@ public sealed class PlanRuns : IntegrationTask
     /// RecordCounts as numbers, in order. ';' separates items in MSBuild; '+' is accepted too, since
     /// -p:RecordCounts=20000+50000 needs no shell quoting.
     /// </summary>
-    internal static List<int> ParseRecordCounts(IEnumerable<string> items) => ParseCounts(items, "RecordCounts");
-
-    internal static List<int> ParseCounts(IEnumerable<string> items, string name) =>
-        items.SelectMany(c => c.Split('+')).Select(c => c.Trim()).Where(c => c.Length > 0)
-            .Select(text => int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var count) && count >= 1 ? count
-                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{name} holds '{text}', which is not a positive whole number."))
-            .ToList();
+    internal static List<int> ParseRecordCounts(IEnumerable<string> items) => Counts.Parse(items, "RecordCounts");
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
@@ -43,7 +36,7 @@ public sealed class PlanRuns : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {BatchSize}).");
         if (Repetitions < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {Repetitions}).");
-        var clientCounts = ParseCounts(ClientCounts, "Clients");
+        var clientCounts = Counts.Parse(ClientCounts, "Clients");
         var runs = new List<ITaskItem>();
         foreach (var records in ParseRecordCounts(RecordCounts))
         {

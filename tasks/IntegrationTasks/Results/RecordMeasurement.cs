@@ -6,8 +6,9 @@ using IntegrationTasks.Hosting;
 namespace IntegrationTasks.Results;
 
 /// <summary>
-/// Appends one verified repetition to the results log: the client's figures (its ResultFile), the
-/// repetition number, and the server's peak memory since the last repetition.
+/// Appends one verified repetition to the results log: the client's figures (its ResultFile), what verification found
+/// (<see cref="RunVerification"/>), the repetition number, and the server's side since the last repetition. The run's files are
+/// read here and removed: one way, client → verification → results, none rewritten.
 /// </summary>
 public sealed class RecordMeasurement : IntegrationTask
 {
@@ -80,6 +81,8 @@ public sealed class RecordMeasurement : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var run = MeasurementLog.ReadSingle(RunFile);
+        if (RunVerification.Read(RunFile) is { } verification)
+            run = run with { RowsMatched = verification.RowsMatched, RowsDuplicated = verification.RowsDuplicated };
         if (ServerProcessId > 0 && !string.IsNullOrEmpty(ServerPidFile) && File.Exists(ServerPidFile)
             && int.TryParse(File.ReadAllText(ServerPidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture, out var current))
             ServerProcessId = current;
@@ -107,7 +110,7 @@ public sealed class RecordMeasurement : IntegrationTask
             Timestamp = DateTimeOffset.UtcNow,
         };
         MeasurementLog.Append(ResultsFile, measurement);
-        File.Delete(RunFile);
+        RunVerification.Delete(RunFile);
         if (fault is { Injected: false })
             Log.LogWarning(null, ErrorCodes.FaultNotInjected, null, null, 0, 0, 0, 0,
                 "{0}, {1}: the fault {2} was not injected: the server sent {3:N0} bytes, under FaultAfterBytes ({4:N0}). The run is recorded as not injected; lower FaultAfterBytes or raise the record count.",

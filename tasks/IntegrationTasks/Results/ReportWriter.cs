@@ -248,7 +248,7 @@ public static class ReportWriter
         File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, failed, notRun, faults, measurements = allRuns },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(allRuns, failed, notRun));
-        var labs = Labs.LabResults.Sections(directory);
+        var labs = ReportSections.In(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
                                 + FaultTable.Markdown(faults)
@@ -275,38 +275,24 @@ public static class ReportWriter
         if (timed.Count == 0)
             return "";
         var md = new StringBuilder("\nHow long a batch waited, from its request leaving the client to its transaction committing: every batch of every measured run, ");
-        md.Append("their HdrHistograms added (a transport that asks for every batch in one request, as HttpRequest does, counts each batch from that request):\n\n");
-        md.Append("| Method | Batches | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        foreach (var s in timed)
-        {
-            var l = s.BatchLatency!;
-            md.Append(Invariant, $"| {s.Transport} | {l.Batches:N0} | {l.P50Ms:F3} | {l.P90Ms:F3} | {l.P99Ms:F3} | {l.P999Ms:F3} | {l.MaxMs:F3} |\n");
-        }
-        return md.ToString();
+        md.Append("their HdrHistograms added (a transport that asks for every batch in one request, as HttpRequest does, counts each batch from that request):\n");
+        return md.Append('\n').Append(ReportTable.Markdown(ReportColumns.BatchLatency, timed)).ToString();
     }
 
     /// <summary>Every repetition, then every failure and every transport not run (status and message say which), so nothing asked for is missing.</summary>
-    public static string Csv(IEnumerable<Measurement> measurements, IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NotRunEntry>? notRun = null)
-    {
-        var builder = new StringBuilder(
-            "transport,provider,serverWork,records,batchSize,repetition,warmup,elapsedSeconds,recordsPerSecond,firstCommitSeconds,bytesSent,bytesReceived,clientPeakBytes,serverPeakBytes,verified,timestamp,fault,reconnects,recoverySeconds,failedWith,batchP50Ms,batchP99Ms,batchP999Ms,batchMaxMs,status,message\n");
-        foreach (var m in measurements)
-        {
-            builder.Append(Invariant, $"{m.Transport},{m.Provider},{m.ServerReads},{m.Records},{m.BatchSize},{m.Repetition},{(m.Warmup ? "true" : "false")},");
-            builder.Append(Invariant, $"{m.ElapsedSeconds:R},{m.RecordsPerSecond:R},{m.FirstCommitSeconds:R},{m.BytesSent},{m.BytesReceived},");
-            builder.Append(Invariant, $"{m.ClientPeakBytes},{m.ServerPeakBytes},{(m.Verified ? "true" : "false")},{m.Timestamp:O},");
-            builder.Append(Invariant, $"{m.Fault},{m.Reconnects},{m.RecoverySeconds:R},{m.FailedWith},");
-            builder.Append(Invariant, $"{m.BatchLatency?.P50Ms:R},{m.BatchLatency?.P99Ms:R},{m.BatchLatency?.P999Ms:R},{m.BatchLatency?.MaxMs:R},");
-            builder.Append(m.Completed ? "measured" : "failed cleanly under the fault").Append(",\n");
-        }
-        foreach (var f in failed ?? [])
-            builder.Append(Invariant, $"{f.Transport},,,{f.Records},,,,,,,,,,,false,,,,,{f.Code},,,,,failed,{CsvText(f.Message)}\n");
-        foreach (var n in notRun ?? [])
-            builder.Append(Invariant, $"{n.Transport},,,,,,,,,,,,,,false,,,,,,,,,,not run,{CsvText(n.Reason)}\n");
-        return builder.ToString();
-    }
-
-    private static string CsvText(string text) => "\"" + text.Replace("\"", "\"\"").ReplaceLineEndings(" ") + "\"";
+    public static string Csv(IEnumerable<Measurement> measurements, IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NotRunEntry>? notRun = null) =>
+        ReportTable.Csv(ReportColumns.Csv, measurements,
+        [
+            .. (failed ?? []).Select(f => new Dictionary<string, string>
+            {
+                ["transport"] = f.Transport, ["records"] = f.Records?.ToString(Invariant) ?? "", ["verified"] = "false", ["failedWith"] = f.Code,
+                ["status"] = "failed", ["message"] = ReportTable.CsvText(f.Message),
+            }),
+            .. (notRun ?? []).Select(n => new Dictionary<string, string>
+            {
+                ["transport"] = n.Transport, ["verified"] = "false", ["status"] = "not run", ["message"] = ReportTable.CsvText(n.Reason),
+            }),
+        ]);
 
     /// <summary>What was asked for and failed, with its code and message.</summary>
     public static string FailedMarkdown(IReadOnlyList<FailedEntry> failed)
@@ -332,19 +318,7 @@ public static class ReportWriter
             var runs = records.First().Seconds.Count;
             var warmup = records.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
             md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
-            md.Append("| Method | Server reads | Mean (s) | ±95% CI (s) | % slower | Difference (s) | Against the one above | Median (s) | Std dev (s) | Min (s) | Max (s) | Warm-up (s) | Outlier runs | Records/s | × DirectCopy | × PipelinedCopy | Transport overhead µs/record (±95% CI) | × peer | Bytes/record | Client peak MB | Server peak MB |\n");
-            md.Append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            var first = true;
-            foreach (var s in size)
-            {
-                md.Append(Invariant, $"| {s.Transport} | {ServerWorkLabel(s.ServerWork)} | {s.Seconds.Mean:F3} | {s.Seconds.IntervalCell()} | {(first ? "" : s.PercentSlowerThanFastest.ToString("F2", Invariant))} | ");
-                md.Append(Invariant, $"{(first ? "" : s.SecondsBehindFastest.ToString("F3", Invariant))} | {Verdict(s)} | {s.Seconds.Median:F3} | {s.Seconds.StdDev:F3} | ");
-                md.Append(Invariant, $"{s.Seconds.Min:F3} | {s.Seconds.Max:F3} | {(s.WarmupSeconds is { } w ? w.ToString("F3", Invariant) : "–")} | ");
-                md.Append(Invariant, $"{(s.OutlierRepetitions.Count > 0 ? string.Join(", ", s.OutlierRepetitions) : "–")} | {s.MeanRecordsPerSecond:N0} | ");
-                md.Append(Invariant, $"{Ratio(s.RatioToBaseline)} | {Ratio(s.RatioToPipelined)} | {Overhead(s)} | {Ratio(s.RatioToPeer)} | {(s.MeanBytesPerRecord is { } bytes ? bytes.ToString("F0", Invariant) : "–")} | ");
-                md.Append(Invariant, $"{s.MaxClientPeakBytes / 1048576.0:F0} | {(s.MaxServerPeakBytes is { } p ? (p / 1048576.0).ToString("F0", Invariant) : "–")} |\n");
-                first = false;
-            }
+            md.Append(ReportTable.Markdown(ReportColumns.Summary, Ranked(size)));
             if (peers.Count > 0)
             {
                 md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
@@ -362,17 +336,7 @@ public static class ReportWriter
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
                 md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
-            md.Append("| Method | Setup (s) | First commit (s) | Client CPU ms / 1,000 records | Server CPU ms / 1,000 records | Client bytes allocated / record | Server bytes allocated / record | Client thread-pool threads (max) | Client queued work items (max) | Client work items / 1,000 records | Server work items / 1,000 records | Server thread-pool threads (max) | Server queued work items (max) |\n");
-            md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            foreach (var s in records.Where(s => s.Costs is not null))
-            {
-                var c = s.Costs!;
-                md.Append(Invariant, $"| {s.Transport} | {c.SetupSeconds:F3} | {c.FirstCommitSeconds:F3} | {c.ClientCpuMsPer1000:F1} | ");
-                md.Append(Invariant, $"{(c.ServerCpuMsPer1000 is { } sc ? sc.ToString("F1", Invariant) : "–")} | {c.ClientAllocatedBytesPerRecord:N0} | ");
-                md.Append(Invariant, $"{(c.ServerAllocatedBytesPerRecord is { } sa ? sa.ToString("N0", Invariant) : "–")} | ");
-                md.Append(Invariant, $"{c.ThreadPoolMaxThreads} | {c.ThreadPoolMaxQueue} | {c.ThreadPoolItemsPer1000:F1} | ");
-                md.Append(Invariant, $"{(c.ServerItemsPer1000 is { } si ? si.ToString("F1", Invariant) : "–")} | {(c.ServerMaxThreads is { } st ? st.ToString(Invariant) : "–")} | {(c.ServerMaxQueue is { } sq ? sq.ToString(Invariant) : "–")} |\n");
-            }
+            md.Append(ReportTable.Markdown(ReportColumns.Costs, records.Where(s => s.Costs is not null)));
             md.Append(BatchLatencyTable(records.ToList()));
         }
         if (notRun is { Count: > 0 })
@@ -413,12 +377,8 @@ public static class ReportWriter
         return md.ToString();
     }
 
-    private static string Ratio(double? ratio) => ratio is { } r ? r.ToString("F2", Invariant) : "–";
-
-    private static string Overhead(TransportSummary s) =>
-        s.OverheadMicrosPerRecord is { } o
-            ? s.Seconds.HasInterval ? string.Create(Invariant, $"{o:F2} ±{s.OverheadCi95Micros ?? 0:F2}") : string.Create(Invariant, $"{o:F2} (no interval)")
-            : "–";
+    /// <summary>The rows of one record count's main table, the first (fastest) marked.</summary>
+    public static IEnumerable<RankedSummary> Ranked(IEnumerable<TransportSummary> rows) => rows.Select((s, i) => new RankedSummary(s, i == 0));
 
     private static string PeerRatio(IEnumerable<TransportSummary> rows, string transport, TransportSummary peer) =>
         rows.FirstOrDefault(r => r.Transport == transport) is { } row ? (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant) : "–";

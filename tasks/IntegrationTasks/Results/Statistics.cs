@@ -1,4 +1,3 @@
-using IntegrationTasks.Transfer;
 namespace IntegrationTasks.Results;
 
 /// <summary>

@@ -43,7 +43,7 @@ public sealed class WriteReport : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
-        var labs = Labs.LabResults.Sections(OutputDirectory).Count > 0;
+        var labs = ReportSections.In(OutputDirectory).Count > 0;
         var failed = FailedEntry.From(RunFailures.Read(FailureLog));
         var measurements = File.Exists(ResultsFile) || (!labs && failed.Count == 0 && MergeRuns.Length == 0) ? MeasurementLog.Read(ResultsFile) : [];
         if (MergeRuns.Length > 0)

@@ -67,9 +67,6 @@ public abstract class TcpClientTask : TransferClientTask
 
     public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
 
-    /// <summary>Batches requested but not yet imported (pipelined generations).</summary>
-    public int MaxInFlight { get; set; } = 8;
-
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual TcpIo Io => TcpIo.Streams;
 

@@ -72,7 +72,7 @@ public sealed class BatchLatency(int totalBatches, double ratePerSecond = 0)
     /// <summary>The figures and the whole histogram (to be merged exactly with other runs'); null when no batch was measured.</summary>
     public LatencySummary? Summarize() => Summarize(_histogram);
 
-    /// <summary>Request sent → reply received, as <see cref="Summarize"/>; null where the transport does not mark its replies.</summary>
+    /// <summary>Request sent → reply received, as <see cref="Summarize()"/>; null where the transport does not mark its replies.</summary>
     public LatencySummary? SummarizeReplies() => Summarize(_replies);
 
     private static LatencySummary? Summarize(LongHistogram histogram)

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 using IntegrationTasks.Hosting;
 
@@ -61,6 +60,12 @@ public abstract class TransferClientTask : IntegrationTask
     /// meant to go (coordinated omission corrected, as wrk2 does); 0, the default, is the closed loop (each batch as soon as it may).
     /// </summary>
     public double Rate { get; set; }
+
+    /// <summary>
+    /// Batches asked for and not yet imported, at most, per client (a pipelining transport's window; a lock-step one has one in
+    /// flight whatever this says). Declared and checked here once for every transport.
+    /// </summary>
+    public int MaxInFlight { get; set; } = 8;
 
     /// <summary>
     /// When several client machines load one server: the UTC time (ISO 8601, "2026-11-24T08:00:00Z") this run starts at, so that
@@ -164,6 +169,8 @@ public abstract class TransferClientTask : IntegrationTask
                 $"{TransportName} runs as one client only (Clients={Clients} asked): the database's own tool runs once, not as a server's clients.");
         if (TimeoutSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
+        if (MaxInFlight < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var startAt = ParseStartAt();
         var database = Database.Create(ClientProvider, ClientConnString);
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);

@@ -1,7 +1,6 @@
 using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Results;
 using Microsoft.Build.Framework;
 using IntegrationTasks.Hosting;
 

@@ -73,8 +73,6 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     /// </summary>
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, ResumingTransfer resumption, CancellationToken cancellationToken)
     {
-        if (MaxInFlight < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
         var imports = new SerialImporter(importer);
         await resumption.RunAsync((missing, token) => RunChannelAsync(plan, missing, imports, importer, resumption, token), cancellationToken)
             .ConfigureAwait(false);

@@ -14,9 +14,6 @@ public abstract class WcfClientTask : TransferClientTask
     /// <summary>The service's address: http://host:port/IntegrationTestsService.svc or net.tcp://host:port/IntegrationTestsService.</summary>
     [Required] public string Address { get; set; } = "";
 
-    /// <summary>Batches requested and not yet imported, at most (the asynchronous, thread and task variants).</summary>
-    public int MaxInFlight { get; set; } = 8;
-
     /// <summary>The largest reply the client accepts (the binding's MaxReceivedMessageSize and reader quotas).</summary>
     public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
 

@@ -1,4 +1,3 @@
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

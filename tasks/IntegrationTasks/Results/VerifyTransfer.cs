@@ -1,9 +1,14 @@
 using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
 using Microsoft.Build.Framework;
 
-namespace IntegrationTasks.Data;
+namespace IntegrationTasks.Results;
 
-/// <summary>Fails the build (IT3001) unless ClientTable equals ServiceTable for IDs 1..Records, row for row.</summary>
+/// <summary>
+/// Fails the build (IT3001) unless ClientTable equals ServiceTable for IDs 1..Records, row for row. What it found goes to a file of
+/// its own beside the client's (<see cref="RunVerification"/>), which RecordMeasurement reads: the client's file is only read here.
+/// </summary>
 public sealed class VerifyTransfer : IntegrationTask
 {
     public string ServerProvider { get; set; } = "Sqlite";
@@ -33,14 +38,14 @@ public sealed class VerifyTransfer : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records must be at least 1 (was {Records}).");
         var verifier = new TransferVerifier(
             Database.Create(ServerProvider, ServerConnString), Database.Create(ClientProvider, ClientConnString));
-        var run = !string.IsNullOrEmpty(RunFile) && File.Exists(RunFile) ? Transfer.MeasurementLog.ReadSingle(RunFile) : null;
+        var run = !string.IsNullOrEmpty(RunFile) && File.Exists(RunFile) ? MeasurementLog.ReadSingle(RunFile) : null;
         if (run is { FailedWith: { } code })
         {
             if (BatchSize < 1)
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 to check a failed transfer's batches (was {BatchSize}).");
             var batches = await verifier.VerifyWholeBatchesAsync(Records, BatchSize, cancellationToken).ConfigureAwait(false);
             Matched = batches.Matched;
-            Transfer.MeasurementLog.WriteSingle(RunFile!, run with { RowsMatched = batches.Matched, RowsDuplicated = batches.Duplicated });
+            RunVerification.Write(RunFile!, new RunVerification(batches.Matched, batches.Duplicated));
             Log.LogMessage(MessageImportance.High,
                 "Checked after the failure ({0}): ClientTable holds {1} whole batches ({2:N0} rows equal to ServiceTable's), none partial, none twice.",
                 code, batches.WholeBatches, batches.Matched);
@@ -50,7 +55,25 @@ public sealed class VerifyTransfer : IntegrationTask
         Matched = report.Matched;
         // The run's figures carry what the check found, for the fault table (rows lost, rows twice).
         if (run is not null)
-            Transfer.MeasurementLog.WriteSingle(RunFile!, run with { RowsMatched = report.Matched, RowsDuplicated = report.Duplicated });
+            RunVerification.Write(RunFile!, new RunVerification(report.Matched, report.Duplicated));
         Log.LogMessage(RunDetail, "Verified: ClientTable equals ServiceTable for all {0:N0} IDs.", report.Matched);
+    }
+}
+
+/// <summary>What verification found of one client run: written once by VerifyTransfer beside the run's file, read by RecordMeasurement.</summary>
+public sealed record RunVerification(int RowsMatched, int RowsDuplicated)
+{
+    public static string PathFor(string runFile) => runFile + ".verified.json";
+
+    public static void Write(string runFile, RunVerification verification) => JsonFiles.Write(PathFor(runFile), verification);
+
+    /// <summary>The verification of <paramref name="runFile"/>, or null when none was written (Verify=false).</summary>
+    public static RunVerification? Read(string runFile) => File.Exists(PathFor(runFile)) ? JsonFiles.Read<RunVerification>(PathFor(runFile)) : null;
+
+    /// <summary>The run's file and its verification, once recorded (or at the end of a run by hand).</summary>
+    public static void Delete(string runFile)
+    {
+        File.Delete(runFile);
+        File.Delete(PathFor(runFile));
     }
 }

@@ -1,0 +1,98 @@
+using System.Text.RegularExpressions;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The layers of docs/architecture.md, kept by reading every source file's namespace references (its <c>using</c> lines and
+/// qualified names such as <c>Results.PlanRuns</c>): a layer uses only the ones below it, and a family never another family.
+/// </summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed partial class ArchitectureTests
+{
+    /// <summary>Each folder's place: a folder may use a lower rank only. Folders of one rank (the families, Network) use none of each other.</summary>
+    internal static readonly IReadOnlyDictionary<string, double> Rank = new Dictionary<string, double>(StringComparer.Ordinal)
+    {
+        ["Common"] = 0, ["Data"] = 1, ["Wire"] = 1.5, ["Hosting"] = 2, ["Transfer"] = 3,
+        ["Network"] = 5, ["Baseline"] = 5, ["Tcp"] = 5, ["Files"] = 5, ["Http"] = 5, ["Queues"] = 5, ["Wcf"] = 5, ["Grpc"] = 5,
+        ["Results"] = 6, ["Labs"] = 7,
+    };
+
+    /// <summary>The folders of the host process's modules: one per family, none using another's.</summary>
+    private static readonly string[] HostFamilies = ["Grpc", "Http", "Labs", "Wcf"];
+
+    [GeneratedRegex(@"(?<![\w.])(?:IntegrationTasks\.)?(?<layer>Common|Data|Wire|Hosting|Transfer|Network|Baseline|Tcp|Files|Http|Queues|Wcf|Grpc|Results|Labs)\.[A-Z]\w*")]
+    private static partial Regex QualifiedName();
+
+    [GeneratedRegex(@"^\s*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?IntegrationTasks\.(?<layer>\w+)", RegexOptions.Multiline)]
+    private static partial Regex UsingLine();
+
+    [GeneratedRegex(@"(?<![\w.])(?:IntegrationTasks\.)?Host\.(?<family>Grpc|Http|Labs|Wcf)\b")]
+    private static partial Regex HostFamilyName();
+
+    /// <summary>The layers a piece of C# refers to, comments and string literals left out.</summary>
+    internal static HashSet<string> LayersUsedBy(string source)
+    {
+        var code = Regex.Replace(source, @"//[^\n]*", "");
+        code = Regex.Replace(code, @"@?""(?:[^""\\\n]|\\.)*""", "\"\"");
+        var layers = new HashSet<string>(StringComparer.Ordinal);
+        foreach (Match match in UsingLine().Matches(code))
+            layers.Add(match.Groups["layer"].Value);
+        foreach (Match match in QualifiedName().Matches(code))
+            layers.Add(match.Groups["layer"].Value);
+        return layers;
+    }
+
+    /// <summary>What a file in <paramref name="layer"/> may not use: higher ranks, and other folders of its own rank.</summary>
+    internal static IEnumerable<string> Violations(string layer, IEnumerable<string> used) =>
+        used.Where(other => other != layer && Rank.TryGetValue(other, out var rank) && rank >= Rank[layer]).Order(StringComparer.Ordinal);
+
+    [TestMethod]
+    public void Every_layer_uses_only_the_ones_below_it_and_no_family_uses_another()
+    {
+        var root = Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks");
+        var found = new List<string>();
+        var files = 0;
+        foreach (var folder in Directory.GetDirectories(root).Where(d => Rank.ContainsKey(Path.GetFileName(d))))
+        {
+            var layer = Path.GetFileName(folder);
+            foreach (var file in Directory.GetFiles(folder, "*.cs", SearchOption.AllDirectories))
+            {
+                files++;
+                foreach (var upward in Violations(layer, LayersUsedBy(File.ReadAllText(file))))
+                    found.Add($"{Path.GetRelativePath(root, file)} ({layer}) uses {upward}");
+            }
+        }
+        Assert.IsGreaterThan(100, files, "the task assembly's sources were read");
+        Assert.IsEmpty(found, string.Join("\n", found));
+    }
+
+    [TestMethod]
+    public void The_host_process_modules_use_no_other_family_s_module()
+    {
+        var root = Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Host");
+        var found = new List<string>();
+        foreach (var family in HostFamilies)
+        {
+            foreach (var file in Directory.GetFiles(Path.Combine(root, family), "*.cs", SearchOption.AllDirectories))
+            {
+                var code = Regex.Replace(File.ReadAllText(file), @"//[^\n]*", "");
+                found.AddRange(HostFamilyName().Matches(code).Select(m => m.Groups["family"].Value).Where(other => other != family).Distinct()
+                    .Select(other => $"{Path.GetRelativePath(root, file)} uses Host.{other}"));
+            }
+        }
+        Assert.IsEmpty(found, string.Join("\n", found));
+    }
+
+    [TestMethod]
+    public void The_check_sees_a_using_line_and_a_qualified_name_but_not_a_comment_or_a_string()
+    {
+        // Planted: what the check must catch (an upward using, a family's qualified name) and must not (text that only mentions one).
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("using IntegrationTasks.Results;\nclass A {}")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Tcp" }, Violations("Grpc", LayersUsedBy("var x = Tcp.FrameConnection.Create();")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Transfer" }, Violations("Data", LayersUsedBy("var run = IntegrationTasks.Transfer.MeasurementLog.ReadSingle(f);")).ToArray());
+        Assert.IsEmpty(Violations("Data", LayersUsedBy("// see Results.ReportWriter\nvar s = \"Results.ReportWriter\";")).ToList());
+        Assert.IsEmpty(Violations("Results", LayersUsedBy("using IntegrationTasks.Transfer;\nvar p = Data.ServerWorks.Parse(s); var n = run.Network.Length;")).ToList(),
+            "downward uses, and a member that happens to share a layer's name, are fine");
+    }
+}
