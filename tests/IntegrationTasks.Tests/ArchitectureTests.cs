@@ -13,7 +13,7 @@ public sealed partial class ArchitectureTests
     /// <summary>Each folder's place: a folder may use a lower rank only. Folders of one rank (the families, Network) use none of each other.</summary>
     internal static readonly IReadOnlyDictionary<string, double> Rank = new Dictionary<string, double>(StringComparer.Ordinal)
     {
-        ["Common"] = 0, ["Data"] = 1, ["Wire"] = 1.5, ["Hosting"] = 2, ["Transfer"] = 3,
+        ["Common"] = 0, ["Data"] = 1, ["Wire"] = 1.5, ["Hosting"] = 2, ["Transfer"] = 3, ["Streams"] = 4,
         ["Network"] = 5, ["Baseline"] = 5, ["Tcp"] = 5, ["Files"] = 5, ["Http"] = 5, ["Queues"] = 5, ["Wcf"] = 5, ["Grpc"] = 5,
         ["Results"] = 6, ["Labs"] = 7,
     };
@@ -21,7 +21,7 @@ public sealed partial class ArchitectureTests
     /// <summary>The folders of the host process's modules: one per family, none using another's.</summary>
     private static readonly string[] HostFamilies = ["Grpc", "Http", "Labs", "Wcf"];
 
-    [GeneratedRegex(@"(?<![\w.])(?:IntegrationTasks\.)?(?<layer>Common|Data|Wire|Hosting|Transfer|Network|Baseline|Tcp|Files|Http|Queues|Wcf|Grpc|Results|Labs)\.[A-Z]\w*")]
+    [GeneratedRegex(@"(?<![\w.])(?:IntegrationTasks\.)?(?<layer>Common|Data|Wire|Hosting|Transfer|Streams|Network|Baseline|Tcp|Files|Http|Queues|Wcf|Grpc|Results|Labs)\.[A-Z]\w*")]
     private static partial Regex QualifiedName();
 
     [GeneratedRegex(@"^\s*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?IntegrationTasks\.(?<layer>\w+)", RegexOptions.Multiline)]

@@ -70,7 +70,7 @@ public sealed class DelayRelayTests
             Fault = fault, FaultAfterBytes = faultAfter, Silence = silence ?? TimeSpan.FromSeconds(1), KillPidFile = killPidFile,
             CutOnKill = cutOnKill,
         }, log ?? NullEventLog.Instance);
-        var endpoint = relay.Start();
+        var endpoint = (IPEndPoint)relay.Start();
         await Task.Yield();
         return (relay, endpoint, relay.RunAsync(CancellationToken.None));
     }

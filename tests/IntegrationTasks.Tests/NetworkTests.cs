@@ -165,6 +165,25 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    [Timeout(600_000, CooperativeCancellation = true)]
+    public void RunAll_over_Unix_sockets_runs_the_TCP_generations_verified_and_the_relay_cuts_and_they_resume()
+    {
+        // The stream seam through the build: -p:Connector=Unix serves and connects over a Unix socket, and -p:Fault=Reset puts the
+        // relay in front of it on a socket of its own.
+        using var artifacts = new TempDirectory("it-unix-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Connector=Unix", $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
+            "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClient2+TcpClientMultiThreadTest3",
+            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        StringAssert.Contains(output, $"unix://{artifacts}/sockets/records.sock");
+        StringAssert.Contains(output, $"unix://{artifacts}/sockets/relay.sock");
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(2, runs);
+        Assert.IsTrue(runs.All(r => r is { Verified: true, FaultInjected: true, ThroughRelay: true, RowsDuplicated: 0, Reconnects: >= 1 }), string.Join("\n", runs));
+        Assert.IsFalse(Directory.EnumerateFiles(Path.Combine(artifacts, "sockets")).Any(), "no socket file is left behind");
+    }
+
+    [TestMethod]
     public void RunAll_with_a_reset_in_every_repetition_resumes_or_fails_cleanly_and_the_report_has_a_fault_table()
     {
         using var artifacts = new TempDirectory("it-fault-");

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using IntegrationTasks.Tcp;
+using IntegrationTasks.Streams;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
@@ -23,13 +23,13 @@ public sealed class StreamModelsTests
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Plan.Records, CancellationToken.None);
         await databases.Client.EnsureSchemaAsync(CancellationToken.None);
         var connection = new InMemoryConnection();
-        var serverFrames = FrameConnection.Create(TcpIo.Streams, connection.Server, FrameFormat.Tagged, 1 << 20);
+        var serverFrames = FrameConnection.Create(StreamIo.Streams, connection.Server, FrameFormat.Tagged, 1 << 20);
         var server = new PipelinedServerModel(answerers, maxPendingRequests: 4)
             .ServeAsync(new ServerConnection(serverFrames, new RecordSource(databases.Server, ServerWork.PerRecord), TimeSpan.FromMinutes(1)), CancellationToken.None);
 
         var committed = new CommittedBatches(Plan);
         await using (var importer = await BatchImporter.OpenAsync(databases.Client, CancellationToken.None))
-            await new PipelinedClientModel(maxInFlight: 3).RunAsync(FrameConnection.Create(TcpIo.Streams, connection.Client, FrameFormat.Tagged, 1 << 20),
+            await new PipelinedClientModel(maxInFlight: 3).RunAsync(FrameConnection.Create(StreamIo.Streams, connection.Client, FrameFormat.Tagged, 1 << 20),
                 Plan, [.. Enumerable.Range(0, Plan.TotalBatches)], committed, importer, CancellationToken.None);
         await server.WaitAsync(TimeSpan.FromSeconds(30));
 
@@ -84,7 +84,7 @@ public sealed class StreamModelsTests
         IntegrationException failure;
         await using (var importer = await BatchImporter.OpenAsync(databases.Client, CancellationToken.None))
             failure = await Assert.ThrowsAsync<IntegrationException>(() => new PipelinedClientModel(maxInFlight: 10).RunAsync(
-                FrameConnection.Create(TcpIo.Streams, connection.Client, FrameFormat.Tagged, 1 << 20), Plan, [.. Enumerable.Range(0, Plan.TotalBatches)],
+                FrameConnection.Create(StreamIo.Streams, connection.Client, FrameFormat.Tagged, 1 << 20), Plan, [.. Enumerable.Range(0, Plan.TotalBatches)],
                 committed, importer, CancellationToken.None));
         await script;
 
@@ -104,7 +104,7 @@ public sealed class StreamModelsTests
         await using var databases = TestDatabases.Sqlite();
         await databases.Server.EnsureSchemaAsync(CancellationToken.None);
         var connection = new InMemoryConnection();
-        var serverFrames = FrameConnection.Create(TcpIo.Pipelines, connection.Server, FrameFormat.Plain, 1 << 20);
+        var serverFrames = FrameConnection.Create(StreamIo.Pipelines, connection.Server, FrameFormat.Plain, 1 << 20);
         var serving = new PipelinedServerModel(1, 4).ServeAsync(
             new ServerConnection(serverFrames, new RecordSource(databases.Server, ServerWork.PerRecord), TimeSpan.FromMilliseconds(200)), CancellationToken.None);
         var header = new byte[8];

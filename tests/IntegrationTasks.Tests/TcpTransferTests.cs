@@ -4,6 +4,7 @@ using System.Net.Sockets;
 using System.Text;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
+using IntegrationTasks.Streams;
 using IntegrationTasks.Tcp;
 using IntegrationTasks.Wire;
 
@@ -280,6 +281,81 @@ public sealed class TcpTransferTests
             await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(5000, CancellationToken.None);
         }
         await running;
+    }
+
+    // ---- the stream seam: the same generations over a Unix domain socket (Streams/: connectors, models, server host) ----
+
+    [TestMethod]
+    [DataRow("TcpClientSingleThreadTest")]
+    [DataRow("TcpClient2")]
+    [DataRow("TcpClientMultiThreadTest4")]
+    public async Task A_generation_runs_unchanged_over_a_Unix_socket_and_every_row_arrives(string generation)
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        using var folder = new TempDirectory("it-unix-");
+        var socket = Path.Combine(folder, "records.sock");
+        await using (var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], socketPath: socket))
+        {
+            Assert.AreEqual($"unix://{socket}", server.Server.Endpoint);
+            var engine = new FakeBuildEngine();
+            var client = Client(databases, port: 1, totalBatches: 20, batchSize: 100, engine, generation);
+            client.Connector = "Unix";
+            client.SocketPath = socket;
+            Assert.IsTrue(client.Execute(), engine.Log);
+            Assert.IsTrue(client.BytesReceived > 0, "bytes counted on the stream, whatever its connector");
+            var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+            Assert.IsTrue(report.Success, report.ToString());
+            Assert.AreEqual(1, server.Server.ConnectionsServed);
+        }
+        Assert.IsFalse(File.Exists(socket), "the socket file goes with the server");
+    }
+
+    [TestMethod]
+    public async Task A_Unix_socket_connection_cut_mid_transfer_by_the_relay_is_resumed_and_every_row_arrives_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        using var folder = new TempDirectory("it-unix-");
+        var socket = Path.Combine(folder, "records.sock");
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"], socketPath: socket);
+        var relayPath = Path.Combine(folder, "relay.sock");
+        var (relay, running) = await RelayFaults.ResettingUnixAsync(socket, relayPath, afterBytes: 400_000);
+        await using (relay)
+        {
+            var engine = new FakeBuildEngine();
+            var client = Client(databases, port: 1, totalBatches: 50, batchSize: 100, engine);
+            client.Connector = "Unix";
+            client.SocketPath = relayPath;
+            Assert.IsTrue(client.Execute(), engine.Log);
+            Assert.IsTrue(relay.FaultInjected, "the relay cut the connection");
+            Assert.AreEqual(1, client.Reconnects, engine.Log);
+            var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(5000, CancellationToken.None);
+            Assert.IsTrue(report.Success, report.ToString());
+        }
+        await running;
+    }
+
+    [TestMethod]
+    public async Task A_Unix_socket_a_live_server_holds_is_a_coded_error_and_a_stale_one_is_replaced()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        using var folder = new TempDirectory("it-unix-");
+        var socket = Path.Combine(folder, "records.sock");
+        await using (var server = new RunningTcpServer(databases.Server, socketPath: socket))
+        {
+            var taken = Assert.ThrowsExactly<IntegrationException>(() => new UnixStreamListener(socket));
+            Assert.AreEqual(ErrorCodes.PortInUse, taken.Code);
+        }
+        // A file no server answers on (one that died): taken over.
+        await File.WriteAllTextAsync(socket, "");
+        await using var listener = new UnixStreamListener(socket);
+        Assert.AreEqual($"unix://{socket}", listener.Endpoint);
+        var engine = new FakeBuildEngine();
+        var client = Client(databases, port: 1, totalBatches: 2, batchSize: 10, engine);
+        client.Connector = "Unicorn";
+        Assert.IsFalse(client.Execute());
+        StringAssert.Contains(engine.Log, "IT1001: Connector must be Tcp or Unix (was 'Unicorn').");
     }
 
     [TestMethod]

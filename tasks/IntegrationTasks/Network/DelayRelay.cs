@@ -32,13 +32,18 @@ public enum RelayFaultKind
 
 public sealed record RelayOptions
 {
-    /// <summary>Where the relay listens (port 0: any free one).</summary>
-    public required IPEndPoint Listen { get; init; }
+    /// <summary>Where the relay listens: an address and port (port 0: any free one), or a Unix socket's path.</summary>
+    public required EndPoint Listen { get; init; }
 
-    /// <summary>Where it forwards every connection it accepts.</summary>
-    public required string TargetHost { get; init; }
+    /// <summary>Where it forwards every connection it accepts: a host and port, or (<see cref="TargetPath"/>) a Unix socket.</summary>
+    public string TargetHost { get; init; } = "";
 
-    public required int TargetPort { get; init; }
+    public int TargetPort { get; init; }
+
+    /// <summary>The server's Unix socket, for a server reached over one (Connector=Unix).</summary>
+    public string? TargetPath { get; init; }
+
+    internal string Target => TargetPath is { Length: > 0 } path ? $"unix://{path}" : $"{TargetHost}:{TargetPort}";
 
     /// <summary>How long each chunk is held, in each direction (half the round trip).</summary>
     public TimeSpan OneWayDelay { get; init; }
@@ -66,7 +71,7 @@ public sealed record RelayOptions
 }
 
 /// <summary>
-/// A TCP relay that adds latency, as <c>netem</c> would if this kernel had it: every chunk read from one side is written
+/// A stream relay (TCP, or a Unix socket to a Unix socket) that adds latency, as <c>netem</c> would if this kernel had it: every chunk read from one side is written
 /// to the other after <see cref="RelayOptions.OneWayDelay"/>, in order, never dropped or reordered, with at most
 /// <see cref="RelayOptions.MaxHeldBytes"/> held per direction. It is also where network faults are injected (a reset, a
 /// silence), once, after a given number of bytes.
@@ -74,7 +79,8 @@ public sealed record RelayOptions
 public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisposable
 {
     private const int ChunkBytes = 64 * 1024;
-    private readonly Socket _listener = new(SocketType.Stream, ProtocolType.Tcp);
+    private readonly Socket _listener = new(options.Listen.AddressFamily, SocketType.Stream,
+        options.Listen.AddressFamily == AddressFamily.Unix ? ProtocolType.Unspecified : ProtocolType.Tcp);
     private readonly CancellationTokenSource _stop = new();
     private long _forwarded;
     private long _fromServer;
@@ -95,9 +101,17 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     public RelayFaultReport Report() => new(options.Fault.ToString(), FaultInjected, options.FaultAfterBytes, BytesFromServer,
         BytesForwarded, _faultAt?.TotalSeconds);
 
-    public IPEndPoint Start()
+    public EndPoint Start()
     {
-        _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+        if (options.Listen is UnixDomainSocketEndPoint unix)
+        {
+            // A socket file left by a relay that died: relays run one at a time, each started after the last one stopped.
+            var path = unix.ToString();
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+            File.Delete(path);
+        }
+        else
+            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
         try
         {
             _listener.Bind(options.Listen);
@@ -107,7 +121,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
             throw new IntegrationException(ErrorCodes.PortInUse, $"The relay cannot listen on {options.Listen}: {e.Message}", e);
         }
         _listener.Listen(64);
-        return (IPEndPoint)_listener.LocalEndPoint!;
+        return _listener.LocalEndPoint!;
     }
 
     /// <summary>Accepts and forwards connections until cancelled; then closes them all.</summary>
@@ -138,16 +152,23 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     {
         using var connection = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var cut = new FaultCut();
+        var toUnix = options.TargetPath is { Length: > 0 };
         using (client)
-        using (var server = new Socket(SocketType.Stream, ProtocolType.Tcp))
+        using (var server = toUnix ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified) : new Socket(SocketType.Stream, ProtocolType.Tcp))
         {
-            client.NoDelay = server.NoDelay = true;
+            if (client.AddressFamily != AddressFamily.Unix)
+                client.NoDelay = true;
+            if (!toUnix)
+                server.NoDelay = true;
             try
             {
                 using (var connect = CancellationTokenSource.CreateLinkedTokenSource(connection.Token))
                 {
                     connect.CancelAfter(options.ConnectTimeout);
-                    await server.ConnectAsync(options.TargetHost, options.TargetPort, connect.Token).ConfigureAwait(false);
+                    if (toUnix)
+                        await server.ConnectAsync(new UnixDomainSocketEndPoint(options.TargetPath!), connect.Token).ConfigureAwait(false);
+                    else
+                        await server.ConnectAsync(options.TargetHost, options.TargetPort, connect.Token).ConfigureAwait(false);
                 }
                 await Task.WhenAll(PumpAsync(client, server, connection, cut, fromServer: false),
                     PumpAsync(server, client, connection, cut, fromServer: true)).ConfigureAwait(false);
@@ -158,7 +179,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
             {
                 // A connection the relay cut on purpose (the injected reset) ends in errors that are no news.
                 if (!cancellationToken.IsCancellationRequested && e is not OperationCanceledException && !cut.ByFault)
-                    log.Warning(ErrorCodes.ConnectionLost, $"Relay: a connection to {options.TargetHost}:{options.TargetPort} ended: {e.Message}");
+                    log.Warning(ErrorCodes.ConnectionLost, $"Relay: a connection to {options.Target} ended: {e.Message}");
                 Abort(client);
                 Abort(server);
             }
@@ -331,8 +352,10 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     {
         try
         {
-            // Linger 0: close sends RST, as a broken network or a crashed peer would be seen.
-            socket.LingerState = new LingerOption(true, 0);
+            // Linger 0: close sends RST, as a broken network or a crashed peer would be seen (a Unix socket has no RST: its peer
+            // sees the end mid-frame, which a client tells from a clean end just the same).
+            if (socket.AddressFamily != AddressFamily.Unix)
+                socket.LingerState = new LingerOption(true, 0);
             socket.Close();
         }
         catch (Exception e) when (e is SocketException or ObjectDisposedException)
@@ -344,6 +367,8 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     {
         await _stop.CancelAsync().ConfigureAwait(false);
         _listener.Dispose();
+        if (options.Listen is UnixDomainSocketEndPoint unix)
+            File.Delete(unix.ToString());
         _stop.Dispose();
     }
 }

@@ -17,6 +17,10 @@ public sealed class DelayRelayTask : IntegrationTask
     [Required] public string TargetHost { get; set; } = "";
     [Required] public int TargetPort { get; set; }
 
+    /// <summary>With a server on a Unix socket (Connector=Unix): the relay listens at ListenPath and forwards to TargetPath instead.</summary>
+    public string ListenPath { get; set; } = "";
+    public string TargetPath { get; set; } = "";
+
     /// <summary>The network profile (Loopback, Lan2014, Wan) whose round trip the relay adds, half each way.</summary>
     public string Network { get; set; } = "";
 
@@ -51,7 +55,8 @@ public sealed class DelayRelayTask : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"ListenAddress '{ListenAddress}' is not an IP address.");
         await using var relay = new DelayRelay(new RelayOptions
         {
-            Listen = new IPEndPoint(address, ListenPort), TargetHost = TargetHost, TargetPort = TargetPort,
+            Listen = TargetPath.Length > 0 ? new System.Net.Sockets.UnixDomainSocketEndPoint(RequirePath(ListenPath)) : new IPEndPoint(address, ListenPort),
+            TargetHost = TargetHost, TargetPort = TargetPort, TargetPath = TargetPath.Length > 0 ? TargetPath : null,
             OneWayDelay = TimeSpan.FromMilliseconds(latency / 2), Fault = fault, FaultAfterBytes = FaultAfterBytes,
             Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = KillPidFile, CutOnKill = CutOnKill,
         }, EventLog);
@@ -61,8 +66,8 @@ public sealed class DelayRelayTask : IntegrationTask
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (StopOnStdinClose)
             _ = ServerSignals.StopWhenInputClosesAsync(stop.Cancel);
-        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine($"tcp://{endpoint}",
-            $"DelayRelay to {TargetHost}:{TargetPort}, {latency.ToString(CultureInfo.InvariantCulture)} ms round trip, fault {fault}"));
+        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint is IPEndPoint ? $"tcp://{endpoint}" : $"unix://{endpoint}",
+            $"DelayRelay to {(TargetPath.Length > 0 ? $"unix://{TargetPath}" : $"{TargetHost}:{TargetPort}")}, {latency.ToString(CultureInfo.InvariantCulture)} ms round trip, fault {fault}"));
         await relay.RunAsync(stop.Token).ConfigureAwait(false);
         var report = relay.Report();
         if (!string.IsNullOrEmpty(FaultReportFile))
@@ -72,4 +77,7 @@ public sealed class DelayRelayTask : IntegrationTask
             fault == RelayFaultKind.None ? "" : report.Injected ? $", fault {fault} injected at {report.InjectedAtSeconds:F3} s"
                 : $", fault {fault} NOT injected (the server sent fewer than {FaultAfterBytes:N0} bytes)");
     }
+
+    private static string RequirePath(string path) => path.Length > 0 ? path
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, "A relay to a Unix socket (TargetPath) needs ListenPath: the socket it listens on.");
 }

@@ -1,5 +1,6 @@
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
+using IntegrationTasks.Streams;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 using Microsoft.Build.Framework;
@@ -32,28 +33,41 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>Clients served at once; one more is refused with IT3008, which it receives, and the others go on.</summary>
     public int MaxConnections { get; set; } = 100;
 
+    /// <summary>Tcp (BindAddress:Port, the series') or Unix (a Unix domain socket at SocketPath: the same models over another stream).</summary>
+    public string Connector { get; set; } = nameof(Streams.Connector.Tcp);
+
+    /// <summary>The Unix socket's file, with Connector=Unix.</summary>
+    public string SocketPath { get; set; } = "";
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
-    protected virtual TcpIo Io => TcpIo.Streams;
+    protected virtual StreamIo Io => StreamIo.Streams;
     protected abstract ServerModel CreateModel();
+
+    internal static string RequireSocketPath(string path) => path.Length > 0 ? path
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Connector=Unix needs SocketPath (the socket's file; -p:SocketPath=…).");
 
     protected override Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1 || ConnectionTimeoutSeconds < 1 || MaxBatchRecords < 1 || MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"MaxPendingRequests ({MaxPendingRequests}), ConnectionTimeoutSeconds ({ConnectionTimeoutSeconds}), MaxBatchRecords ({MaxBatchRecords}) and MaxConnections ({MaxConnections}) must be at least 1.");
-        var options = new TcpServerOptions
+        var options = new StreamServerOptions
         {
-            BindAddress = BindAddress, Port = Port, MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
+            MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
         };
-        var server = new TcpServerHost(source, options, CreateModel(), EventLog);
-        var endpoint = server.Start();
+        IStreamListener listener = StreamConnections.Parse(Connector) switch
+        {
+            Streams.Connector.Unix => new UnixStreamListener(RequireSocketPath(SocketPath)),
+            _ => new TcpStreamListener(BindAddress, Port),
+        };
+        var server = new StreamServerHost(source, listener, options, CreateModel(), EventLog);
         Func<CancellationToken, Task> serve = async token =>
         {
             await using (server)
                 await server.RunAsync(token).ConfigureAwait(false);
         };
-        return Task.FromResult(($"tcp://{endpoint}", serve));
+        return Task.FromResult((server.Endpoint, serve));
     }
 }
 
@@ -67,8 +81,14 @@ public abstract class TcpClientTask : TransferClientTask
 
     public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
 
+    /// <summary>Tcp (HostName:Port) or Unix (the server's socket at SocketPath).</summary>
+    public string Connector { get; set; } = nameof(Streams.Connector.Tcp);
+
+    /// <summary>The Unix socket's file, with Connector=Unix.</summary>
+    public string SocketPath { get; set; } = "";
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
-    protected virtual TcpIo Io => TcpIo.Streams;
+    protected virtual StreamIo Io => StreamIo.Streams;
 
     /// <summary>The server target this client talks to, named in the error when nothing listens.</summary>
     protected abstract string ServerTarget { get; }
@@ -87,6 +107,11 @@ public abstract class TcpClientTask : TransferClientTask
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
         var model = CreateModel();
+        IStreamConnector connector = StreamConnections.Parse(Connector) switch
+        {
+            Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
+            _ => new TcpConnector(HostName, Port),
+        };
         var resumption = Resumption(plan, Resumes);
         long written = 0, read = 0;
         await resumption.RunAsync(async (missing, token) =>
@@ -94,10 +119,9 @@ public abstract class TcpClientTask : TransferClientTask
             FrameConnection? frames = null;
             try
             {
-                using var client = await TcpEndpoints.ConnectAsync(HostName, Port, ServerTarget, token).ConfigureAwait(false);
+                await using var connection = await connector.ConnectAsync(ServerTarget, token).ConfigureAwait(false);
                 resumption.MarkConnected();
-                await using var stream = client.GetStream();
-                await using (frames = FrameConnection.Create(Io, stream, Format, MaxFrameBytes))
+                await using (frames = FrameConnection.Create(Io, connection.Stream, Format, MaxFrameBytes))
                 {
                     importer.MarkSetupDone();
                     await model.RunAsync(frames, plan, missing, resumption.Committed, importer, token).ConfigureAwait(false);
@@ -113,7 +137,7 @@ public abstract class TcpClientTask : TransferClientTask
     }
 
     /// <summary>What a resuming client reconnects after: the connection broke or was cut mid-frame; on a retry, the server not (yet) back.</summary>
-    private static bool IsBreak(Exception e) => TcpEndpoints.IsDisconnect(e)
+    private static bool IsBreak(Exception e) => StreamConnections.IsDisconnect(e)
         || e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.TruncatedFrame or ErrorCodes.ConnectionFailed }
         || e is TransferEndedEarlyException;
 }
@@ -148,7 +172,7 @@ public sealed class TcpTestServer3 : TcpServerTask
 /// <summary>TCP 4 server (TcpTestServer4): TCP 2's model on System.IO.Pipelines.</summary>
 public sealed class TcpTestServer4 : TcpServerTask
 {
-    protected override TcpIo Io => TcpIo.Pipelines;
+    protected override StreamIo Io => StreamIo.Pipelines;
     protected override ServerModel CreateModel() => new PipelinedServerModel(answerers: 1, MaxPendingRequests);
 }
 
@@ -192,7 +216,7 @@ public sealed class TcpClientMultiThreadTest4 : TcpClientTask
 {
     protected override string TransportName => "TcpClientMultiThreadTest4";
     protected override string ServerTarget => "TcpTestServer4";
-    protected override TcpIo Io => TcpIo.Pipelines;
+    protected override StreamIo Io => StreamIo.Pipelines;
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
     protected override bool Resumes => true;
 }

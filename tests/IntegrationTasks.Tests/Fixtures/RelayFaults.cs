@@ -14,8 +14,21 @@ internal static class RelayFaults
             Listen = new IPEndPoint(IPAddress.Loopback, 0), TargetHost = "127.0.0.1", TargetPort = serverPort,
             Fault = RelayFaultKind.Reset, FaultAfterBytes = afterBytes,
         }, NullEventLog.Instance);
-        var port = relay.Start().Port;
+        var port = ((IPEndPoint)relay.Start()).Port;
         await Task.Yield();
         return (relay, port, relay.RunAsync(CancellationToken.None));
+    }
+
+    /// <summary>The same in front of a server on a Unix socket: the relay listens on <paramref name="relayPath"/>.</summary>
+    public static async Task<(DelayRelay Relay, Task Running)> ResettingUnixAsync(string serverPath, string relayPath, long afterBytes)
+    {
+        var relay = new DelayRelay(new RelayOptions
+        {
+            Listen = new System.Net.Sockets.UnixDomainSocketEndPoint(relayPath), TargetPath = serverPath,
+            Fault = RelayFaultKind.Reset, FaultAfterBytes = afterBytes,
+        }, NullEventLog.Instance);
+        relay.Start();
+        await Task.Yield();
+        return (relay, relay.RunAsync(CancellationToken.None));
     }
 }

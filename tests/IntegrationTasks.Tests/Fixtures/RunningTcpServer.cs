@@ -1,34 +1,36 @@
 using IntegrationTasks.Data;
-using IntegrationTasks.Tcp;
+using IntegrationTasks.Streams;
 using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>A TcpServer2 running in the test process on a free loopback port.</summary>
+/// <summary>A TCP generation's server running in the test process on a free loopback port (or a Unix socket).</summary>
 internal sealed class RunningTcpServer : IAsyncDisposable
 {
     private readonly CancellationTokenSource _stop = new();
-    private readonly TcpServerHost _server;
+    private readonly StreamServerHost _server;
     private readonly Task _serving;
 
+    /// <param name="socketPath">Serve on a Unix domain socket at this path instead of a loopback TCP port.</param>
     public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes,
-        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100)
+        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100, string? socketPath = null)
     {
         generation ??= TcpGeneration.All["TcpClient2"];
-        _server = new TcpServerHost(new RecordSource(database, ServerWork.PerRecord),
-            new TcpServerOptions
+        IStreamListener listener = socketPath is null ? new TcpStreamListener("127.0.0.1", 0) : new UnixStreamListener(socketPath);
+        Port = (listener as TcpStreamListener)?.LocalEndPoint.Port ?? 0;
+        _server = new StreamServerHost(new RecordSource(database, ServerWork.PerRecord), listener,
+            new StreamServerOptions
             {
-                Port = 0, MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
+                MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
                 ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections,
             },
             generation.ServerModel(), Log);
-        Port = _server.Start().Port;
         _serving = _server.RunAsync(_stop.Token);
     }
 
     public CapturingLog Log { get; } = new();
     public int Port { get; }
-    public TcpServerHost Server => _server;
+    public StreamServerHost Server => _server;
 
     public async ValueTask DisposeAsync()
     {

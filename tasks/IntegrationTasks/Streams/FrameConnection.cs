@@ -3,10 +3,10 @@ using System.IO.Pipelines;
 using IntegrationTasks.Common;
 using IntegrationTasks.Wire;
 
-namespace IntegrationTasks.Tcp;
+namespace IntegrationTasks.Streams;
 
 /// <summary>How a TCP generation does its socket I/O; the threading models above it are the same.</summary>
-public enum TcpIo
+public enum StreamIo
 {
     /// <summary>async/await on the NetworkStream, exact reads per header and payload.</summary>
     Streams,
@@ -29,9 +29,9 @@ public abstract class FrameConnection : IAsyncDisposable
     public long BytesRead { get; protected set; }
     public long BytesWritten { get; protected set; }
 
-    public static FrameConnection Create(TcpIo io, Stream stream, FrameFormat format, int maxFrameBytes) => io switch
+    public static FrameConnection Create(StreamIo io, Stream stream, FrameFormat format, int maxFrameBytes) => io switch
     {
-        TcpIo.Pipelines => new PipeFrameConnection(stream, format, maxFrameBytes),
+        StreamIo.Pipelines => new PipeFrameConnection(stream, format, maxFrameBytes),
         _ => new StreamFrameConnection(stream, format, maxFrameBytes),
     };
 

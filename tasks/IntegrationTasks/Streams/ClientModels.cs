@@ -4,7 +4,7 @@ using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
-namespace IntegrationTasks.Tcp;
+namespace IntegrationTasks.Streams;
 
 /// <summary>How a client moves its batches over one connection: the only thing that differs between the TCP client generations.</summary>
 public abstract class ClientModel

@@ -1,18 +1,15 @@
-using System.Net;
 using System.Net.Sockets;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Wire;
 
-namespace IntegrationTasks.Tcp;
+namespace IntegrationTasks.Streams;
 
-public sealed record TcpServerOptions
+public sealed record StreamServerOptions
 {
-    public string BindAddress { get; init; } = "127.0.0.1";
-    public int Port { get; init; } = 8081;
     public int MaxFrameBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
     public FrameFormat Format { get; init; } = FrameFormat.Plain;
-    public TcpIo Io { get; init; } = TcpIo.Streams;
+    public StreamIo Io { get; init; } = StreamIo.Streams;
 
     /// <summary>A connection that sends no complete request for this long (idle, or stalled mid-frame) is dropped.</summary>
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
@@ -25,22 +22,18 @@ public sealed record TcpServerOptions
 }
 
 /// <summary>
-/// What every TCP server generation shares: listening, accepting, one task per connection, and
-/// closing a connection that breaks the protocol with a coded warning while the others go on.
+/// What every stream server shares, whatever its connector (TCP, a Unix socket): accepting, one task per connection, the
+/// connection limit, and closing a connection that breaks the protocol with a coded warning while the others go on.
 /// The <see cref="ServerModel"/> decides how a connection's requests are worked.
 /// </summary>
-public sealed class TcpServerHost(RecordSource source, TcpServerOptions options, ServerModel model, IEventLog log) : IAsyncDisposable
+public sealed class StreamServerHost(RecordSource source, IStreamListener listener, StreamServerOptions options, ServerModel model, IEventLog log)
+    : IAsyncDisposable
 {
-    private TcpListener? _listener;
     private long _connections;
     private long _failedConnections;
     private int _open;
 
-    public IPEndPoint Start()
-    {
-        _listener = Hosting.Ports.Listen(options.BindAddress, options.Port);
-        return (IPEndPoint)_listener.LocalEndpoint;
-    }
+    public string Endpoint => listener.Endpoint;
 
     public long ConnectionsServed => Interlocked.Read(ref _connections);
     public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
@@ -48,16 +41,15 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
     /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
     {
-        var listener = _listener ?? throw new InvalidOperationException("Start the server first.");
         var connections = new List<Task>();
         try
         {
             while (!cancellationToken.IsCancellationRequested)
             {
-                TcpClient client;
+                StreamConnection client;
                 try
                 {
-                    client = await listener.AcceptTcpClientAsync(cancellationToken).ConfigureAwait(false);
+                    client = await listener.AcceptAsync(cancellationToken).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException)
                 {
@@ -69,21 +61,19 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
         }
         finally
         {
-            listener.Stop();
+            await listener.DisposeAsync().ConfigureAwait(false);
             await Task.WhenAll(connections).ConfigureAwait(false);
         }
     }
 
-    private async Task ServeAsync(TcpClient client, CancellationToken serverToken)
+    private async Task ServeAsync(StreamConnection client, CancellationToken serverToken)
     {
         await Task.Yield(); // leave the accept loop at once
-        var peer = client.Client.RemoteEndPoint?.ToString() ?? "?";
+        var peer = client.Peer;
         ServerConnection? connection = null;
         try
         {
-            client.NoDelay = true;
-            await using var stream = client.GetStream();
-            await using var frames = FrameConnection.Create(options.Io, stream, options.Format, options.MaxFrameBytes);
+            await using var frames = FrameConnection.Create(options.Io, client.Stream, options.Format, options.MaxFrameBytes);
             connection = new ServerConnection(frames, source, options.ConnectionTimeout, options.MaxBatchRecords);
             log.Detail($"Connection from {peer}.");
             await model.ServeAsync(connection, serverToken).ConfigureAwait(false);
@@ -100,7 +90,7 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
             Interlocked.Increment(ref _failedConnections);
             log.Warning(e.Code, $"Closed the connection from {peer} after {connection?.Answered ?? 0} requests: {e.Message}");
         }
-        catch (Exception e) when (TcpEndpoints.IsDisconnect(e))
+        catch (Exception e) when (StreamConnections.IsDisconnect(e))
         {
             Interlocked.Increment(ref _failedConnections);
             log.Warning(ErrorCodes.ConnectionLost, $"The connection from {peer} broke after {connection?.Answered ?? 0} requests: {e.Message}");
@@ -112,16 +102,16 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
         }
         finally
         {
-            client.Dispose();
+            await client.DisposeAsync().ConfigureAwait(false);
             Interlocked.Decrement(ref _open);
         }
     }
 
     /// <summary>One client over MaxConnections: a refusal frame it reads as its coded error (within 5 s), then the connection closes.</summary>
-    private async Task RefuseAsync(TcpClient client)
+    private async Task RefuseAsync(StreamConnection client)
     {
         await Task.Yield();
-        var peer = client.Client.RemoteEndPoint?.ToString() ?? "?";
+        var peer = client.Peer;
         var message = $"{options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later.";
         log.Warning(ErrorCodes.ServerBusy, $"Refused the connection from {peer}: {message}");
         try
@@ -131,9 +121,9 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
             var frame = new byte[options.Format.HeaderSize + payload.Length];
             options.Format.WriteHeader(frame, payload.Length, batchId: 0);
             payload.CopyTo(frame, options.Format.HeaderSize);
-            var stream = client.GetStream();
+            var stream = client.Stream;
             await stream.WriteAsync(frame, timeout.Token).ConfigureAwait(false);
-            client.Client.Shutdown(SocketShutdown.Send);
+            client.ShutdownSend();
             // Read what it sends until it closes: closing on its unread request would reset the connection, and the reset can
             // reach the client before the refusal does.
             var scrap = new byte[4096];
@@ -147,14 +137,10 @@ public sealed class TcpServerHost(RecordSource source, TcpServerOptions options,
         }
         finally
         {
-            client.Dispose();
+            await client.DisposeAsync().ConfigureAwait(false);
             Interlocked.Decrement(ref _open);
         }
     }
 
-    public ValueTask DisposeAsync()
-    {
-        _listener?.Stop();
-        return ValueTask.CompletedTask;
-    }
+    public ValueTask DisposeAsync() => listener.DisposeAsync();
 }

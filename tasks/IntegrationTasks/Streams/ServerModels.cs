@@ -4,7 +4,7 @@ using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
-namespace IntegrationTasks.Tcp;
+namespace IntegrationTasks.Streams;
 
 /// <summary>A request as read off the wire: its batch id and the IDs it asks for (the frame itself is already given back).</summary>
 public sealed record BatchRequest(int BatchId, IReadOnlyList<int> Ids);
