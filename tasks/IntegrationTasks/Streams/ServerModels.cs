@@ -26,8 +26,8 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
 {
     private int _answered;
 
-    /// <summary>The deadline of the read under way: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
-    private CancellationTokenSource? _readDeadline;
+    /// <summary>The read under way's deadline: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
+    private readonly StallGuard _reads = new(timeout);
 
     /// <summary>
     /// Records being answered, queued or sent on this connection: at most one largest request's worth, however many answerers and
@@ -48,40 +48,14 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     /// </summary>
     public async ValueTask<BatchRequest?> ReadRequestAsync(CancellationToken cancellationToken)
     {
-        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        deadline.CancelAfter(timeout);
-        Volatile.Write(ref _readDeadline, deadline);
-        try
-        {
-            var request = await Frames.ParseAsync(ReadIdsAsync, deadline.Token).ConfigureAwait(false);
-            return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new IntegrationException(ErrorCodes.ConnectionStalled,
-                $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.");
-        }
-        finally
-        {
-            Interlocked.CompareExchange(ref _readDeadline, null, deadline);
-        }
+        var request = await _reads.WithinAsync(token => Frames.ParseAsync(ReadIdsAsync, token),
+            () => $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.",
+            cancellationToken).ConfigureAwait(false);
+        return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
     }
 
     private async Task<List<int>> ReadIdsAsync(Stream payload, CancellationToken cancellationToken) =>
         await RecordXml.ReadRequestAsync(payload, maxBatchRecords, cancellationToken).ConfigureAwait(false);
-
-    /// <summary>Traffic the other way: the read under way gets the whole timeout again.</summary>
-    private void WriteProgressed()
-    {
-        try
-        {
-            Volatile.Read(ref _readDeadline)?.CancelAfter(timeout);
-        }
-        catch (ObjectDisposedException)
-        {
-            // that read has just ended
-        }
-    }
 
     /// <summary>
     /// Writes a frame to the client, segment by segment (each at most <see cref="FrameBuilder.SegmentBytes"/>), each within the timeout:
@@ -98,7 +72,7 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
             try
             {
                 await Frames.WriteAsync(segment, deadline.Token).ConfigureAwait(false);
-                WriteProgressed();
+                _reads.Progressed();
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {

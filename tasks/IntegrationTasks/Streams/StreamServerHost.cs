@@ -31,7 +31,6 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
 {
     private long _connections;
     private long _failedConnections;
-    private int _open;
 
     public string Endpoint => listener.Endpoint;
 
@@ -39,36 +38,12 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
     public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
 
     /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
-    public async Task RunAsync(CancellationToken cancellationToken)
-    {
-        var connections = new List<Task>();
-        try
-        {
-            while (!cancellationToken.IsCancellationRequested)
-            {
-                StreamConnection client;
-                try
-                {
-                    client = await listener.AcceptAsync(cancellationToken).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException)
-                {
-                    break;
-                }
-                connections.RemoveAll(t => t.IsCompleted);
-                connections.Add(Interlocked.Increment(ref _open) > options.MaxConnections ? RefuseAsync(client) : ServeAsync(client, cancellationToken));
-            }
-        }
-        finally
-        {
-            await listener.DisposeAsync().ConfigureAwait(false);
-            await Task.WhenAll(connections).ConfigureAwait(false);
-        }
-    }
+    public Task RunAsync(CancellationToken cancellationToken) =>
+        new AcceptLoop(listener, options.MaxConnections).RunAsync((client, overLimit, token) => overLimit ? RefuseAsync(client) : ServeAsync(client, token),
+            cancellationToken);
 
     private async Task ServeAsync(StreamConnection client, CancellationToken serverToken)
     {
-        await Task.Yield(); // leave the accept loop at once
         var peer = client.Peer;
         ServerConnection? connection = null;
         try
@@ -100,17 +75,11 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
             Interlocked.Increment(ref _failedConnections);
             log.Warning(ErrorCodes.Unexpected, $"Closed the connection from {peer} after an unexpected error: {e}");
         }
-        finally
-        {
-            await client.DisposeAsync().ConfigureAwait(false);
-            Interlocked.Decrement(ref _open);
-        }
     }
 
     /// <summary>One client over MaxConnections: a refusal frame it reads as its coded error (within 5 s), then the connection closes.</summary>
     private async Task RefuseAsync(StreamConnection client)
     {
-        await Task.Yield();
         var peer = client.Peer;
         var message = $"{options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later.";
         log.Warning(ErrorCodes.ServerBusy, $"Refused the connection from {peer}: {message}");
@@ -134,11 +103,6 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
         catch (Exception e) when (e is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
         {
             // it went away first: nothing to tell it
-        }
-        finally
-        {
-            await client.DisposeAsync().ConfigureAwait(false);
-            Interlocked.Decrement(ref _open);
         }
     }
 

@@ -3,7 +3,7 @@ using System.Net.Sockets;
 using System.ServiceModel.Channels;
 using System.Xml;
 using IntegrationTasks.Common;
-using IntegrationTasks.Hosting;
+using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.Wcf.NetTcp;
 
@@ -41,9 +41,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
     private readonly NetTcpDispatcher _dispatcher = new(service);
     private readonly MessageEncoderFactory _encoders = CreateEncoderFactory(options.MaxMessageBytes);
     private readonly BufferManager _buffers = BufferManager.CreateBufferManager(16L * 1024 * 1024, options.MaxMessageBytes);
-    private TcpListener? _listener;
+    private TcpStreamListener? _listener;
     private long _failedConnections;
-    private int _open;
 
     public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
 
@@ -59,47 +58,20 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
 
     public IPEndPoint Start()
     {
-        _listener = Ports.Listen(_options.BindAddress, _options.Port);
-        return (IPEndPoint)_listener.LocalEndpoint;
+        _listener = new TcpStreamListener(_options.BindAddress, _options.Port);
+        return _listener.LocalEndPoint;
     }
 
     /// <summary>Accepts until cancelled, then closes the open connections and waits for them.</summary>
-    public async Task RunAsync(CancellationToken cancellationToken)
-    {
-        var listener = _listener ?? throw new InvalidOperationException("Start the endpoint first.");
-        var connections = new List<Task>();
-        try
-        {
-            while (!cancellationToken.IsCancellationRequested)
-            {
-                Socket socket;
-                try
-                {
-                    socket = await listener.AcceptSocketAsync(cancellationToken).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException)
-                {
-                    break;
-                }
-                connections.RemoveAll(t => t.IsCompleted);
-                connections.Add(ServeAsync(socket, cancellationToken));
-            }
-        }
-        finally
-        {
-            listener.Stop();
-            await Task.WhenAll(connections).ConfigureAwait(false);
-        }
-    }
+    public Task RunAsync(CancellationToken cancellationToken) =>
+        new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the endpoint first."), _options.MaxConnections).RunAsync(ServeAsync, cancellationToken);
 
-    private async Task ServeAsync(Socket socket, CancellationToken cancellationToken)
+    private async Task ServeAsync(StreamConnection client, bool overLimit, CancellationToken cancellationToken)
     {
-        await Task.Yield();
-        var peer = socket.RemoteEndPoint?.ToString() ?? "?";
-        socket.NoDelay = true;
-        await using var stream = new NetworkStream(socket, ownsSocket: true);
+        var peer = client.Peer;
+        var stream = client.Stream;
         // Over the limit, the client still gets a session, so that its first call can be answered with a fault it reports by code.
-        var refusal = Interlocked.Increment(ref _open) > _options.MaxConnections
+        var refusal = overLimit
             ? $"{_options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later."
             : null;
         if (refusal is not null)
@@ -134,10 +106,6 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             Interlocked.Increment(ref _failedConnections);
             _log.Warning(ErrorCodes.Unexpected, $"Closed the net.tcp connection from {peer} after an unexpected error: {e}");
         }
-        finally
-        {
-            Interlocked.Decrement(ref _open);
-        }
     }
 
     /// <summary>One connection: sessions one after another (the client pools connections and starts a new preamble after an End).</summary>
@@ -145,6 +113,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
     {
         private readonly FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
         private readonly SemaphoreSlim _writeLock = new(1, 1);
+        private readonly StallGuard _guard = new(host._options.ConnectionTimeout);
         private const int WriteSlice = 64 * 1024;
 
         public async Task RunAsync(CancellationToken cancellationToken)
@@ -218,20 +187,10 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         }
 
         /// <summary>One read of the client's, bounded by ConnectionTimeout: a client idle or stalled mid-record that long is dropped with IT3007.</summary>
-        private async ValueTask<T> WithinTimeoutAsync<T>(Func<CancellationToken, ValueTask<T>> read, string what, CancellationToken cancellationToken)
-        {
-            using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timer.CancelAfter(host._options.ConnectionTimeout);
-            try
-            {
-                return await read(timer.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException) when (timer.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
-            {
-                throw new IntegrationException(ErrorCodes.ConnectionStalled,
-                    $"No complete {what} within {host._options.ConnectionTimeout.TotalSeconds:0.###} s (ConnectionTimeoutSeconds): the connection is dropped.");
-            }
-        }
+        private ValueTask<T> WithinTimeoutAsync<T>(Func<CancellationToken, ValueTask<T>> read, string what, CancellationToken cancellationToken) =>
+            _guard.WithinAsync(read,
+                () => $"No complete {what} within {host._options.ConnectionTimeout.TotalSeconds:0.###} s (ConnectionTimeoutSeconds): the connection is dropped.",
+                cancellationToken);
 
         private async Task<Message> ReadRequestAsync(MessageEncoder encoder, CancellationToken cancellationToken)
         {
