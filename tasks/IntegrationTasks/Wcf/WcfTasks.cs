@@ -6,10 +6,11 @@ using Microsoft.Build.Framework;
 namespace IntegrationTasks.Wcf;
 
 /// <summary>
-/// A client of the series' web service: the binding and the variant are what a concrete task names;
+/// A client of the series' web service: the binding and the variant are all a concrete task names (the twelve series' names
+/// below, one line each);
 /// the service's address, the calls in flight and the message quota are its parameters.
 /// </summary>
-public abstract class WcfClientTask : TransferClientTask
+public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : TransferClientTask
 {
     /// <summary>The service's address: http://host:port/IntegrationTestsService.svc or net.tcp://host:port/IntegrationTestsService.</summary>
     [Required] public string Address { get; set; } = "";
@@ -17,8 +18,8 @@ public abstract class WcfClientTask : TransferClientTask
     /// <summary>The largest reply the client accepts (the binding's MaxReceivedMessageSize and reader quotas).</summary>
     public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
 
-    protected abstract WcfBinding Binding { get; }
-    protected abstract WcfVariant Variant { get; }
+    protected WcfBinding Binding { get; } = binding;
+    protected WcfVariant Variant { get; } = variant;
 
     protected override string TransportName => GetType().Name;
 
@@ -50,88 +51,40 @@ public sealed class SoapServer : RecordServiceHostTask
 }
 
 /// <summary>SOAP: one call per record.</summary>
-public sealed class SoapSmallRequests : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallRequests;
-}
+public sealed class SoapSmallRequests() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallRequests);
 
 /// <summary>SOAP: one synchronous call per batch.</summary>
-public sealed class SoapSmallBatches : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallBatches;
-}
+public sealed class SoapSmallBatches() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallBatches);
 
 /// <summary>SOAP: batch calls without waiting for each other, against the concurrent operation.</summary>
-public sealed class SoapSmallBatchesAsync : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsync;
-}
+public sealed class SoapSmallBatchesAsync() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallBatchesAsync);
 
 /// <summary>SOAP: batch calls without waiting for each other, against the sequential operation.</summary>
-public sealed class SoapSmallBatchesAsyncSyncServer : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsyncSyncServer;
-}
+public sealed class SoapSmallBatchesAsyncSyncServer() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallBatchesAsyncSyncServer);
 
 /// <summary>SOAP: a thread per batch (bounded).</summary>
-public sealed class SoapSmallBatchesMultiThread : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesMultiThread;
-}
+public sealed class SoapSmallBatchesMultiThread() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallBatchesMultiThread);
 
 /// <summary>SOAP: a task per batch (bounded).</summary>
-public sealed class SoapSmallBatchesTask : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.Soap;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesTask;
-}
+public sealed class SoapSmallBatchesTask() : WcfClientTask(WcfBinding.Soap, WcfVariant.SmallBatchesTask);
 
 /// <summary>net.tcp: one call per record.</summary>
-public sealed class NetTcpSmallRequests : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallRequests;
-}
+public sealed class NetTcpSmallRequests() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallRequests);
 
 /// <summary>net.tcp: one synchronous call per batch.</summary>
-public sealed class NetTcpSmallBatches : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallBatches;
-}
+public sealed class NetTcpSmallBatches() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallBatches);
 
 /// <summary>net.tcp: batch calls without waiting for each other, against the concurrent operation.</summary>
-public sealed class NetTcpSmallBatchesAsync : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsync;
-}
+public sealed class NetTcpSmallBatchesAsync() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallBatchesAsync);
 
 /// <summary>net.tcp: batch calls without waiting for each other, against the sequential operation.</summary>
-public sealed class NetTcpSmallBatchesAsyncSyncServer : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesAsyncSyncServer;
-}
+public sealed class NetTcpSmallBatchesAsyncSyncServer() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallBatchesAsyncSyncServer);
 
 /// <summary>net.tcp: a thread per batch (bounded).</summary>
-public sealed class NetTcpSmallBatchesMultiThread : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesMultiThread;
-}
+public sealed class NetTcpSmallBatchesMultiThread() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallBatchesMultiThread);
 
 /// <summary>net.tcp: a task per batch (bounded).</summary>
-public sealed class NetTcpSmallBatchesTask : WcfClientTask
-{
-    protected override WcfBinding Binding => WcfBinding.NetTcp;
-    protected override WcfVariant Variant => WcfVariant.SmallBatchesTask;
-}
+public sealed class NetTcpSmallBatchesTask() : WcfClientTask(WcfBinding.NetTcp, WcfVariant.SmallBatchesTask);
 
 /// <summary>
 /// The series' net.tcp service: the same IntegrationTestsService behind our own .NET Message Framing endpoint
