@@ -47,6 +47,22 @@ public sealed class HostingTests
         Assert.HasCount(AllTransports.Length, AllTransports.Distinct());
     }
 
+    [TestMethod]
+    public void A_family_name_in_Transports_selects_its_transports_and_an_unknown_name_lists_both_kinds()
+    {
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-t:_SelectTransports",
+            "-getItem:SelectedTransport", "-p:Transports=Grpc+TcpClient2", "-p:SkipTasksBuild=true", "-nologo"]);
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        using (var json = System.Text.Json.JsonDocument.Parse(stdout))
+            CollectionAssert.AreEquivalent(new[] { "GrpcClient", "GrpcStreaming", "TcpClient2" },
+                json.RootElement.GetProperty("Items").GetProperty("SelectedTransport").EnumerateArray().Select(i => i.GetProperty("Identity").GetString()).ToArray());
+        (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-t:_SelectTransports",
+            "-p:Transports=Nope+Wcf", "-p:SkipTasksBuild=true", "-nologo", "-tl:off"]);
+        Assert.AreNotEqual(0, exitCode);
+        StringAssert.Contains(stdout, "error IT1001: Unknown transport(s) in Transports: Nope. Known: DirectCopy;");
+        StringAssert.Contains(stdout, "or a family: Baseline;");
+    }
+
     private static TaskItem Property(string name, string value)
     {
         var item = new TaskItem(name);
