@@ -4,6 +4,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Threading.Channels;
 using IntegrationTasks.Common;
+using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.Network;
 
@@ -79,8 +80,7 @@ public sealed record RelayOptions
 public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisposable
 {
     private const int ChunkBytes = 64 * 1024;
-    private readonly Socket _listener = new(options.Listen.AddressFamily, SocketType.Stream,
-        options.Listen.AddressFamily == AddressFamily.Unix ? ProtocolType.Unspecified : ProtocolType.Tcp);
+    private IStreamListener? _listener;
     private readonly CancellationTokenSource _stop = new();
     private long _forwarded;
     private long _fromServer;
@@ -101,51 +101,32 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     public RelayFaultReport Report() => new(options.Fault.ToString(), FaultInjected, options.FaultAfterBytes, BytesFromServer,
         BytesForwarded, _faultAt?.TotalSeconds);
 
+    /// <summary>Listens (a TCP port, or a Unix socket whose stale file is replaced); returns where.</summary>
     public EndPoint Start()
     {
-        if (options.Listen is UnixDomainSocketEndPoint unix)
+        switch (options.Listen)
         {
-            // A socket file left by a relay that died: relays run one at a time, each started after the last one stopped.
-            var path = unix.ToString();
-            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
-            File.Delete(path);
+            case UnixDomainSocketEndPoint unix:
+                _listener = new UnixStreamListener(unix.ToString());
+                return unix;
+            case IPEndPoint ip:
+                var tcp = new TcpStreamListener(ip.Address.ToString(), ip.Port);
+                _listener = tcp;
+                return tcp.LocalEndPoint;
+            default:
+                throw new IntegrationException(ErrorCodes.InvalidParameter, $"The relay cannot listen on {options.Listen}.");
         }
-        else
-            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-        try
-        {
-            _listener.Bind(options.Listen);
-        }
-        catch (SocketException e)
-        {
-            throw new IntegrationException(ErrorCodes.PortInUse, $"The relay cannot listen on {options.Listen}: {e.Message}", e);
-        }
-        _listener.Listen(64);
-        return _listener.LocalEndPoint!;
     }
 
-    /// <summary>Accepts and forwards connections until cancelled; then closes them all.</summary>
+    /// <summary>Accepts and forwards connections until cancelled (the stream servers' accept loop); then closes them all.</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _stop.Token);
-        var forwarding = new List<Task>();
-        try
+        await new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the relay first."), int.MaxValue).RunAsync((client, _, token) =>
         {
-            while (true)
-            {
-                var client = await _listener.AcceptAsync(stop.Token).ConfigureAwait(false);
-                Interlocked.Increment(ref _connections);
-                forwarding.RemoveAll(t => t.IsCompleted);
-                forwarding.Add(ForwardAsync(client, stop.Token));
-            }
-        }
-        catch (OperationCanceledException) when (stop.IsCancellationRequested)
-        {
-        }
-        finally
-        {
-            await Task.WhenAll(forwarding).ConfigureAwait(false);
-        }
+            Interlocked.Increment(ref _connections);
+            return ForwardAsync(client.Socket!, token);
+        }, stop.Token).ConfigureAwait(false);
     }
 
     private async Task ForwardAsync(Socket client, CancellationToken cancellationToken)
@@ -366,9 +347,8 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     public async ValueTask DisposeAsync()
     {
         await _stop.CancelAsync().ConfigureAwait(false);
-        _listener.Dispose();
-        if (options.Listen is UnixDomainSocketEndPoint unix)
-            File.Delete(unix.ToString());
+        if (_listener is not null)
+            await _listener.DisposeAsync().ConfigureAwait(false);
         _stop.Dispose();
     }
 }

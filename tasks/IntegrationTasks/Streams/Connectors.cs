@@ -8,10 +8,13 @@ namespace IntegrationTasks.Streams;
 /// One accepted or opened connection as a stream (in the spirit of Kestrel's transports: the models above see a duplex stream,
 /// never the socket), with who is at the other end and a way to say "no more from me" while still reading.
 /// </summary>
-public sealed class StreamConnection(Stream stream, string peer, Action shutdownSend) : IAsyncDisposable
+public sealed class StreamConnection(Stream stream, string peer, Action shutdownSend, Socket? socket = null) : IAsyncDisposable
 {
     public Stream Stream { get; } = stream;
     public string Peer { get; } = peer;
+
+    /// <summary>The socket beneath, for what works on sockets themselves (the delay relay's pumps and its reset); null for another stream.</summary>
+    public Socket? Socket { get; } = socket;
 
     /// <summary>Ends what this side sends (a socket's shutdown of its send direction); reading goes on.</summary>
     public void ShutdownSend() => shutdownSend();
@@ -20,7 +23,7 @@ public sealed class StreamConnection(Stream stream, string peer, Action shutdown
 
     /// <summary>A connected socket as a stream connection (the stream owns the socket).</summary>
     public static StreamConnection Of(Socket socket, string peer) =>
-        new(new NetworkStream(socket, ownsSocket: true), peer, () => socket.Shutdown(SocketShutdown.Send));
+        new(new NetworkStream(socket, ownsSocket: true), peer, () => socket.Shutdown(SocketShutdown.Send), socket);
 }
 
 /// <summary>Where a server takes its connections from: bound when made (a taken address fails there), accepting until disposed.</summary>
