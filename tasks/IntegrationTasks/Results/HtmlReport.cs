@@ -46,10 +46,7 @@ public static class HtmlReport
         }
         if (failed.Count > 0)
         {
-            html.Append("<h2>Failed</h2><table id=\"failed\"><tr><th>Method</th><th>Records</th><th>Code</th><th>Message</th></tr>");
-            foreach (var f in failed)
-                html.Append(Invariant, $"<tr class=\"bad\"><td>{Encode(f.Transport)}</td><td>{Encode(f.RecordsText)}</td><td>{Encode(f.Code)}</td><td style=\"text-align:left\">{Encode(f.Message)}</td></tr>");
-            html.Append("</table>");
+            html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", " class=\"bad\""));
         }
 
         foreach (var size in summaries.GroupBy(s => s.Records))
@@ -102,10 +99,7 @@ public static class HtmlReport
         html.Append(MarkdownTables(markdownTables));
         if (notRun.Count > 0)
         {
-            html.Append("<h2 id=\"not-run\">Not run here</h2><table><tr><th>Method</th><th>Why</th><th>How to run it</th><th>Series (2014), 1M records (s)</th><th>Its role here</th></tr>");
-            foreach (var entry in notRun)
-                html.Append(Invariant, $"<tr><td>{Encode(entry.Transport)}</td><td style=\"text-align:left\">{Encode(entry.Reason)}</td><td style=\"text-align:left\">{Encode(entry.Fix)}</td><td>{Encode(entry.SeriesSeconds)}</td><td style=\"text-align:left\">{Encode(entry.Replacement)}</td></tr>");
-            html.Append("</table>");
+            html.Append("<h2 id=\"not-run\">Not run here</h2>").Append(ReportTable.Html(ReportColumns.NotRun, notRun));
         }
         html.Append("<details id=\"environment\"><summary><b>Environment</b> (machine, software, the run's settings)</summary><ul class=\"env\">");
         foreach (var (key, value) in environment)

@@ -13,6 +13,9 @@ public sealed record ReportColumn<TRow>(string Id, string Header, Func<TRow, str
 {
     /// <summary>The header where the page is narrow (the HTML's first table); the <see cref="Header"/> otherwise.</summary>
     public string? ShortHeader { get; init; }
+
+    /// <summary>The cell where the page shows it otherwise (a command without Markdown's backticks); the <see cref="Cell"/> otherwise.</summary>
+    public Func<TRow, string>? HtmlCell { get; init; }
 }
 
 /// <summary>Renders <see cref="ReportColumn{TRow}"/>s and rows as a Markdown, CSV or HTML table.</summary>
@@ -27,7 +30,7 @@ public static class ReportTable
             md.Append(column.Numeric ? "---:|" : "---|");
         md.Append('\n');
         foreach (var row in rows)
-            md.Append("| ").AppendJoin(" | ", columns.Select(c => c.Cell(row))).Append(" |\n");
+            md.Append("| ").AppendJoin(" | ", columns.Select(c => c.Cell(row).Replace("|", "\\|").ReplaceLineEndings(" "))).Append(" |\n");
         return md.ToString();
     }
 
@@ -46,7 +49,7 @@ public static class ReportTable
     public static string CsvText(string text) => "\"" + text.Replace("\"", "\"\"").ReplaceLineEndings(" ") + "\"";
 
     /// <summary>An HTML table: the first column as the row's name, other text left-aligned, numbers as the page aligns them.</summary>
-    public static string Html<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows, string attributes = "")
+    public static string Html<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows, string attributes = "", string rowAttributes = "")
     {
         var html = new StringBuilder($"<table{attributes}><tr>");
         foreach (var column in columns)
@@ -54,9 +57,9 @@ public static class ReportTable
         html.Append("</tr>");
         foreach (var row in rows)
         {
-            html.Append("<tr>");
+            html.Append("<tr").Append(rowAttributes).Append('>');
             for (var i = 0; i < columns.Count; i++)
-                html.Append(i == 0 || columns[i].Numeric ? "<td>" : "<td style=\"text-align:left\">").Append(Encode(columns[i].Cell(row))).Append("</td>");
+                html.Append(i == 0 || columns[i].Numeric ? "<td>" : "<td style=\"text-align:left\">").Append(Encode((columns[i].HtmlCell ?? columns[i].Cell)(row))).Append("</td>");
             html.Append("</tr>");
         }
         return html.Append("</table>").ToString();
@@ -175,6 +178,26 @@ public static class ReportColumns
         new("clientGrowthMB", "Client growth (MB)", r => Cell(r.Point.ClientGrowthBytes / 1048576.0, "F0")),
         new("serverErrors", "Server errors", r => ServerLogErrors.Describe(r.Point.ServerErrors)),
         new("reconnects", "Reconnects", r => r.Point.Reconnects.ToString("N0", Invariant)),
+    ];
+
+    /// <summary>What was asked for and failed, with its code and message.</summary>
+    public static readonly IReadOnlyList<ReportColumn<FailedEntry>> Failed =
+    [
+        new("transport", "Method", f => f.Transport, Numeric: false),
+        new("records", "Records", f => f.RecordsText),
+        new("code", "Code", f => f.Code, Numeric: false),
+        new("message", "Message", f => f.Message, Numeric: false),
+    ];
+
+    /// <summary>What is not run here, why, and how to run it.</summary>
+    public static readonly IReadOnlyList<ReportColumn<NotRunEntry>> NotRun =
+    [
+        new("transport", "Method", n => n.Transport, Numeric: false),
+        new("why", "Why", n => n.Reason, Numeric: false),
+        new("fix", "How to run it", n => n.Fix.Length > 0 ? $"`{n.Fix}`" : "cannot be run on Linux here", Numeric: false) { HtmlCell = n => n.Fix },
+        new("seriesSeconds", "Series (2014), 1,000,000 records (s)", n => n.SeriesSeconds.Length > 0 ? n.SeriesSeconds : "–")
+            { ShortHeader = "Series (2014), 1M records (s)", HtmlCell = n => n.SeriesSeconds },
+        new("roleHere", "Its role here", n => n.Replacement.Length > 0 ? n.Replacement : "–", Numeric: false) { HtmlCell = n => n.Replacement },
     ];
 
     /// <summary>results.csv: every repetition (failures and transports not run follow as rows of their own).</summary>

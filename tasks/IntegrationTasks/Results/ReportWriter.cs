@@ -299,10 +299,7 @@ public static class ReportWriter
     {
         if (failed.Count == 0)
             return "";
-        var md = new StringBuilder("\n## Failed\n\n| Method | Records | Code | Message |\n|---|---:|---|---|\n");
-        foreach (var f in failed)
-            md.Append(Invariant, $"| {f.Transport} | {f.RecordsText} | {f.Code} | {f.Message.Replace("|", "\\|").ReplaceLineEndings(" ")} |\n");
-        return md.ToString();
+        return "\n## Failed\n\n" + ReportTable.Markdown(ReportColumns.Failed, failed);
     }
 
     public static string Markdown(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
@@ -341,12 +338,7 @@ public static class ReportWriter
         }
         if (notRun is { Count: > 0 })
         {
-            md.Append("\n## Not run here\n\n| Method | Why | How to run it | Series (2014), 1,000,000 records (s) | Its role here |\n|---|---|---|---:|---|\n");
-            foreach (var entry in notRun)
-            {
-                md.Append(Invariant, $"| {entry.Transport} | {entry.Reason} | {(entry.Fix.Length > 0 ? $"`{entry.Fix}`" : "cannot be run on Linux here")} | ");
-                md.Append(Invariant, $"{(entry.SeriesSeconds.Length > 0 ? entry.SeriesSeconds : "–")} | {(entry.Replacement.Length > 0 ? entry.Replacement : "–")} |\n");
-            }
+            md.Append("\n## Not run here\n\n").Append(ReportTable.Markdown(ReportColumns.NotRun, notRun));
         }
         if (series is { Count: > 0 })
         {
