@@ -64,18 +64,18 @@ public sealed class RecordMeasurement : IntegrationTask
     }
 
     /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
-    private (long? Allocated, long? WorkItems, int? MaxThreads, long? MaxQueue, int? MaxConnections, long? MaxWaiting) ServerReport()
+    private (long? Allocated, long? WorkItems, ServerStatsSnapshot? Now) ServerReport()
     {
         if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
-            return (null, null, null, null, null, null);
+            return (null, null, null);
         var state = ResultsFile + ".server-stats";
         var previous = File.Exists(state) ? ServerStatsWriter.Read(state) : null;
         File.Copy(ServerStatsFile, state, overwrite: true);
-        // Thread and queue maxima are the server's since it started (a server cannot be asked to reset them).
+        // The maxima (threads, queue, connections, requests waiting) are the server's since it started (a server cannot be asked to
+        // reset them); the totals are differences from the previous repetition's reading of the same process.
         return previous is null || previous.ProcessId != now.ProcessId
-            ? (null, null, now.MaxThreads, now.MaxQueue, now.MaxConnections, now.MaxRequestsWaiting)
-            : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now.MaxThreads, now.MaxQueue, now.MaxConnections,
-                now.MaxRequestsWaiting);
+            ? (null, null, now)
+            : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now);
     }
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
@@ -94,15 +94,15 @@ public sealed class RecordMeasurement : IntegrationTask
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
             serverCpu = ServerCpuSinceLastRepetition();
         }
-        var (serverAllocated, serverItems, serverThreads, serverQueue, serverConnections, serverWaiting) = ServerReport();
+        var (serverAllocated, serverItems, server) = ServerReport();
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
             Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
-            ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = serverThreads,
-            ServerThreadPoolMaxQueue = serverQueue, ServerMaxConnections = serverConnections, ServerMaxRequestsWaiting = serverWaiting,
+            ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
+            ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
             ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ResultsFile + ".server-log"),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,

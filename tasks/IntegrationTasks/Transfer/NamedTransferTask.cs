@@ -23,8 +23,14 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
     private TTask? _task;
     private volatile bool _cancelled;
 
-    /// <summary>The shared parameters as this task was given them (names of <typeparamref name="TTask"/>'s properties).</summary>
-    protected abstract IEnumerable<(string Name, string Value)> SharedParameters();
+    /// <summary>
+    /// The shared parameters as this task was given them: the string properties a subclass declares, each named as the
+    /// <typeparamref name="TTask"/> property it is passed to.
+    /// </summary>
+    private IEnumerable<(string Name, string Value)> SharedParameters() =>
+        GetType().GetProperties(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly)
+            .Where(p => p.PropertyType == typeof(string))
+            .Select(p => (p.Name, (string)p.GetValue(this)!));
 
     private static readonly IReadOnlyDictionary<string, Type> Tasks = typeof(TTask).Assembly.GetTypes()
         .Where(t => typeof(TTask).IsAssignableFrom(t) && t is { IsAbstract: false, IsPublic: true })
@@ -110,7 +116,7 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
     }
 }
 
-/// <summary>The client of a transport: the one client target runs every transport's client task through it.</summary>
+/// <summary>The client of a transport: the one client target runs every transport's client task through it, with these shared parameters.</summary>
 public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 {
     public string ClientProvider { get; set; } = "";
@@ -131,18 +137,9 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
     public string ClientMachine { get; set; } = "";
     public string Rate { get; set; } = "";
     public string MaxInFlight { get; set; } = "";
-
-    protected override IEnumerable<(string Name, string Value)> SharedParameters() =>
-    [
-        (nameof(ClientProvider), ClientProvider), (nameof(ClientConnString), ClientConnString), (nameof(ServerProvider), ServerProvider),
-        (nameof(ServerConnString), ServerConnString), (nameof(ServerWork), ServerWork), (nameof(TotalBatches), TotalBatches),
-        (nameof(BatchSize), BatchSize), (nameof(TimeoutSeconds), TimeoutSeconds), (nameof(ResultFile), ResultFile), (nameof(Fault), Fault),
-        (nameof(MaxReconnects), MaxReconnects), (nameof(Clients), Clients), (nameof(StartAt), StartAt), (nameof(ClientMachine), ClientMachine),
-        (nameof(Rate), Rate), (nameof(MaxInFlight), MaxInFlight),
-    ];
 }
 
-/// <summary>The server of a transport: the one server target runs every server task through it.</summary>
+/// <summary>The server of a transport: the one server target runs every server task through it, with these shared parameters.</summary>
 public sealed class RunTransferServer : NamedTransferTask<TransferServerTask>
 {
     public string ServerProvider { get; set; } = "";
@@ -152,9 +149,4 @@ public sealed class RunTransferServer : NamedTransferTask<TransferServerTask>
     public string ExitOnInterrupt { get; set; } = "";
     public string StatsFile { get; set; } = "";
 
-    protected override IEnumerable<(string Name, string Value)> SharedParameters() =>
-    [
-        (nameof(ServerProvider), ServerProvider), (nameof(ServerConnString), ServerConnString), (nameof(ServerWork), ServerWork),
-        (nameof(StopOnStdinClose), StopOnStdinClose), (nameof(ExitOnInterrupt), ExitOnInterrupt), (nameof(StatsFile), StatsFile),
-    ];
 }
