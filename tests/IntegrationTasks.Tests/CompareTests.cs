@@ -40,7 +40,9 @@ public sealed class CompareTests
         Assert.AreEqual(1, compare.Regressions);
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.Regression), engine.Log);
         StringAssert.Contains(engine.Log, "TcpClient2 at 1,000 records regressed 30.0%");
-        StringAssert.Contains(engine.Log, "| DirectCopy | 1,000 | 1.000 ±0.020 | 1.000 ±0.020 | +0.0% | 1 | no significant change |");
+        var direct = MarkdownTable.With(engine.Log, "Verdict").Row("DirectCopy");
+        Assert.AreEqual(("1,000", "1.000 ±0.020", "1.000 ±0.020", "+0.0%", "1", "no significant change"),
+            (direct["Records"], direct["Before (s)"], direct["After (s)"], direct["Change"], direct["p"], direct["Verdict"]));
     }
 
     [TestMethod]
@@ -60,8 +62,8 @@ public sealed class CompareTests
         var after = ResultsFile(Path.Combine(root, "a"), "cpu", 1.2, 0.3); // +20%, but runs spread ±0.6 s
         var engine = new FakeBuildEngine();
         Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after, ThresholdPercent = 10 }.Execute(), engine.Log);
-        StringAssert.Contains(engine.Log, "| TcpClient2 | 1,000 | 1.000 ±0.589 | 1.200 ±0.589 | +20.0% |");
-        StringAssert.Contains(engine.Log, "no significant change");
+        var tcp = MarkdownTable.With(engine.Log, "Verdict").Row("TcpClient2");
+        Assert.AreEqual(("1.000 ±0.589", "1.200 ±0.589", "+20.0%", "no significant change"), (tcp["Before (s)"], tcp["After (s)"], tcp["Change"], tcp["Verdict"]));
     }
 
     [TestMethod]

@@ -40,9 +40,13 @@ public sealed class ReferenceReportTests
 
         var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
         StringAssert.Contains(markdown, "## 100,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 3 runs");
-        StringAssert.Contains(markdown, "| FileTransferRequest | range query per batch | 2.000 |");
-        StringAssert.Contains(markdown, "| 1.55 | 6.00 ±");
-        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH | 0.200 | 0.000 | 500,000 | 8.50 (TcpClient2) | 5.50 | – |");
-        Assert.DoesNotContain("| Peer: SQLite ATTACH | SELECT per ID |", markdown, "the peer is not a row of the transports' table");
+        var main = MarkdownTable.With(markdown, "Against the one above");
+        Assert.AreEqual(("range query per batch", "2.000"), (main.Cell("FileTransferRequest", "Server reads"), main.Cell("FileTransferRequest", "Mean (s)")));
+        Assert.AreEqual("1.55", main.Cell("TcpClient2", "× PipelinedCopy"));
+        StringAssert.StartsWith(main.Cell("TcpClient2", "Transport overhead µs/record (±95% CI)"), "6.00 ±");
+        var peer = MarkdownTable.With(markdown, "Peer").Row("Peer: SQLite ATTACH");
+        Assert.AreEqual(("0.200", "0.000", "500,000", "8.50 (TcpClient2)", "5.50", "–"), (peer["Mean (s)"], peer["±95% CI (s)"], peer["Records/s"],
+            peer["Fastest transport × peer"], peer["PipelinedCopy × peer"], peer["DirectCopy × peer"]));
+        Assert.IsFalse(main.HasRow("Peer: SQLite ATTACH"), "the peer is not a row of the transports' table");
     }
 }

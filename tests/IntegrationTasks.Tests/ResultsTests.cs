@@ -62,10 +62,21 @@ public sealed class ResultsTests
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         // Two runs: t(0.975, 1) × 1.414 / √2 = 12.706 would be wider than the means, so no interval is printed and nothing is called
         // fastest or different; records/s is records over the mean time (1,000 / 2.000 s).
-        StringAssert.Contains(markdown, "| DirectCopy | SELECT per ID | 2.000 | n/a (2 runs) |  |  | fastest mean (too few runs to tell) | 2.000 | 1.414 | 1.000 | 3.000 | – | – | 500 | 1.00 | – | – | – | 300 | 100 | – |");
-        StringAssert.Contains(markdown, "| TcpClient2 | SELECT per ID | 4.000 | n/a (2 runs) | 100.00 | 2.000 | too few runs to tell | 4.000 | 1.414 | 3.000 | 5.000 | – | – | 250 | 2.00 | – | – | – | 300 | 100 | – |");
+        var main = MarkdownTable.After(markdown, "## 1,000 records");
+        var direct = main.Row("DirectCopy");
+        Assert.AreEqual(("2.000", "n/a (2 runs)", "", "", "fastest mean (too few runs to tell)"),
+            (direct["Mean (s)"], direct["±95% CI (s)"], direct["% slower"], direct["Difference (s)"], direct["Against the one above"]));
+        Assert.AreEqual(("2.000", "1.414", "1.000", "3.000", "500", "1.00", "300", "100"), (direct["Median (s)"], direct["Std dev (s)"], direct["Min (s)"],
+            direct["Max (s)"], direct["Records/s"], direct["× DirectCopy"], direct["Bytes/record"], direct["Client peak MB"]));
+        var tcpRow = main.Row("TcpClient2");
+        Assert.AreEqual(("4.000", "n/a (2 runs)", "100.00", "2.000", "too few runs to tell", "250", "2.00"), (tcpRow["Mean (s)"], tcpRow["±95% CI (s)"],
+            tcpRow["% slower"], tcpRow["Difference (s)"], tcpRow["Against the one above"], tcpRow["Records/s"], tcpRow["× DirectCopy"]));
+        Assert.AreEqual(("–", "–", "–"), (tcpRow["× PipelinedCopy"], tcpRow["× peer"], tcpRow["Server peak MB"]), "no reference, no peer, no server measured");
         // The series' table, fastest first, each beside the transport that plays it (no 1,000,000-record run here: "–").
-        StringAssert.Contains(markdown, "| Tcp Client 2 (multi thread) | 355.43 | TcpClient2 | – |\n| TCP client (single thread) | 1079.72 | TcpClientSingleThreadTest | – |");
+        var series = MarkdownTable.With(markdown, "Its transport here");
+        CollectionAssert.AreEqual(new[] { "Tcp Client 2 (multi thread)", "TCP client (single thread)" }, series.Rows.Select(r => r[0]).ToArray());
+        Assert.AreEqual(("355.43", "TcpClient2", "–"), (series.Cell("Tcp Client 2 (multi thread)", "Seconds"),
+            series.Cell("Tcp Client 2 (multi thread)", "Its transport here"), series.Cell("Tcp Client 2 (multi thread)", "Here, 1,000,000 records (s)")));
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
         StringAssert.StartsWith(csv[1], "DirectCopy,,PerRecord,1000,1000,1,false,1,1000,");
@@ -211,9 +222,11 @@ public sealed class ResultsTests
                 runs.Add(Run("TcpClient2", 20_000, seconds + repetition * 0.01, repetition) with { BatchSize = batchSize });
         var sweep = ReportWriter.BatchSweep(runs);
         StringAssert.Contains(sweep, "## Batch-size sweep: TcpClient2, 20,000 records");
-        StringAssert.Contains(sweep, "| 1,000 | 20 | 1.020 |");
-        StringAssert.Contains(sweep, "| **best** |");
-        StringAssert.Contains(sweep, "| 100 | 200 | 2.020 | 0.025 | 9,901 | slower (p<0.001) |");
+        var table = MarkdownTable.With(sweep, "Batch size");
+        Assert.AreEqual(("20", "1.020", "**best**"), (table.Cell("1,000", "Batches"), table.Cell("1,000", "Mean (s)"), table.Cell("1,000", "Against the best")));
+        var small = table.Row("100");
+        Assert.AreEqual(("200", "2.020", "0.025", "9,901", "slower (p<0.001)"),
+            (small["Batches"], small["Mean (s)"], small["±95% CI (s)"], small["Records/s"], small["Against the best"]));
         // In the main tables each size is a method of its own, never averaged together.
         var rows = ReportWriter.Summarise(runs);
         CollectionAssert.AreEquivalent(new[] { "TcpClient2 (batch 100)", "TcpClient2 (batch 1000)", "TcpClient2 (batch 5000)" },

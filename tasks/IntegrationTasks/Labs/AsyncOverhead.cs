@@ -52,9 +52,15 @@ public static class AsyncOverheadReport
     {
         var sync = results.FirstOrDefault(r => r.Method == "Sync")?.NanosecondsPerCall;
         var md = new StringBuilder("\n## AsyncOverhead: the cost of async methods (BenchmarkDotNet, per call, 100 cached prices a run)\n\n");
-        md.Append("| Method | ns / call | ± (99.9% CI) | × Sync | Bytes / call | The article |\n|---|---:|---:|---:|---:|---|\n");
-        foreach (var r in results)
-            md.Append(Invariant, $"| {r.Method} | {r.NanosecondsPerCall:F2} | {(r.ErrorNanoseconds is { } e ? e.ToString("F2", Invariant) : "–")} | {(sync is > 0 ? (r.NanosecondsPerCall / sync.Value).ToString("F2", Invariant) : "–")} | {r.BytesPerCall:N0} | {Article(r.Method)} |\n");
+        md.Append(ReportTable.Markdown<AsyncOverheadResult>(
+        [
+            new("method", "Method", r => r.Method, Numeric: false),
+            new("nsPerCall", "ns / call", r => r.NanosecondsPerCall.ToString("F2", Invariant)),
+            new("errorNs", "± (99.9% CI)", r => r.ErrorNanoseconds is { } e ? e.ToString("F2", Invariant) : "–"),
+            new("ratioToSync", "× Sync", r => sync is > 0 ? (r.NanosecondsPerCall / sync.Value).ToString("F2", Invariant) : "–"),
+            new("bytesPerCall", "Bytes / call", r => r.BytesPerCall.ToString("N0", Invariant)),
+            new("article", "The article", r => Article(r.Method), Numeric: false),
+        ], results));
         md.Append("""
 
             BenchmarkDotNet's short job (3 iterations): the CI is wide; the ratios and allocations are the point. An async method that completes

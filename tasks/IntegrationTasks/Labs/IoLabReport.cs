@@ -16,14 +16,22 @@ public static class IoLabReport
 
     public static Run? Load(string directory) => LabResults.Load<Run>(directory, FileName);
 
+    private static readonly IReadOnlyList<ReportColumn<IoLabResult>> Columns =
+    [
+        new("mode", "Mode", r => r.Mode.ToString(), Numeric: false),
+        new("totalMs", "Total (ms)", r => r.TotalMilliseconds.ToString("N0", Invariant)),
+        new("iterationMs", "Per iteration (ms, mean)", r => r.IterationMilliseconds.Average().ToString("N0", Invariant)),
+        new("articleMs", "Article, 2014 (ms)", r => r.ArticleMilliseconds.ToString("N0", Invariant)),
+        new("bytesWritten", "Written per iteration", r => r.BytesWritten.ToString("N0", Invariant) + " B"),
+        new("sorted", "Sorted", r => r.Sorted ? "yes" : "**no**", Numeric: false),
+    ];
+
     public static string Markdown(Run run)
     {
         var o = run.Options;
         var md = new StringBuilder();
         md.Append(Invariant, $"\n## IoLab: {o.Iterations} × (write {o.FileBytes / 1048576.0:N0} MB flushed to the device + bubble sort of {o.SortItems:N0} reversed items)\n\n");
-        md.Append("| Mode | Total (ms) | Per iteration (ms, mean) | Article, 2014 (ms) | Written per iteration | Sorted |\n|---|---:|---:|---:|---:|---|\n");
-        foreach (var r in run.Results)
-            md.Append(Invariant, $"| {r.Mode} | {r.TotalMilliseconds:N0} | {r.IterationMilliseconds.Average():N0} | {r.ArticleMilliseconds:N0} | {r.BytesWritten:N0} B | {(r.Sorted ? "yes" : "**no**")} |\n");
+        md.Append(ReportTable.Markdown(Columns, run.Results));
         md.Append("""
 
             The article's figures are for 10 × 100 MB on its 2014 Windows machine. Here every write ends with an fsync (FileStream.Flush(true)),

@@ -107,19 +107,31 @@ public static class StarvationReport
 
     public static List<StarvationRun>? Load(string directory) => LabResults.Load<List<StarvationRun>>(directory, FileName);
 
+    private static string Percentile(StarvationRun r, int p) => r.Load.Percentiles.TryGetValue(p, out var v) ? v.ToString("F3", Invariant) : "–";
+
+    private static readonly IReadOnlyList<Results.ReportColumn<StarvationRun>> Columns =
+    [
+        new("scenario", "Scenario", r => r.Scenario, Numeric: false),
+        new("requests", "Requests", r => r.Requests.ToString("N0", Invariant)),
+        new("concurrency", "Concurrency", r => r.Concurrency.ToString(Invariant)),
+        new("requestsPerSecond", "Req/s", r => r.Load.RequestsPerSecond.ToString("F1", Invariant)),
+        new("limit", "Limit (c ÷ 0.5 s)", r => r.LimitRequestsPerSecond.ToString("F0", Invariant)),
+        new("ofLimit", "Of the limit", r => (r.Load.RequestsPerSecond / r.LimitRequestsPerSecond * 100).ToString("F0", Invariant) + "%"),
+        new("averageSeconds", "Average (s)", r => r.Load.AverageSeconds.ToString("F3", Invariant)),
+        new("p50Seconds", "p50 (s)", r => Percentile(r, 50)),
+        new("p90Seconds", "p90 (s)", r => Percentile(r, 90)),
+        new("p99Seconds", "p99 (s)", r => Percentile(r, 99)),
+        new("slowestSeconds", "Slowest (s)", r => r.Load.SlowestSeconds.ToString("F3", Invariant)),
+        new("maxThreads", "Threads (max)", r => (r.Counters.Count > 0 ? r.Counters.Max(c => c.ThreadCount) : 0).ToString(Invariant)),
+        new("maxQueue", "Queue (max)", r => (r.Counters.Count > 0 ? r.Counters.Max(c => c.QueueLength) : 0).ToString(Invariant)),
+        new("maxWorkingSetMB", "Working set (MB, max)", r => (r.Counters.Count > 0 ? r.Counters.Max(c => c.WorkingSetMegabytes) : 0).ToString("F0", Invariant)),
+        new("articleRequestsPerSecond", "Article req/s", r => r.ArticleRequestsPerSecond is { } a ? a.ToString("F1", Invariant) : "–"),
+    ];
+
     public static string Markdown(IReadOnlyList<StarvationRun> runs)
     {
         var md = new StringBuilder("\n## ThreadPoolStarvation: endpoints waiting 500 ms in PostgreSQL, loaded with hey\n\n");
-        md.Append("| Scenario | Requests | Concurrency | Req/s | Limit (c ÷ 0.5 s) | Of the limit | Average (s) | p50 (s) | p90 (s) | p99 (s) | Slowest (s) | Threads (max) | Queue (max) | Working set (MB, max) | Article req/s |\n");
-        md.Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        foreach (var r in runs)
-        {
-            string P(int p) => r.Load.Percentiles.TryGetValue(p, out var v) ? v.ToString("F3", Invariant) : "–";
-            md.Append(Invariant, $"| {r.Scenario} | {r.Requests:N0} | {r.Concurrency} | {r.Load.RequestsPerSecond:F1} | {r.LimitRequestsPerSecond:F0} | ");
-            md.Append(Invariant, $"{r.Load.RequestsPerSecond / r.LimitRequestsPerSecond * 100:F0}% | {r.Load.AverageSeconds:F3} | {P(50)} | {P(90)} | {P(99)} | {r.Load.SlowestSeconds:F3} | ");
-            md.Append(Invariant, $"{(r.Counters.Count > 0 ? r.Counters.Max(c => c.ThreadCount) : 0)} | {(r.Counters.Count > 0 ? r.Counters.Max(c => c.QueueLength) : 0)} | ");
-            md.Append(Invariant, $"{(r.Counters.Count > 0 ? r.Counters.Max(c => c.WorkingSetMegabytes) : 0):F0} | {(r.ArticleRequestsPerSecond is { } a ? a.ToString("F1", Invariant) : "–")} |\n");
-        }
+        md.Append(Results.ReportTable.Markdown(Columns, runs));
         md.Append("""
 
             The article (seed 003, SQL Server, docker): sync 36.6 req/s, average 2.6 s, queue 74, 36 threads; async 180.1 req/s, average 0.53 s,

@@ -58,22 +58,26 @@ public static class Comparison
         after.Environment.Where(e => e.Key != "Date (UTC)" && before.Environment.TryGetValue(e.Key, out var old) && old != e.Value)
             .Select(e => $"{e.Key}: {before.Environment[e.Key]} → {e.Value}").ToList();
 
+    /// <summary>The comparison's columns: a transport at a record count, before and after, and what the change means.</summary>
+    public static IReadOnlyList<ReportColumn<ComparisonRow>> Columns(double thresholdPercent) =>
+    [
+        new("transport", "Method", r => r.Transport, Numeric: false),
+        new("records", "Records", r => r.Records.ToString("N0", CultureInfo.InvariantCulture)),
+        new("beforeSeconds", "Before (s)", r => r.Before.MeanWithInterval()),
+        new("afterSeconds", "After (s)", r => r.After.MeanWithInterval()),
+        new("changePercent", "Change", r => r.ChangePercent.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%"),
+        new("p", "p", r => r.PValue.ToString("0.###", CultureInfo.InvariantCulture)),
+        new("verdict", "Verdict", r => !r.Significant ? "no significant change"
+            : r.RegressesBeyond(thresholdPercent) ? string.Create(CultureInfo.InvariantCulture, $"**regression** (over {thresholdPercent}%)")
+            : r.ChangePercent > 0 ? "slower, within the threshold" : "faster", Numeric: false),
+    ];
+
     public static string Markdown(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent)
     {
-        var invariant = CultureInfo.InvariantCulture;
         var md = new StringBuilder("# Comparison with a previous run\n\n");
         if (differences.Count > 0)
             md.Append("Not the same conditions — read with care:\n\n").AppendJoin("", differences.Select(d => $"- {d}\n")).Append('\n');
-        md.Append("| Method | Records | Before (s) | After (s) | Change | p | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n");
-        foreach (var row in rows)
-        {
-            var verdict = !row.Significant ? "no significant change"
-                : row.RegressesBeyond(thresholdPercent) ? $"**regression** (over {thresholdPercent}%)"
-                : row.ChangePercent > 0 ? "slower, within the threshold" : "faster";
-            md.Append(invariant, $"| {row.Transport} | {row.Records:N0} | {row.Before.MeanWithInterval()} | {row.After.MeanWithInterval()} | ");
-            md.Append(invariant, $"{row.ChangePercent:+0.0;-0.0}% | {row.PValue:0.###} | {verdict} |\n");
-        }
-        return md.ToString();
+        return md.Append(ReportTable.Markdown(Columns(thresholdPercent), rows)).ToString();
     }
 }
 

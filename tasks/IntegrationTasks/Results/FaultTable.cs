@@ -1,6 +1,4 @@
 using System.Globalization;
-using System.Net;
-using System.Text;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
@@ -60,16 +58,25 @@ public static class FaultTable
             })
             .OrderBy(r => r.Fault).ThenBy(r => r.Records).ThenBy(r => r.FailedCleanly).ThenBy(r => r.Transport, StringComparer.Ordinal).ToList();
 
+    /// <summary>The fault table's columns: a row is a transport under one fault at one record count.</summary>
+    public static readonly IReadOnlyList<ReportColumn<FaultRow>> Columns =
+    [
+        new("transport", "Transport", r => r.Transport, Numeric: false),
+        new("fault", "Fault", r => r.Fault, Numeric: false),
+        new("records", "Records", r => r.Records.ToString("N0", Invariant)),
+        new("runs", "Runs", r => r.Runs.ToString(Invariant)),
+        new("outcome", "Outcome", r => r.Outcome + Committed(r), Numeric: false),
+        new("rowsLost", "Rows lost", r => r.RowsLost.ToString(Invariant)),
+        new("rowsDuplicated", "Rows duplicated", r => r.RowsDuplicated.ToString(Invariant)),
+        new("recoverySeconds", "Time to recover (s)", r => Mean(r.RecoverySeconds)),
+        new("meanSeconds", "Mean time (s)", r => Mean(r.Seconds)),
+    ];
+
     public static string Markdown(IReadOnlyList<FaultRow> rows)
     {
         if (rows.Count == 0)
             return "";
-        var md = new StringBuilder("\n## Faults (one injected per repetition; warm-ups left out)\n\n");
-        md.Append("| Transport | Fault | Records | Runs | Outcome | Rows lost | Rows duplicated | Time to recover (s) | Mean time (s) |\n");
-        md.Append("|---|---|---:|---:|---|---:|---:|---:|---:|\n");
-        foreach (var row in rows)
-            md.Append(Invariant, $"| {row.Transport} | {row.Fault} | {row.Records:N0} | {row.Runs} | {row.Outcome}{Committed(row)} | {row.RowsLost} | {row.RowsDuplicated} | {Mean(row.RecoverySeconds)} | {Mean(row.Seconds)} |\n");
-        md.Append("""
+        return "\n## Faults (one injected per repetition; warm-ups left out)\n\n" + ReportTable.Markdown(Columns, rows) + """
 
             How to read it: "resumed" runs reconnected (with backoff) and asked only for the batches not yet committed, and ended
             verified row by row; "failed cleanly" runs stopped with the code named and left whole batches only (checked: none
@@ -78,31 +85,16 @@ public static class FaultTable
             sent fewer bytes than FaultAfterBytes, so no fault landed and the run says nothing about it. Time to recover: from the break to the first commit after it.
             Rows lost and duplicated come from the verification of each run and must be 0.
 
-            """);
-        return md.ToString();
+            """;
     }
 
-    public static string Html(IReadOnlyList<FaultRow> rows)
-    {
-        if (rows.Count == 0)
-            return "";
-        var html = new StringBuilder("<h2>Faults</h2><table id=\"faults\"><thead><tr><th>Transport</th><th>Fault</th><th>Records</th><th>Runs</th><th>Outcome</th>"
-                                     + "<th>Rows lost</th><th>Rows duplicated</th><th>Time to recover (s)</th><th>Mean time (s)</th></tr></thead><tbody>");
-        foreach (var row in rows)
-        {
-            var bad = row.RowsLost > 0 || row.RowsDuplicated > 0 ? " class=\"bad\"" : "";
-            html.Append(Invariant, $"<tr{bad}><td>{Encode(row.Transport)}</td><td>{Encode(row.Fault)}</td><td>{row.Records:N0}</td><td>{row.Runs}</td>");
-            html.Append(Invariant, $"<td>{Encode(row.Outcome + Committed(row))}</td><td>{row.RowsLost}</td><td>{row.RowsDuplicated}</td>");
-            html.Append(Invariant, $"<td>{Mean(row.RecoverySeconds)}</td><td>{Mean(row.Seconds)}</td></tr>");
-        }
-        return html.Append("</tbody></table>").ToString();
-    }
+    /// <summary>The same table in the page, a run that lost or duplicated rows marked.</summary>
+    public static string Html(IReadOnlyList<FaultRow> rows) => rows.Count == 0 ? ""
+        : "<h2>Faults</h2>" + ReportTable.Html(Columns, rows, " id=\"faults\"", r => r.RowsLost > 0 || r.RowsDuplicated > 0 ? " class=\"bad\"" : "");
 
     private static string Committed(FaultRow row) => row.FailedCleanly > 0
         ? string.Create(Invariant, $"; {row.RecordsCommittedWhenFailed / row.FailedCleanly:N0} records committed per failed run, in whole batches")
         : "";
 
     private static string Mean(Summary? summary) => summary is null ? "–" : summary.MeanWithInterval();
-
-    private static string Encode(string text) => WebUtility.HtmlEncode(text);
 }

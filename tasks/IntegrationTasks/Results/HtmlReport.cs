@@ -46,7 +46,7 @@ public static class HtmlReport
         }
         if (failed.Count > 0)
         {
-            html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", " class=\"bad\""));
+            html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\""));
         }
 
         foreach (var size in summaries.GroupBy(s => s.Records))

@@ -41,23 +41,25 @@ public static class LatencySweepReport
             })
             .OrderBy(c => c.SecondsPerMs).ToList();
 
+    /// <summary>The sweep's columns: a transport's mean at each added round trip measured, then its slope.</summary>
+    public static IReadOnlyList<ReportColumn<LatencyCurve>> Columns(IReadOnlyList<double> latencies) =>
+    [
+        new("transport", "Transport", c => c.Transport, Numeric: false),
+        .. latencies.Select(l => new ReportColumn<LatencyCurve>(string.Create(Invariant, $"rtt{l:0.###}ms"), string.Create(Invariant, $"{l:0.###} ms"),
+            c => c.Points.FirstOrDefault(p => p.LatencyMs == l) is { } point ? point.Seconds.MeanWithInterval() : "–")),
+        new("secondsPerMs", "Seconds per ms of round trip", c => c.SecondsPerMs.ToString("F4", Invariant)),
+        // A slope within noise of zero reads as 0, not "-0".
+        new("sequentialRoundTrips", "Round trips waited for in sequence",
+            c => (Math.Abs(c.SequentialRoundTrips) < 0.5 ? 0 : c.SequentialRoundTrips).ToString("N0", Invariant)),
+    ];
+
     public static string Markdown(IReadOnlyList<LatencyCurve> curves)
     {
         if (curves.Count == 0)
             return "";
         var latencies = curves.SelectMany(c => c.Points.Select(p => p.LatencyMs)).Distinct().Order().ToList();
         var md = new StringBuilder(string.Create(Invariant, $"\n## Latency sweep ({curves[0].Records:N0} records; mean seconds at each added round trip)\n\n"));
-        md.Append("| Transport | ").AppendJoin(" | ", latencies.Select(l => string.Create(Invariant, $"{l:0.###} ms"))).Append(" | Seconds per ms of round trip | Round trips waited for in sequence |\n");
-        md.Append("|---|").Append(string.Concat(latencies.Select(_ => "---:|"))).Append("---:|---:|\n");
-        foreach (var curve in curves)
-        {
-            md.Append(Invariant, $"| {curve.Transport} | ");
-            md.AppendJoin(" | ", latencies.Select(l => curve.Points.FirstOrDefault(p => p.LatencyMs == l) is { } point
-                ? point.Seconds.MeanWithInterval() : "–"));
-            // A slope within noise of zero reads as 0, not "-0".
-            var trips = Math.Abs(curve.SequentialRoundTrips) < 0.5 ? 0 : curve.SequentialRoundTrips;
-            md.Append(Invariant, $" | {curve.SecondsPerMs:F4} | {trips:N0} |\n");
-        }
+        md.Append(ReportTable.Markdown(Columns(latencies), curves));
         md.Append("""
 
             How to read it: a transfer that waits for each answer before it asks again pays one round trip per call, so its

@@ -49,7 +49,7 @@ public static class ReportTable
     public static string CsvText(string text) => "\"" + text.Replace("\"", "\"\"").ReplaceLineEndings(" ") + "\"";
 
     /// <summary>An HTML table: the first column as the row's name, other text left-aligned, numbers as the page aligns them.</summary>
-    public static string Html<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows, string attributes = "", string rowAttributes = "")
+    public static string Html<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows, string attributes = "", Func<TRow, string>? rowAttributes = null)
     {
         var html = new StringBuilder($"<table{attributes}><tr>");
         foreach (var column in columns)
@@ -57,7 +57,7 @@ public static class ReportTable
         html.Append("</tr>");
         foreach (var row in rows)
         {
-            html.Append("<tr").Append(rowAttributes).Append('>');
+            html.Append("<tr").Append(rowAttributes?.Invoke(row)).Append('>');
             for (var i = 0; i < columns.Count; i++)
                 html.Append(i == 0 || columns[i].Numeric ? "<td>" : "<td style=\"text-align:left\">").Append(Encode((columns[i].HtmlCell ?? columns[i].Cell)(row))).Append("</td>");
             html.Append("</tr>");

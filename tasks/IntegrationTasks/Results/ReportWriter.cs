@@ -319,14 +319,9 @@ public static class ReportWriter
             if (peers.Count > 0)
             {
                 md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
-                md.Append("| Peer | Mean (s) | ±95% CI (s) | Records/s | Fastest transport × peer | PipelinedCopy × peer | DirectCopy × peer |\n|---|---:|---:|---:|---:|---:|---:|\n");
                 var fastestTransport = size.FirstOrDefault(s => BaseName(s.Transport) is not (Baseline or Pipelined));
-                foreach (var p in peers)
-                {
-                    md.Append(Invariant, $"| {p.Transport} | {p.Seconds.Mean:F3} | {p.Seconds.IntervalCell()} | {p.MeanRecordsPerSecond:N0} | ");
-                    md.Append(Invariant, $"{(fastestTransport is null ? "–" : $"{fastestTransport.Seconds.Mean / p.Seconds.Mean:F2} ({fastestTransport.Transport})")} | ");
-                    md.Append(Invariant, $"{PeerRatio(size, Pipelined, p)} | {PeerRatio(size, Baseline, p)} |\n");
-                }
+                md.Append(ReportTable.Markdown(PeerColumns, peers.Select(p => new PeerRow(p, fastestTransport,
+                    size.FirstOrDefault(r => r.Transport == Pipelined), size.FirstOrDefault(r => r.Transport == Baseline)))));
             }
             if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !IsReference(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
                 md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
@@ -349,16 +344,10 @@ public static class ReportWriter
                 1,000,000 records, mean of 10 runs, on the author's two Windows machines with SQL Server — another
                 machine, database and network, and its TcpClient2 figure stopped the clock before the import ended.
 
-                | Method | Seconds | Its transport here | Here, 1,000,000 records (s) |
-                |---|---:|---|---:|
 
                 """);
-            foreach (var entry in series.OrderBy(e => e.Seconds))
-            {
-                var here = summaries.FirstOrDefault(s => s.Transport == entry.Transport && s.Records == 1_000_000);
-                md.Append(Invariant, $"| {entry.Method} | {entry.Seconds:F2} | {(entry.Transport.Length > 0 ? entry.Transport : "not run here")} | ");
-                md.Append(Invariant, $"{(here is null ? "–" : here.Seconds.Mean.ToString("F3", Invariant))} |\n");
-            }
+            md.Append(ReportTable.Markdown(SeriesColumns, series.OrderBy(e => e.Seconds)
+                .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000)))));
         }
         md.Append("""
 
@@ -372,8 +361,46 @@ public static class ReportWriter
     /// <summary>The rows of one record count's main table, the first (fastest) marked.</summary>
     public static IEnumerable<RankedSummary> Ranked(IEnumerable<TransportSummary> rows) => rows.Select((s, i) => new RankedSummary(s, i == 0));
 
-    private static string PeerRatio(IEnumerable<TransportSummary> rows, string transport, TransportSummary peer) =>
-        rows.FirstOrDefault(r => r.Transport == transport) is { } row ? (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant) : "–";
+    /// <summary>A peer (the databases' own tool) beside the fastest transport and the references at its record count.</summary>
+    public sealed record PeerRow(TransportSummary Peer, TransportSummary? FastestTransport, TransportSummary? Pipelined, TransportSummary? Baseline);
+
+    private static string PeerRatio(TransportSummary? row, TransportSummary peer) => row is null ? "–" : (row.Seconds.Mean / peer.Seconds.Mean).ToString("F2", Invariant);
+
+    /// <summary>The peers' table: each peer, and how many times its time the fastest transport and the references took.</summary>
+    public static readonly IReadOnlyList<ReportColumn<PeerRow>> PeerColumns =
+    [
+        new("peer", "Peer", r => r.Peer.Transport, Numeric: false),
+        new("meanSeconds", "Mean (s)", r => r.Peer.Seconds.Mean.ToString("F3", Invariant)),
+        new("ci95Seconds", "±95% CI (s)", r => r.Peer.Seconds.IntervalCell()),
+        new("recordsPerSecond", "Records/s", r => r.Peer.MeanRecordsPerSecond.ToString("N0", Invariant)),
+        new("fastestTransportRatio", "Fastest transport × peer",
+            r => r.FastestTransport is { } f ? string.Create(Invariant, $"{PeerRatio(f, r.Peer)} ({f.Transport})") : "–"),
+        new("pipelinedCopyRatio", "PipelinedCopy × peer", r => PeerRatio(r.Pipelined, r.Peer)),
+        new("directCopyRatio", "DirectCopy × peer", r => PeerRatio(r.Baseline, r.Peer)),
+    ];
+
+    /// <summary>The series' own table, each row beside its transport's mean here at the same 1,000,000 records.</summary>
+    public static readonly IReadOnlyList<ReportColumn<(SeriesEntry Entry, TransportSummary? Here)>> SeriesColumns =
+    [
+        new("method", "Method", r => r.Entry.Method, Numeric: false),
+        new("seconds", "Seconds", r => r.Entry.Seconds.ToString("F2", Invariant)),
+        new("transportHere", "Its transport here", r => r.Entry.Transport.Length > 0 ? r.Entry.Transport : "not run here", Numeric: false),
+        new("secondsHere", "Here, 1,000,000 records (s)", r => r.Here is null ? "–" : r.Here.Seconds.Mean.ToString("F3", Invariant)),
+    ];
+
+    /// <summary>One batch size of a FindBatchSize sweep, and how it compares with the best.</summary>
+    public sealed record BatchSweepRow(int BatchSize, int Records, Summary Seconds, string AgainstBest);
+
+    /// <summary>The batch-size sweep's columns.</summary>
+    public static readonly IReadOnlyList<ReportColumn<BatchSweepRow>> BatchSweepColumns =
+    [
+        new("batchSize", "Batch size", r => r.BatchSize.ToString("N0", Invariant)),
+        new("batches", "Batches", r => (r.Records / r.BatchSize).ToString("N0", Invariant)),
+        new("meanSeconds", "Mean (s)", r => r.Seconds.Mean.ToString("F3", Invariant)),
+        new("ci95Seconds", "±95% CI (s)", r => r.Seconds.IntervalCell()),
+        new("recordsPerSecond", "Records/s", r => (r.Records / r.Seconds.Mean).ToString("N0", Invariant)),
+        new("againstBest", "Against the best", r => r.AgainstBest, Numeric: false),
+    ];
 
     /// <summary>", network: Wan (40 ms round trip, 100 Mbit/s), two hosts" when the run was not plain loopback on one host.</summary>
     public static string NetworkHeading(IReadOnlyDictionary<string, string> environment)
@@ -420,13 +447,9 @@ public static class ReportWriter
             // A "best" size needs intervals to stand on: with fewer runs the fastest mean is only named.
             var estimable = rows.All(r => r.Seconds.HasInterval);
             md.Append(Invariant, $"\n## Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records\n\n");
-            md.Append("| Batch size | Batches | Mean (s) | ±95% CI (s) | Records/s | Against the best |\n|---:|---:|---:|---:|---:|---|\n");
-            foreach (var (batchSize, seconds) in rows)
-            {
-                var verdict = !estimable ? batchSize == best.BatchSize ? "fastest mean (too few runs to call it best)" : "too few runs to tell"
-                    : batchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, seconds));
-                md.Append(Invariant, $"| {batchSize:N0} | {sweep.Key.Records / batchSize:N0} | {seconds.Mean:F3} | {seconds.IntervalCell()} | {sweep.Key.Records / seconds.Mean:N0} | {verdict} |\n");
-            }
+            md.Append(ReportTable.Markdown(BatchSweepColumns, rows.Select(r => new BatchSweepRow(r.BatchSize, sweep.Key.Records, r.Seconds,
+                !estimable ? r.BatchSize == best.BatchSize ? "fastest mean (too few runs to call it best)" : "too few runs to tell"
+                : r.BatchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, r.Seconds))))));
         }
         return md.ToString();
     }

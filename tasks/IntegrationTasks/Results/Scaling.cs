@@ -75,16 +75,24 @@ public static class Scaling
         return lines;
     }
 
+    /// <summary>The scaling table's columns: a transport's fitted line.</summary>
+    public static readonly IReadOnlyList<ReportColumn<ScalingFit>> Columns =
+    [
+        new("transport", "Method", f => f.Transport, Numeric: false),
+        new("fixedSeconds", "Fixed cost (s)", f => f.FixedSeconds.ToString("F3", CultureInfo.InvariantCulture)),
+        new("microsPerRecord", "Per record (µs)", f => f.MicrosecondsPerRecord.ToString("F2", CultureInfo.InvariantCulture)),
+        new("rSquared", "R²", f => f.RSquared.ToString("F3", CultureInfo.InvariantCulture)),
+        new("sizes", "Sizes", f => f.Sizes.ToString(CultureInfo.InvariantCulture)),
+        new("shape", "Shape", f => f.Linearity, Numeric: false),
+    ];
+
     public static string Markdown(IReadOnlyList<Measurement> measurements)
     {
         var fits = Fit(measurements);
         if (fits.Count == 0)
             return "";
         var md = new StringBuilder("\n## Scaling: time = fixed cost + cost per record (least squares over every measured run)\n\n");
-        md.Append("| Method | Fixed cost (s) | Per record (µs) | R² | Sizes | Shape |\n|---|---:|---:|---:|---:|---|\n");
-        foreach (var fit in fits)
-            md.Append(CultureInfo.InvariantCulture,
-                $"| {fit.Transport} | {fit.FixedSeconds:F3} | {fit.MicrosecondsPerRecord:F2} | {fit.RSquared:F3} | {fit.Sizes} | {fit.Linearity} |\n");
+        md.Append(ReportTable.Markdown(Columns, fits));
         var crossings = Crossovers(fits, measurements.Min(m => m.Records), measurements.Max(m => m.Records));
         md.Append(crossings.Count == 0 ? "\nNo two lines cross within the measured range.\n" : "\n" + string.Join("\n", crossings.Select(c => "- " + c)) + "\n");
         return md.ToString();
