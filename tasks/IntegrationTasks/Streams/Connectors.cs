@@ -8,7 +8,8 @@ namespace IntegrationTasks.Streams;
 /// One accepted or opened connection as a stream (in the spirit of Kestrel's transports: the models above see a duplex stream,
 /// never the socket), with who is at the other end and a way to say "no more from me" while still reading.
 /// </summary>
-public sealed class StreamConnection(Stream stream, string peer, Action shutdownSend, Socket? socket = null) : IAsyncDisposable
+public sealed class StreamConnection(Stream stream, string peer, Action shutdownSend, Socket? socket = null,
+    Func<IntegrationException, Task>? closeWithError = null) : IAsyncDisposable
 {
     public Stream Stream { get; } = stream;
     public string Peer { get; } = peer;
@@ -18,6 +19,12 @@ public sealed class StreamConnection(Stream stream, string peer, Action shutdown
 
     /// <summary>Ends what this side sends (a socket's shutdown of its send direction); reading goes on.</summary>
     public void ShutdownSend() => shutdownSend();
+
+    /// <summary>
+    /// Tells the peer why the connection ends, where the stream has a way to (a WebSocket's close code and reason); a socket has
+    /// none, and simply closes. Never throws: the peer may be gone already.
+    /// </summary>
+    public Task CloseWithErrorAsync(IntegrationException error) => closeWithError?.Invoke(error) ?? Task.CompletedTask;
 
     public ValueTask DisposeAsync() => Stream.DisposeAsync();
 

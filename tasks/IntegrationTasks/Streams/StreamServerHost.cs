@@ -22,27 +22,22 @@ public sealed record StreamServerOptions
 }
 
 /// <summary>
-/// What every stream server shares, whatever its connector (TCP, a Unix socket): accepting, one task per connection, the
-/// connection limit, and closing a connection that breaks the protocol with a coded warning while the others go on.
-/// The <see cref="ServerModel"/> decides how a connection's requests are worked.
+/// What every stream server does with one connection, however it came (an accept loop's TCP or Unix socket, a WebSocket Kestrel
+/// accepted): work its requests with the <see cref="ServerModel"/>, close it on a protocol breach with a coded warning (and, where the
+/// stream can carry one, a coded close its client reads) while the others go on, and count how it ended.
 /// </summary>
-public sealed class StreamServerHost(RecordSource source, IStreamListener listener, StreamServerOptions options, ServerModel model, IEventLog log)
-    : IAsyncDisposable
+public sealed class StreamConnectionServer(RecordSource source, StreamServerOptions options, ServerModel model, IEventLog log)
 {
     private long _connections;
     private long _failedConnections;
 
-    public string Endpoint => listener.Endpoint;
+    public StreamServerOptions Options => options;
 
     public long ConnectionsServed => Interlocked.Read(ref _connections);
     public long ConnectionsFailed => Interlocked.Read(ref _failedConnections);
 
-    /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
-    public Task RunAsync(CancellationToken cancellationToken) =>
-        new AcceptLoop(listener, options.MaxConnections).RunAsync((client, overLimit, token) => overLimit ? RefuseAsync(client) : ServeAsync(client, token),
-            cancellationToken);
-
-    private async Task ServeAsync(StreamConnection client, CancellationToken serverToken)
+    /// <summary>Works the connection until its client ends it, it breaks the protocol, or the server stops; never throws.</summary>
+    public async Task ServeAsync(StreamConnection client, CancellationToken serverToken)
     {
         var peer = client.Peer;
         ServerConnection? connection = null;
@@ -64,6 +59,7 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
         {
             Interlocked.Increment(ref _failedConnections);
             log.Warning(e.Code, $"Closed the connection from {peer} after {connection?.Answered ?? 0} requests: {e.Message}");
+            await client.CloseWithErrorAsync(e).ConfigureAwait(false);
         }
         catch (Exception e) when (StreamConnections.IsDisconnect(e))
         {
@@ -78,7 +74,7 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
     }
 
     /// <summary>One client over MaxConnections: a refusal frame it reads as its coded error (within 5 s), then the connection closes.</summary>
-    private async Task RefuseAsync(StreamConnection client)
+    public async Task RefuseAsync(StreamConnection client)
     {
         var peer = client.Peer;
         var message = $"{options.MaxConnections} clients are being served, the most this server takes at once (MaxConnections); try again later.";
@@ -105,6 +101,27 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
             // it went away first: nothing to tell it
         }
     }
+
+}
+
+/// <summary>
+/// A stream server that takes its connections from a listener (TCP, a Unix socket): the one accept loop, one task per connection,
+/// the connection limit; each connection worked by a <see cref="StreamConnectionServer"/>.
+/// </summary>
+public sealed class StreamServerHost(RecordSource source, IStreamListener listener, StreamServerOptions options, ServerModel model, IEventLog log)
+    : IAsyncDisposable
+{
+    private readonly StreamConnectionServer _connections = new(source, options, model, log);
+
+    public string Endpoint => listener.Endpoint;
+
+    public long ConnectionsServed => _connections.ConnectionsServed;
+    public long ConnectionsFailed => _connections.ConnectionsFailed;
+
+    /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
+    public Task RunAsync(CancellationToken cancellationToken) =>
+        new AcceptLoop(listener, options.MaxConnections)
+            .RunAsync((client, overLimit, token) => overLimit ? _connections.RefuseAsync(client) : _connections.ServeAsync(client, token), cancellationToken);
 
     public ValueTask DisposeAsync() => listener.DisposeAsync();
 }

@@ -71,15 +71,13 @@ public abstract class TcpServerTask : TransferServerTask
     }
 }
 
-/// <summary>A TCP client task: connect, then let the generation's model move the batches.</summary>
-public abstract class TcpClientTask : TransferClientTask
+/// <summary>A TCP client task: the stream client over TCP (HostName:Port) or, with Connector=Unix, the server's Unix socket.</summary>
+public abstract class TcpClientTask : StreamClientTask
 {
     [Required]
     public string HostName { get; set; } = "127.0.0.1";
 
     public int Port { get; set; } = 8081;
-
-    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
 
     /// <summary>Tcp (HostName:Port) or Unix (the server's socket at SocketPath).</summary>
     public string Connector { get; set; } = nameof(Streams.Connector.Tcp);
@@ -87,59 +85,11 @@ public abstract class TcpClientTask : TransferClientTask
     /// <summary>The Unix socket's file, with Connector=Unix.</summary>
     public string SocketPath { get; set; } = "";
 
-    protected virtual FrameFormat Format => FrameFormat.Plain;
-    protected virtual StreamIo Io => StreamIo.Streams;
-
-    /// <summary>The server target this client talks to, named in the error when nothing listens.</summary>
-    protected abstract string ServerTarget { get; }
-
-    protected abstract ClientModel CreateModel();
-
-    /// <summary>Each client its own connection, model and resume loop: nothing of a transfer is kept on the task.</summary>
-    protected override bool ServesManyClients => true;
-
-    /// <summary>Every model waits for its turn before writing a request (open loop with -p:Rate).</summary>
-    protected override bool SendsOnSchedule => true;
-
-    /// <summary>Whether a broken connection is resumed: reconnect and ask only for the batches not yet committed (the pipelined generations).</summary>
-    protected virtual bool Resumes => false;
-
-    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    protected override IStreamConnector CreateConnector() => StreamConnections.Parse(Connector) switch
     {
-        var model = CreateModel();
-        IStreamConnector connector = StreamConnections.Parse(Connector) switch
-        {
-            Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
-            _ => new TcpConnector(HostName, Port),
-        };
-        var resumption = Resumption(plan, Resumes);
-        long written = 0, read = 0;
-        await resumption.RunAsync(async (missing, token) =>
-        {
-            FrameConnection? frames = null;
-            try
-            {
-                await using var connection = await connector.ConnectAsync(ServerTarget, token).ConfigureAwait(false);
-                resumption.MarkConnected();
-                await using (frames = FrameConnection.Create(Io, connection.Stream, Format, MaxFrameBytes))
-                {
-                    importer.MarkSetupDone();
-                    await model.RunAsync(frames, plan, missing, resumption.Committed, importer, token).ConfigureAwait(false);
-                }
-            }
-            finally
-            {
-                written += frames?.BytesWritten ?? 0;
-                read += frames?.BytesRead ?? 0;
-            }
-        }, cancellationToken, IsBreak).ConfigureAwait(false);
-        return new TransferResult(written, read);
-    }
-
-    /// <summary>What a resuming client reconnects after: the connection broke or was cut mid-frame; on a retry, the server not (yet) back.</summary>
-    private static bool IsBreak(Exception e) => StreamConnections.IsDisconnect(e)
-        || e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.TruncatedFrame or ErrorCodes.ConnectionFailed }
-        || e is TransferEndedEarlyException;
+        Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
+        _ => new TcpConnector(HostName, Port),
+    };
 }
 
 // ---- the series' generations: each names its format, I/O and threading model, nothing else ----
