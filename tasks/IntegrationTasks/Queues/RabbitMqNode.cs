@@ -114,23 +114,45 @@ public sealed class RabbitMqNode : IDisposable
             if (await _process.StopAsync(TimeSpan.FromSeconds(15), cancellationToken).ConfigureAwait(false) is null)
                 _process.Kill();
         }
+        await StopEpmdAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// epmd refuses -kill while a node is registered with it ("Killing not allowed - living nodes in database"), and a node whose
+    /// process has just exited can still be registered for a moment: an epmd was once left running after a test run. So wait
+    /// (at most 10 s) until it lists no node, then kill it.
+    /// </summary>
+    private async Task StopEpmdAsync(CancellationToken cancellationToken)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (await RunAsync("epmd", ["-names"], TimeSpan.FromSeconds(15), cancellationToken).ConfigureAwait(false) is { } names)
+        {
+            if (names.ExitCode != 0)
+                return; // no epmd on our port: nothing to stop
+            if (!names.Output.Contains("name ", StringComparison.Ordinal) || waited.Elapsed > TimeSpan.FromSeconds(10))
+                break;
+            await Task.Delay(TimeSpan.FromMilliseconds(200), cancellationToken).ConfigureAwait(false);
+        }
         await RunAsync("epmd", ["-kill"], TimeSpan.FromSeconds(15), cancellationToken).ConfigureAwait(false);
     }
 
-    private async Task RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
+    /// <summary>The command's outcome; null when it is not installed or did not finish in time.</summary>
+    private async Task<ExternalCommand.Outcome?> RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
     {
         try
         {
             var command = new ServerLaunch(program, arguments, _options.Directory).WithPrefix(_options.CommandPrefix);
-            await ExternalCommand.RunAsync(command.FileName, command.Arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
+            return await ExternalCommand.RunAsync(command.FileName, command.Arguments, timeout, cancellationToken, Environment(_options)).ConfigureAwait(false);
         }
         catch (IntegrationException e) when (e.Code == ErrorCodes.ProgramNotFound)
         {
             // epmd or rabbitmqctl not on PATH: nothing of ours to stop with it.
+            return null;
         }
         catch (IntegrationException e) when (e.Code == ErrorCodes.Timeout)
         {
             // The caller kills what is left.
+            return null;
         }
     }
 
