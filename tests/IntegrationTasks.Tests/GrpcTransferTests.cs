@@ -52,17 +52,8 @@ public sealed class GrpcTransferTests
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
         await using var server = await StartAsync(databases);
-        var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 300_000);
-        await using (relay)
-        {
-            var engine = new FakeBuildEngine();
-            var client = Client(streaming, $"http://127.0.0.1:{relayPort}", databases, engine, totalBatches: 50, batchSize: 100);
-            Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-            Assert.IsTrue(relay.FaultInjected, "the relay reset the connection");
-            Assert.AreEqual(1, client.Reconnects, engine.Log);
-            await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(5000, CancellationToken.None);
-        }
-        await running;
+        await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
+            (relayPort, engine) => Client(streaming, $"http://127.0.0.1:{relayPort}", databases, engine, totalBatches: 50, batchSize: 100));
     }
 
     [TestMethod]

@@ -31,4 +31,29 @@ internal static class RelayFaults
         await Task.Yield();
         return (relay, relay.RunAsync(CancellationToken.None));
     }
+
+    /// <summary>
+    /// The resume every resuming transport must show: its client, made for the relay's port, runs through a relay that resets the
+    /// connection once after <paramref name="afterBytes"/>, reconnects (<paramref name="reconnects"/> times; at least once when null)
+    /// and ends with every one of <paramref name="records"/> rows once, values equal.
+    /// </summary>
+    public static async Task AssertResumedAfterResetAsync(TestDatabases databases, int serverPort, Func<int, FakeBuildEngine, IntegrationTasks.Transfer.TransferClientTask> client,
+        int records = 5000, long afterBytes = 300_000, int? reconnects = 1)
+    {
+        var (relay, relayPort, running) = await ResettingAsync(serverPort, afterBytes);
+        await using (relay)
+        {
+            var engine = new FakeBuildEngine();
+            var task = client(relayPort, engine);
+            Assert.IsTrue(await Task.Run(task.Execute), engine.Log);
+            Assert.IsTrue(relay.FaultInjected, "the relay reset the connection");
+            if (reconnects is { } expected)
+                Assert.AreEqual(expected, task.Reconnects, engine.Log);
+            else
+                Assert.IsGreaterThanOrEqualTo(1, task.Reconnects, engine.Log);
+            var report = await new IntegrationTasks.Data.TransferVerifier(databases.Server, databases.Client).VerifyAsync(records, CancellationToken.None);
+            Assert.IsTrue(report.Success, report.ToString());
+        }
+        await running;
+    }
 }
