@@ -108,5 +108,9 @@ public sealed partial class ArchitectureTests
         Assert.IsEmpty(Violations("Data", LayersUsedBy("// see Results.ReportWriter\nvar s = \"Results.ReportWriter\";")).ToList());
         Assert.IsEmpty(Violations("Results", LayersUsedBy("using IntegrationTasks.Transfer;\nvar p = Data.ServerWorks.Parse(s); var n = run.Network.Length;")).ToList(),
             "downward uses, and a member that happens to share a layer's name, are fine");
+        // A family no list names is one by its folder: the WebSocket family may not use the TCP one, nor the TCP one it.
+        Assert.AreEqual(5, Rank["WebSockets"]);
+        CollectionAssert.AreEquivalent(new[] { "Tcp" }, Violations("WebSockets", LayersUsedBy("using IntegrationTasks.Tcp;\nusing IntegrationTasks.Streams;")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "WebSockets" }, Violations("Tcp", LayersUsedBy("var c = WebSockets.WebSocketConnections.Of(s, p);")).ToArray());
     }
 }

@@ -1,0 +1,226 @@
+using System.Net;
+using System.Net.WebSockets;
+using System.Text;
+using IntegrationTasks.Common;
+using IntegrationTasks.Streams;
+
+namespace IntegrationTasks.WebSockets;
+
+/// <summary>The WebSocket transport's endpoint and limits, shared by its client and its server module.</summary>
+public static class WebSocketProtocol
+{
+    public const string Path = "/records/ws";
+
+    /// <summary>Pings every this many seconds both ways; a peer that does not answer one within as long is dropped.</summary>
+    public const int DefaultKeepAliveSeconds = 15;
+
+    /// <summary>A close frame's reason carries at most 123 bytes of UTF-8 (RFC 6455, 5.5: a control frame's payload is at most 125).</summary>
+    public const int MaxCloseReasonBytes = 123;
+
+    /// <summary>The close code that says why, for an error the stream server closes a connection with.</summary>
+    public static WebSocketCloseStatus CloseStatusOf(string code) => code switch
+    {
+        ErrorCodes.FrameTooLarge or ErrorCodes.BatchTooLarge or ErrorCodes.InvalidFrameLength => WebSocketCloseStatus.MessageTooBig,
+        ErrorCodes.MalformedXml or ErrorCodes.MalformedMessage or ErrorCodes.InvalidFieldValue or ErrorCodes.TruncatedFrame => WebSocketCloseStatus.InvalidPayloadData,
+        ErrorCodes.ConnectionStalled or ErrorCodes.ServerBusy => WebSocketCloseStatus.PolicyViolation,
+        _ => WebSocketCloseStatus.InternalServerError,
+    };
+
+    /// <summary>"IT2101: …" cut to what a close frame carries, never inside a character.</summary>
+    public static string CloseReason(IntegrationException error)
+    {
+        var text = CodedError.Format(error);
+        if (Encoding.UTF8.GetByteCount(text) <= MaxCloseReasonBytes)
+            return text;
+        const string ellipsis = "…";
+        var budget = MaxCloseReasonBytes - Encoding.UTF8.GetByteCount(ellipsis);
+        var length = text.Length;
+        while (Encoding.UTF8.GetByteCount(text.AsSpan(0, length)) > budget || char.IsHighSurrogate(text[length - 1]))
+            length--;
+        return text[..length] + ellipsis;
+    }
+}
+
+/// <summary>A WebSocket as a stream connection the stream models read and write, on either side.</summary>
+public static class WebSocketConnections
+{
+    public static StreamConnection Of(WebSocket socket, string peer)
+    {
+        var stream = new WebSocketByteStream(socket);
+        return new StreamConnection(stream, peer, stream.ShutdownSend, socket: null, stream.CloseWithErrorAsync);
+    }
+}
+
+/// <summary>
+/// A WebSocket read and written as a byte stream: each write is one binary message (a request, or a slice of a reply), reads run
+/// across message ends (the suite's frames carry their own lengths). The peer's close with a coded reason is read as that error; a
+/// WebSocket that breaks is a lost connection (IT3006), which a resuming client reconnects after. Disposing closes the WebSocket with
+/// the close handshake (within 5 s), then releases it.
+/// </summary>
+internal sealed class WebSocketByteStream(WebSocket socket) : Stream
+{
+    private static readonly TimeSpan CloseTimeout = TimeSpan.FromSeconds(5);
+    private bool _closeReceived;
+
+    public override bool CanRead => true;
+    public override bool CanWrite => true;
+    public override bool CanSeek => false;
+    public override long Length => throw new NotSupportedException();
+    public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+    public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        if (_closeReceived || buffer.IsEmpty)
+            return 0;
+        while (true)
+        {
+            ValueWebSocketReceiveResult result;
+            try
+            {
+                result = await socket.ReceiveAsync(buffer, cancellationToken).ConfigureAwait(false);
+            }
+            catch (WebSocketException e)
+            {
+                throw Lost(e);
+            }
+            switch (result.MessageType)
+            {
+                case WebSocketMessageType.Close:
+                    _closeReceived = true;
+                    if (socket.CloseStatus is { } status and not WebSocketCloseStatus.NormalClosure and not WebSocketCloseStatus.Empty)
+                        throw ClosedWith(status, socket.CloseStatusDescription);
+                    return 0;
+                case WebSocketMessageType.Text:
+                    throw new IntegrationException(ErrorCodes.MalformedMessage, "A text message came where this protocol sends binary ones (the suite's frames).");
+                default:
+                    if (result.Count > 0)
+                        return result.Count;
+                    break; // an empty fragment: read on
+            }
+        }
+    }
+
+    public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            await socket.SendAsync(buffer, WebSocketMessageType.Binary, endOfMessage: true, cancellationToken).ConfigureAwait(false);
+        }
+        catch (WebSocketException e)
+        {
+            throw Lost(e);
+        }
+    }
+
+    public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+        ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+
+    public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+        WriteAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+
+    // A WebSocket has no blocking API: the stream models are async all the way, and a synchronous caller is a bug to find.
+    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException("A WebSocket stream is read asynchronously.");
+    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException("A WebSocket stream is written asynchronously.");
+
+    public override void Flush()
+    {
+    }
+
+    public override Task FlushAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+    public override void SetLength(long value) => throw new NotSupportedException();
+
+    /// <summary>Says "no more from me" with a normal close frame; the peer's remaining messages are still read.</summary>
+    public void ShutdownSend() => _ = CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null);
+
+    /// <summary>Closes with the close code that says why and the coded error as the reason, which the peer reads as that error.</summary>
+    public Task CloseWithErrorAsync(IntegrationException error) =>
+        CloseOutputAsync(WebSocketProtocol.CloseStatusOf(error.Code), WebSocketProtocol.CloseReason(error));
+
+    private async Task CloseOutputAsync(WebSocketCloseStatus status, string? reason)
+    {
+        if (socket.State is not (WebSocketState.Open or WebSocketState.CloseReceived))
+            return;
+        using var timeout = new CancellationTokenSource(CloseTimeout);
+        try
+        {
+            await socket.CloseOutputAsync(status, reason, timeout.Token).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is WebSocketException or OperationCanceledException or IOException or ObjectDisposedException)
+        {
+            // the peer is gone already: nothing to tell it
+        }
+    }
+
+    public override async ValueTask DisposeAsync()
+    {
+        if (socket.State is WebSocketState.Open or WebSocketState.CloseReceived or WebSocketState.CloseSent)
+        {
+            using var timeout = new CancellationTokenSource(CloseTimeout);
+            try
+            {
+                // The handshake: our close frame, then the peer's (messages still on their way are dropped).
+                await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is WebSocketException or OperationCanceledException or IOException or ObjectDisposedException)
+            {
+                // a peer that does not answer the close in time is left: the socket is released below
+            }
+        }
+        socket.Dispose();
+        await base.DisposeAsync().ConfigureAwait(false);
+    }
+
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+            socket.Dispose();
+        base.Dispose(disposing);
+    }
+
+    private static IntegrationException Lost(WebSocketException e) =>
+        new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({e.WebSocketErrorCode}): {e.Message}", e);
+
+    private static IntegrationException ClosedWith(WebSocketCloseStatus status, string? reason) =>
+        CodedError.TryParse(reason ?? "", out var code, out var message)
+            ? new IntegrationException(code, $"The server closed the WebSocket ({(int)status} {status}): {message}")
+            : new IntegrationException(ErrorCodes.ConnectionLost, $"The server closed the WebSocket ({(int)status} {status}){(string.IsNullOrEmpty(reason) ? "" : $": {reason}")}.");
+}
+
+/// <summary>Opens a WebSocket to the server's endpoint: the stream connector of the WebSocket transport.</summary>
+public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive) : IStreamConnector
+{
+    public string Endpoint => uri.ToString();
+
+    public async Task<StreamConnection> ConnectAsync(string serverTarget, CancellationToken cancellationToken)
+    {
+        var socket = new ClientWebSocket();
+        socket.Options.KeepAliveInterval = keepAlive;
+        socket.Options.KeepAliveTimeout = keepAlive;
+        socket.Options.CollectHttpResponseDetails = true; // a refusal's status (503 at the connection limit) is read below
+        try
+        {
+            await socket.ConnectAsync(uri, cancellationToken).ConfigureAwait(false);
+            return WebSocketConnections.Of(socket, Endpoint);
+        }
+        catch (WebSocketException e)
+        {
+            var status = socket.HttpStatusCode;
+            socket.Dispose();
+            throw status switch
+            {
+                HttpStatusCode.ServiceUnavailable => new IntegrationException(ErrorCodes.ServerBusy,
+                    $"The WebSocket server at {uri} refused the connection (503): it serves the most clients it takes at once; try again later."),
+                (HttpStatusCode)0 => new IntegrationException(ErrorCodes.ConnectionFailed,
+                    $"Cannot connect to {uri} ({e.Message}). Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
+                _ => new IntegrationException(ErrorCodes.RequestRefused,
+                    $"The server at {uri} answered {(int)status} {status} to the WebSocket upgrade (is it the WebSocket endpoint, {WebSocketProtocol.Path}?).", e),
+            };
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Streams;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.WebSockets;
+
+/// <summary>
+/// The WebSocket server: the host process's "websocket" module (tasks/IntegrationTasks.Host/WebSockets), Kestrel's WebSockets at
+/// /records/ws, each connection worked by the stream server with TcpServer2's model. Not in the 2014 series.
+/// </summary>
+public sealed class WebSocketServer : HostModuleServerTask
+{
+    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+
+    /// <summary>The most records one request may ask for; a larger request closes the WebSocket with 1009 and IT2005.</summary>
+    public int MaxBatchRecords { get; set; } = 100_000;
+
+    /// <summary>Requests read ahead per connection before the WebSocket stops being read (back-pressure).</summary>
+    public int MaxPendingRequests { get; set; } = 8;
+
+    public int KeepAliveSeconds { get; set; } = WebSocketProtocol.DefaultKeepAliveSeconds;
+
+    protected override string Module => "websocket";
+
+    protected override IEnumerable<string> ModuleArguments() =>
+    [
+        "--max-frame-bytes", MaxFrameBytes.ToString(CultureInfo.InvariantCulture), "--max-batch-records", MaxBatchRecords.ToString(CultureInfo.InvariantCulture),
+        "--max-pending-requests", MaxPendingRequests.ToString(CultureInfo.InvariantCulture), "--keep-alive-seconds", KeepAliveSeconds.ToString(CultureInfo.InvariantCulture),
+    ];
+}
+
+/// <summary>
+/// The WebSocket client: one WebSocket per transfer, batch requests pipelined up to MaxInFlight ahead and replies read in order as
+/// they stream back (TcpClient2's model over WebSocket messages), imported one transaction per batch; a broken WebSocket is resumed.
+/// </summary>
+public sealed class WebSocketClient : StreamClientTask
+{
+    [Required] public string Uri { get; set; } = "ws://127.0.0.1:8086" + WebSocketProtocol.Path;
+
+    public int KeepAliveSeconds { get; set; } = WebSocketProtocol.DefaultKeepAliveSeconds;
+
+    protected override string TransportName => "WebSocketClient";
+    protected override string ServerTarget => "WebSocketServer";
+    protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
+    protected override bool Resumes => true;
+
+    protected override IStreamConnector CreateConnector() =>
+        !System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || uri.Scheme is not ("ws" or "wss")
+            ? throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not a ws:// (or wss://) URL.")
+            : KeepAliveSeconds < 1
+                ? throw new IntegrationException(ErrorCodes.InvalidParameter, $"KeepAliveSeconds must be at least 1 (was {KeepAliveSeconds}).")
+                : new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds));
+}

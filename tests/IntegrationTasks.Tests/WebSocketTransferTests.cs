@@ -1,0 +1,177 @@
+using System.Net;
+using System.Net.WebSockets;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.WebSockets;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class WebSocketTransferTests
+{
+    private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxFrameBytes = 64 << 20, int maxBatchRecords = 100_000, int maxConnections = 1000) =>
+        RunningHostModule.StartAsync(new WebSocketServer { MaxFrameBytes = maxFrameBytes, MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections },
+            databases, WebSocketProtocol.Path);
+
+    private static string WebSocketUrl(int port) => $"ws://127.0.0.1:{port}{WebSocketProtocol.Path}";
+
+    private static WebSocketClient Client(int port, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 4, int batchSize = 250) =>
+        new WebSocketClient { Uri = WebSocketUrl(port), MaxInFlight = 3 }.For(databases, engine, totalBatches, batchSize);
+
+    [TestMethod]
+    [DataRow("Sqlite", 1)]
+    [DataRow("Sqlite", 3)]
+    [DataRow("PostgreSql", 1)]
+    public async Task WebSocketClient_moves_every_row_intact(string provider, int clients)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000 * clients, CancellationToken.None);
+        await using var server = await StartAsync(databases);
+        var engine = new FakeBuildEngine();
+        var client = Client(server.Port, databases, engine, totalBatches: 4 * clients); // the batches are shared among the clients
+        client.Clients = clients;
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(1000 * clients, client.Records);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000 * clients, CancellationToken.None);
+        Assert.AreEqual(1000 * clients, report.Matched);
+        // One line per client served, as the TCP servers print it.
+        await Eventually.WaitUntilAsync(() => CountOf(server.Log, "requests answered") == clients, $"{clients} connection(s) reported finished", seen: () => server.Log);
+        StringAssert.Contains(server.Log, "4 requests answered");
+    }
+
+    [TestMethod]
+    public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var server = await StartAsync(databases);
+        await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
+            (relayPort, engine) => Client(relayPort, databases, engine, totalBatches: 50, batchSize: 100));
+    }
+
+    [TestMethod]
+    public async Task Bad_input_is_closed_with_a_close_code_and_a_coded_reason_and_a_good_client_is_still_served()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartAsync(databases, maxFrameBytes: 64 * 1024, maxBatchRecords: 300);
+
+        // A frame that declares more than MaxFrameBytes: refused before it is read, with 1009 and the code.
+        var (status, reason) = await SendAndReadCloseAsync(server.Port, Header(100_000_000), WebSocketMessageType.Binary);
+        Assert.AreEqual(WebSocketCloseStatus.MessageTooBig, status, reason);
+        StringAssert.StartsWith(reason, ErrorCodes.FrameTooLarge + ": A frame declared 100,000,000 bytes");
+        Assert.IsLessThanOrEqualTo(WebSocketProtocol.MaxCloseReasonBytes, System.Text.Encoding.UTF8.GetByteCount(reason!));
+        // A text message where the protocol sends binary ones.
+        (status, reason) = await SendAndReadCloseAsync(server.Port, "hello"u8.ToArray(), WebSocketMessageType.Text);
+        Assert.AreEqual(WebSocketCloseStatus.InvalidPayloadData, status, reason);
+        StringAssert.StartsWith(reason, ErrorCodes.MalformedMessage + ":");
+        // A plain HTTP request to the WebSocket endpoint.
+        using (var http = new HttpClient())
+        {
+            using var response = await http.GetAsync($"http://127.0.0.1:{server.Port}{WebSocketProtocol.Path}");
+            Assert.AreEqual(HttpStatusCode.BadRequest, response.StatusCode);
+            StringAssert.StartsWith(await response.Content.ReadAsStringAsync(), ErrorCodes.RequestRefused + ":");
+        }
+        // The client task: a batch over MaxBatchRecords is told with the server's code, received in the close frame.
+        var refused = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(server.Port, databases, refused, totalBatches: 2, batchSize: 500).Execute));
+        Assert.IsTrue(refused.HasErrorCode(ErrorCodes.BatchTooLarge), refused.Log);
+        StringAssert.Contains(refused.Log, "The server closed the WebSocket (1009 MessageTooBig)");
+        // And a good client is served after all of it.
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(server.Port, databases, engine, totalBatches: 10, batchSize: 100).Execute), engine.Log);
+        Assert.AreEqual(1000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None)).Matched);
+        // Each refusal is a coded warning in the server's log.
+        StringAssert.Contains(server.Log, ErrorCodes.FrameTooLarge);
+        StringAssert.Contains(server.Log, ErrorCodes.BatchTooLarge);
+    }
+
+    [TestMethod]
+    public async Task A_client_over_the_connection_limit_is_refused_with_IT3008_and_the_one_served_goes_on()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var server = await StartAsync(databases, maxConnections: 1);
+        using var holder = new ClientWebSocket();
+        await holder.ConnectAsync(new Uri(WebSocketUrl(server.Port)), CancellationToken.None);
+
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(server.Port, databases, engine).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerBusy), engine.Log);
+
+        // The held connection is still served: it asks for one batch and gets it, then ends the transfer.
+        await holder.SendAsync(Request([1, 2, 3]), WebSocketMessageType.Binary, endOfMessage: true, CancellationToken.None);
+        await holder.SendAsync(Header(0), WebSocketMessageType.Binary, endOfMessage: true, CancellationToken.None);
+        var received = new MemoryStream();
+        var buffer = new byte[64 * 1024];
+        while (true)
+        {
+            var result = await holder.ReceiveAsync(buffer, CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(30));
+            if (result.MessageType == WebSocketMessageType.Close)
+                break;
+            received.Write(buffer, 0, result.Count);
+            if (EndsWithEndMarker(received))
+                break;
+        }
+        var reply = received.ToArray();
+        var (length, _) = FrameFormat.Plain.ParseHeader(reply, int.MaxValue);
+        var records = RecordXml.ReadResponse(new MemoryStream(reply, FrameFormat.Plain.HeaderSize, length), CancellationToken.None);
+        CollectionAssert.AreEqual(new[] { 1, 2, 3 }, records.Select(r => r.Id).ToArray());
+        await holder.CloseAsync(WebSocketCloseStatus.NormalClosure, null, CancellationToken.None);
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void A_close_reason_fits_a_close_frame_and_keeps_its_code()
+    {
+        var reason = WebSocketProtocol.CloseReason(new IntegrationException(ErrorCodes.FrameTooLarge, new string('é', 200)));
+        Assert.IsLessThanOrEqualTo(WebSocketProtocol.MaxCloseReasonBytes, System.Text.Encoding.UTF8.GetByteCount(reason));
+        StringAssert.StartsWith(reason, "IT2101: éé");
+        StringAssert.EndsWith(reason, "…");
+        Assert.AreEqual("IT3007: short", WebSocketProtocol.CloseReason(new IntegrationException(ErrorCodes.ConnectionStalled, "short")));
+        Assert.AreEqual(WebSocketCloseStatus.MessageTooBig, WebSocketProtocol.CloseStatusOf(ErrorCodes.BatchTooLarge));
+        Assert.AreEqual(WebSocketCloseStatus.InternalServerError, WebSocketProtocol.CloseStatusOf(ErrorCodes.DatabaseFailure));
+    }
+
+    private static async Task<(WebSocketCloseStatus? Status, string? Reason)> SendAndReadCloseAsync(int port, byte[] message, WebSocketMessageType type)
+    {
+        using var socket = new ClientWebSocket();
+        await socket.ConnectAsync(new Uri(WebSocketUrl(port)), CancellationToken.None);
+        await socket.SendAsync(message, type, endOfMessage: true, CancellationToken.None);
+        var buffer = new byte[4096];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        while ((await socket.ReceiveAsync(buffer, timeout.Token)).MessageType != WebSocketMessageType.Close)
+        {
+        }
+        return (socket.CloseStatus, socket.CloseStatusDescription);
+    }
+
+    private static byte[] Header(int length)
+    {
+        var header = new byte[FrameFormat.Plain.HeaderSize];
+        FrameFormat.Plain.WriteHeader(header, length, 0);
+        return header;
+    }
+
+    private static byte[] Request(int[] ids)
+    {
+        using var buffer = new PooledBufferStream();
+        FrameCodec.BeginFrame(buffer, FrameFormat.Plain);
+        RecordXml.WriteRequest(buffer, ids);
+        return FrameCodec.EndFrame(buffer, FrameFormat.Plain, 1).ToArray();
+    }
+
+    private static bool EndsWithEndMarker(MemoryStream received)
+    {
+        var bytes = received.ToArray();
+        if (bytes.Length < FrameFormat.Plain.HeaderSize)
+            return false;
+        var (length, _) = FrameFormat.Plain.ParseHeader(bytes, int.MaxValue);
+        return bytes.Length >= 2 * FrameFormat.Plain.HeaderSize + length;
+    }
+
+    private static int CountOf(string text, string part) => (text.Length - text.Replace(part, "", StringComparison.Ordinal).Length) / part.Length;
+}
