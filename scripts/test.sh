@@ -44,6 +44,15 @@ if ! command -v hey >/dev/null; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hey) >&2
 fi
 
+# curl (Debian's) calls the REST transport's endpoint and OpenAPI document as a client no one here wrote, in the tests.
+if ! command -v curl >/dev/null; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "scripts/test.sh: curl is not installed; as root: apt-get install -y --no-install-recommends curl" >&2
+    exit 1
+  fi
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl) >&2
+fi
+
 # Chromium (Debian's) opens the HTML report in the tests.
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" != 0 ]; then

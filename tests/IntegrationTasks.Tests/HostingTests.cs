@@ -176,10 +176,10 @@ public sealed class HostingTests
         using var artifacts = new TempDirectory("it-runall-");
         var port = TestPorts.Free();
         var httpPort = TestPorts.Free();
-        int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free();
+        int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
         var (exitCode, output) = RunBuild("RunAll", artifacts,
             $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
-            $"-p:NetTcpPort={netTcpPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000");
+            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
@@ -187,11 +187,13 @@ public sealed class HostingTests
         StringAssert.Contains(markdown, "3,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
         // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
-        StringAssert.Contains(markdown, "| SoapSmallRequests at 3,000 records | One call per record: RunAll runs it up to 1,000 records by default. | `-p:SmallRequestsMaxRecords=3000` |");
-        StringAssert.Contains(markdown, "| NetTcpSmallRequests at 3,000 records |");
+        var notRun = MarkdownTable.With(markdown, "How to run it");
+        Assert.AreEqual(("One call per record: RunAll runs it up to 1,000 records by default.", "`-p:SmallRequestsMaxRecords=3000`"),
+            (notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it")));
+        Assert.IsTrue(notRun.HasRow("NetTcpSmallRequests at 3,000 records"));
         // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
-        var costs = markdown.Split('\n').First(l => l.StartsWith("| TcpClient2 |", StringComparison.Ordinal) && l.Split('|').Length == 15);
-        Assert.AreNotEqual("–", costs.Split('|')[7].Trim(), costs);
+        var costs = MarkdownTable.All(markdown).First(t => t.Headers.Contains("Server bytes allocated / record")).Row("TcpClient2");
+        Assert.AreNotEqual("–", costs["Server bytes allocated / record"], string.Join(" | ", costs.Values));
         var lines = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         // Every run, then what was not run (the two capped counts, MSMQ, WebSphere MQ), each with its status: nothing asked for is missing.
         var csv = lines.Where(l => !l.Contains(",not run,", StringComparison.Ordinal)).ToList();
@@ -201,7 +203,7 @@ public sealed class HostingTests
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
         AssertNoProcessMentions(artifacts);
-        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort })
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, restPort, webSocketPort })
             AssertPortFree(used);
     }
 
@@ -210,12 +212,12 @@ public sealed class HostingTests
     {
         using var artifacts = new TempDirectory("it-range-");
         int port = TestPorts.Free(), httpPort = TestPorts.Free(), soapPort = TestPorts.Free(),
-            netTcpPort = TestPorts.Free(), grpcPort = TestPorts.Free();
+            netTcpPort = TestPorts.Free(), grpcPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
         string[] transports = ["DirectCopy", "PipelinedCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest3", "FileTransferBigRequest", "FileTransferRequest",
-            "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest"];
+            "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest", "RestJson", "WebSocketClient"];
         var (exitCode, output) = RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
             $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
-            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
+            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(transports.Length + 1, runs, "every transport and the peer, verified");
@@ -223,10 +225,10 @@ public sealed class HostingTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "## 1,500 records, server reads: range query per batch (Range) (");
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
-        foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer" })
+        foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
         AssertNoProcessMentions(artifacts);
-        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, grpcPort })
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, grpcPort, restPort, webSocketPort })
             AssertPortFree(used);
     }
 
@@ -235,6 +237,8 @@ public sealed class HostingTests
     [DataRow("SoapSmallBatches", "SoapPort")]
     [DataRow("NetTcpSmallBatchesAsync", "NetTcpPort")]
     [DataRow("GrpcStreaming", "GrpcPort")]
+    [DataRow("RestJson", "RestPort")]
+    [DataRow("WebSocketClient", "WebSocketPort")]
     public void FindBatchSize_sweeps_a_transport_and_reports_the_best_size(string transport, string portProperty)
     {
         using var artifacts = new TempDirectory("it-sweep-");
@@ -247,8 +251,8 @@ public sealed class HostingTests
         StringAssert.Contains(output, $"results in {artifacts}/results/batch-size/");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "batch-size", "results.md"));
         StringAssert.Contains(markdown, $"## Batch-size sweep: {transport}, 1,000 records");
-        StringAssert.Contains(markdown, "| 100 | 10 |");
-        StringAssert.Contains(markdown, "| 500 | 2 |");
+        var sweep = MarkdownTable.With(markdown, "Against the best");
+        Assert.AreEqual(("10", "2"), (sweep.Cell("100", "Batches"), sweep.Cell("500", "Batches")));
         // Two repetitions: the faster size is named, not called best.
         StringAssert.Contains(markdown, "fastest mean (too few runs to call it best)");
         AssertNoProcessMentions(artifacts);

@@ -189,12 +189,12 @@ public sealed class NetworkTests
         using var artifacts = new TempDirectory("it-fault-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=Reset", "-p:FaultAfterBytes=400000",
-            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest4+HttpRequest+GrpcStreaming+SoapSmallBatchesAsync+FileTransferRequest",
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest4+HttpRequest+GrpcStreaming+SoapSmallBatchesAsync+WebSocketClient+FileTransferRequest",
             "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         // TCP 1 cannot resume: its clean failure is the outcome recorded, not a failed build.
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(14, runs);
+        Assert.HasCount(16, runs);
         var faulted = runs.Where(r => r.Transport != "FileTransferRequest").ToList();
         // First: the fault landed in every relayed run (counted on the server's bytes, so it cannot miss).
         Assert.IsTrue(faulted.All(r => r is { FaultInjected: true, FaultAfterBytes: 400_000 }), string.Join("\n", runs));
@@ -211,11 +211,18 @@ public sealed class NetworkTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "- Fault: Reset");
         StringAssert.Contains(markdown, "## Faults");
-        StringAssert.Matches(markdown, new System.Text.RegularExpressions.Regex(@"\| TcpClientSingleThreadTest \| Reset \| 5,000 \| 2 \| failed cleanly \(IT3006\)[^|]*\| 0 \| 0 \|"));
-        foreach (var transport in new[] { "TcpClient2", "TcpClientMultiThreadTest4", "HttpRequest", "GrpcStreaming", "SoapSmallBatchesAsync" })
-            StringAssert.Matches(markdown, new System.Text.RegularExpressions.Regex($@"\| {transport} \| Reset \| 5,000 \| 2 \| resumed \| 0 \| 0 \| \d"));
+        var faults = MarkdownTable.With(markdown, "Outcome");
+        var tcp1 = faults.Row("TcpClientSingleThreadTest");
+        Assert.AreEqual(("Reset", "5,000", "2", "0", "0"), (tcp1["Fault"], tcp1["Records"], tcp1["Runs"], tcp1["Rows lost"], tcp1["Rows duplicated"]));
+        StringAssert.StartsWith(tcp1["Outcome"], "failed cleanly (IT3006)");
+        foreach (var transport in new[] { "TcpClient2", "TcpClientMultiThreadTest4", "HttpRequest", "GrpcStreaming", "SoapSmallBatchesAsync", "WebSocketClient" })
+        {
+            var row = faults.Row(transport);
+            Assert.AreEqual(("Reset", "5,000", "2", "resumed", "0", "0"), (row["Fault"], row["Records"], row["Runs"], row["Outcome"], row["Rows lost"], row["Rows duplicated"]), transport);
+            StringAssert.Matches(row["Time to recover (s)"], new System.Text.RegularExpressions.Regex(@"^\d"), transport);
+        }
         // The failed runs are in no statistic: TCP 1 has no row in the ranking.
-        Assert.DoesNotContain("| TcpClientSingleThreadTest | SELECT per ID", markdown);
+        Assert.IsFalse(MarkdownTable.With(markdown, "Against the one above").HasRow("TcpClientSingleThreadTest"));
         // An injected reset is announced once, not followed by the relay's noise about the connection it cut.
         Assert.DoesNotContain("ended: Operation canceled", output);
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "<table id=\"faults\">");
@@ -235,7 +242,9 @@ public sealed class NetworkTests
         Assert.IsTrue(run is { Fault: "Reset", FaultInjected: false, FaultAfterBytes: 100_000_000, FaultBytesFromServer: > 0 and < 100_000_000 }, run.ToString());
         StringAssert.Contains(output, "warning IT4014: TcpClient2, repetition 1: the fault Reset was not injected");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "| TcpClient2 | Reset | 2,000 | 1 | not injected in 1 of 1 (the server sent at most ");
+        var faults = MarkdownTable.With(markdown, "Outcome").Row("TcpClient2");
+        Assert.AreEqual(("Reset", "2,000", "1"), (faults["Fault"], faults["Records"], faults["Runs"]));
+        StringAssert.StartsWith(faults["Outcome"], "not injected in 1 of 1 (the server sent at most ");
         Assert.DoesNotContain("rode it out (no break) |", markdown);
     }
 
@@ -245,12 +254,12 @@ public sealed class NetworkTests
         using var artifacts = new TempDirectory("it-kill-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=KillServer", "-p:FaultAfterBytes=200000",
-            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+TcpClientMultiThreadTest4+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
-            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}",
-            "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+TcpClientMultiThreadTest4+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync+RestJson+WebSocketClient",
+            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}", $"-p:RestPort={TestPorts.Free()}",
+            $"-p:WebSocketPort={TestPorts.Free()}", "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(18, runs);
+        Assert.HasCount(22, runs);
         // First: the kill landed in every run (counted on the server's bytes, then the connection cut there: it cannot miss).
         Assert.IsTrue(runs.All(r => r is { FaultInjected: true, FaultAfterBytes: 200_000 }), string.Join("\n", runs));
         Assert.IsTrue(runs.All(r => r is { Fault: "KillServer", RowsDuplicated: 0 }), string.Join("\n", runs));
@@ -261,7 +270,7 @@ public sealed class NetworkTests
         // Killed once per repetition by the relay, started again by the build each time (each server's log says so), stopped for good at the end.
         StringAssert.Contains(output, "warning IT4013: [DelayRelay] Relay: fault injected, server process");
         // (200,000 bytes: early enough in gRPC's compact stream too.)
-        foreach (var server in new[] { "TcpTestServer", "TcpServer2", "TcpTestServer3", "TcpTestServer4", "HttpServer", "SoapServer", "NetTcpServer" })
+        foreach (var server in new[] { "TcpTestServer", "TcpServer2", "TcpTestServer3", "TcpTestServer4", "HttpServer", "SoapServer", "NetTcpServer", "RestServer", "WebSocketServer" })
         {
             var log = File.ReadAllLines(Path.Combine(artifacts, "logs", $"{server}.log"));
             Assert.AreEqual(2, log.Count(l => l.Contains($"warning IT4012: {server} exited (code ", StringComparison.Ordinal)), string.Join("\n", log));
@@ -269,8 +278,12 @@ public sealed class NetworkTests
             StringAssert.Contains(output, $"{server} stopped (exit code 0, peak memory", server);
             StringAssert.Contains(output, "started again 2 times after its process exited", server);
         }
-        StringAssert.Matches(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
-            new System.Text.RegularExpressions.Regex(@"\| TcpClient2 \| KillServer \| 5,000 \| 2 \| resumed \| 0 \| 0 \| \d"));
+        var faults = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Outcome");
+        foreach (var transport in new[] { "TcpClient2", "RestJson", "WebSocketClient" })
+        {
+            var row = faults.Row(transport);
+            Assert.AreEqual(("KillServer", "5,000", "2", "resumed", "0", "0"), (row["Fault"], row["Records"], row["Runs"], row["Outcome"], row["Rows lost"], row["Rows duplicated"]), transport);
+        }
         HostingTests.AssertNoProcessMentions(artifacts);
     }
 
@@ -280,17 +293,19 @@ public sealed class NetworkTests
         using var artifacts = new TempDirectory("it-silence-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
             "-p:Fault=Silence", "-p:SilenceSeconds=2", "-p:FaultAfterBytes=200000",
-            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync",
-            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}",
-            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+            "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync+RestJson+WebSocketClient",
+            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}", $"-p:RestPort={TestPorts.Free()}",
+            $"-p:WebSocketPort={TestPorts.Free()}", "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(8, runs);
+        Assert.HasCount(10, runs);
         Assert.IsTrue(runs.All(r => r.FaultInjected == true), string.Join("\n", runs));
         // Two seconds of nothing either way: every transport waits it out (no timeout is that short), with no break and every row once.
         foreach (var run in runs)
             Assert.IsTrue(run is { Completed: true, Fault: "Silence", Reconnects: 0 or null, RowsMatched: 5000, RowsDuplicated: 0 } && run.ElapsedSeconds >= 2, run.ToString());
-        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "| TcpClient2 | Silence | 5,000 | 1 | rode it out (no break) | 0 | 0 | – |");
+        var silence = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Outcome").Row("TcpClient2");
+        Assert.AreEqual(("Silence", "5,000", "1", "rode it out (no break)", "0", "0", "–"), (silence["Fault"], silence["Records"], silence["Runs"],
+            silence["Outcome"], silence["Rows lost"], silence["Rows duplicated"], silence["Time to recover (s)"]));
         HostingTests.AssertNoProcessMentions(artifacts);
     }
 

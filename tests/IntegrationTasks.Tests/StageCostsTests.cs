@@ -25,14 +25,19 @@ public sealed class StageCostsTests
         };
         Assert.IsTrue(task.Execute(), engine.Log);
         var run = IntegrationTasks.Labs.StageCostsReport.Load(results)!;
-        Assert.HasCount(5, run.Stages);
+        Assert.HasCount(9, run.Stages);
         Assert.IsTrue(run.Stages.All(s => s.MicrosecondsPerRecord > 0 && s.BytesAllocatedPerRecord > 0), string.Join("; ", run.Stages));
         // The insert stage really inserted: every row is on the client.
         var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(2000, CancellationToken.None);
         Assert.IsTrue(report.Success, report.Describe());
         var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown;
         StringAssert.Contains(markdown, $"## StageCosts: each stage of the per-record path alone ({provider}, 2,000 records in batches of 500");
-        StringAssert.Contains(markdown, "| XML in: parse the response |");
+        Assert.IsTrue(MarkdownTable.With(markdown, "Bytes allocated / record").HasRow(IntegrationTasks.Labs.StageCosts.XmlIn));
+        // The encodings side by side, each read back equal (the lab checks it): protobuf the smallest.
+        var encodings = MarkdownTable.With(markdown, "Out + in µs / record");
+        CollectionAssert.AreEqual(new[] { "XML", "JSON", "Protobuf" }, encodings.Rows.Select(r => r[0]).ToArray());
+        var size = encodings.Rows.ToDictionary(r => r[0], r => double.Parse(encodings.Row(r[0])["Bytes / record"], System.Globalization.CultureInfo.InvariantCulture));
+        Assert.IsTrue(size["Protobuf"] < size["JSON"] && size["Protobuf"] < size["XML"], string.Join(", ", size));
 
         task.Records = 2100;
         engine = new FakeBuildEngine();

@@ -11,7 +11,11 @@ using Microsoft.Build.Framework;
 namespace IntegrationTasks.Labs;
 
 /// <summary>One stage of the per-record path, measured alone: time and bytes allocated per record.</summary>
-public sealed record StageCost(string Stage, double MicrosecondsPerRecord, double BytesAllocatedPerRecord);
+public sealed record StageCost(string Stage, double MicrosecondsPerRecord, double BytesAllocatedPerRecord)
+{
+    /// <summary>For an encoding's "out" stage: the bytes of a record in that encoding (the response's size over its records).</summary>
+    public double? EncodedBytesPerRecord { get; init; }
+}
 
 /// <summary>A StageCosts run: the stages, and what they were measured on.</summary>
 public sealed record StageCostsRun(string Provider, int Records, int BatchSize, IReadOnlyList<StageCost> Stages, DateTimeOffset Timestamp);
@@ -19,7 +23,9 @@ public sealed record StageCostsRun(string Provider, int Records, int BatchSize, 
 /// <summary>
 /// Where a transfer's time goes when nothing runs at once: each stage of the per-record path alone, batch by batch on one
 /// thread — the server's reads (one SELECT per ID, and one range query per batch), the response written as XML, parsed back,
-/// and inserted in one transaction per batch. What a transport costs beyond these is its wire and its threading.
+/// and inserted in one transaction per batch. What a transport costs beyond these is its wire and its threading. Beside the
+/// series' XML, the same batch as JSON (RestJson's source-generated serializers) and as protobuf (the gRPC transports' messages),
+/// each written and read back (and checked equal), so the encodings' costs stand side by side.
 /// </summary>
 public sealed class StageCosts(Database server, Database client, int batchSize)
 {
@@ -28,6 +34,13 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
     public const string XmlOut = "XML out: serialise the response";
     public const string XmlIn = "XML in: parse the response";
     public const string Insert = "Client insert: one transaction per batch";
+    public const string JsonOut = "JSON out: serialise the response";
+    public const string JsonIn = "JSON in: parse the response";
+    public const string ProtobufOut = "Protobuf out: serialise the reply";
+    public const string ProtobufIn = "Protobuf in: parse the reply";
+
+    /// <summary>The stages that encode or decode a batch: not part of the series' per-record path, measured beside it.</summary>
+    public static readonly IReadOnlySet<string> OtherEncodings = new HashSet<string>(StringComparer.Ordinal) { JsonOut, JsonIn, ProtobufOut, ProtobufIn };
 
     public async Task<StageCostsRun> MeasureAsync(int records, CancellationToken cancellationToken)
     {
@@ -35,7 +48,8 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         if (plan.Records != records)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records ({records}) must be a multiple of BatchSize ({batchSize}).");
         await client.EmptyAsync(RecordTable.Client, cancellationToken).ConfigureAwait(false);
-        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, Insert }.ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
+        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, JsonOut, JsonIn, ProtobufOut, ProtobufIn, Insert }.ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
+        var encoded = new Dictionary<string, long> { [XmlOut] = 0, [JsonOut] = 0, [ProtobufOut] = 0 };
         await using var perRecord = await RecordLookup.OpenAsync(server, ServerWork.PerRecord, cancellationToken).ConfigureAwait(false);
         await using var range = await RecordLookup.OpenAsync(server, ServerWork.Range, cancellationToken).ConfigureAwait(false);
         await using var importer = await BatchImporter.OpenAsync(client, cancellationToken).ConfigureAwait(false);
@@ -70,13 +84,60 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
                 parsed = RecordXml.ReadResponse(input, cancellationToken);
                 return Task.CompletedTask;
             }).ConfigureAwait(false);
+            encoded[XmlOut] += message.Length;
+            await MeasureOtherEncodingsAsync(batch, plan.FirstId(index)).ConfigureAwait(false);
             await TimeAsync(Insert, () => importer.ImportAsync(parsed, cancellationToken)).ConfigureAwait(false);
         }
         if (importer.RecordsImported != records)
             throw new IntegrationException(ErrorCodes.LabFailed, $"{importer.RecordsImported:N0} of {records:N0} records were imported.");
         return new StageCostsRun(server.Provider.ToString(), records, batchSize,
-            clocks.Select(c => new StageCost(c.Key, c.Value.Ticks * 1e6 / Stopwatch.Frequency / records, (double)c.Value.Bytes / records)).ToList(),
+            clocks.Select(c => new StageCost(c.Key, c.Value.Ticks * 1e6 / Stopwatch.Frequency / records, (double)c.Value.Bytes / records)
+            {
+                EncodedBytesPerRecord = encoded.TryGetValue(c.Key, out var size) ? (double)size / records : null,
+            }).ToList(),
             DateTimeOffset.UtcNow);
+
+        async Task MeasureOtherEncodingsAsync(List<ServiceRecord> batch, int firstId)
+        {
+            message.Reset();
+            await TimeAsync(JsonOut, () =>
+            {
+                using var writer = new System.Text.Json.Utf8JsonWriter(message);
+                System.Text.Json.JsonSerializer.Serialize(writer, batch, Rest.RestJsonContext.Default.ListServiceRecord);
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            encoded[JsonOut] += message.Length;
+            List<ServiceRecord> fromJson = [];
+            await TimeAsync(JsonIn, async () =>
+            {
+                using var input = message.OpenRead();
+                await foreach (var record in System.Text.Json.JsonSerializer.DeserializeAsyncEnumerable(input, Rest.RestJsonContext.Default.ServiceRecord,
+                                   cancellationToken).ConfigureAwait(false))
+                    fromJson.Add(record!);
+            }).ConfigureAwait(false);
+            CheckSame("JSON", batch, fromJson);
+
+            byte[] reply = [];
+            await TimeAsync(ProtobufOut, () =>
+            {
+                reply = Google.Protobuf.MessageExtensions.ToByteArray(Grpc.RecordMessages.ToReply(firstId, batch));
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            encoded[ProtobufOut] += reply.Length;
+            List<ServiceRecord> fromProtobuf = [];
+            await TimeAsync(ProtobufIn, () =>
+            {
+                fromProtobuf = [.. Grpc.Contract.BatchReply.Parser.ParseFrom(reply).Records.Select(Grpc.RecordMessages.ToRecord)];
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            CheckSame("protobuf", batch, fromProtobuf);
+        }
+
+        static void CheckSame(string encoding, List<ServiceRecord> sent, List<ServiceRecord> back)
+        {
+            if (sent.Count != back.Count || sent.Zip(back).Any(p => !p.First.SameValuesAs(p.Second)))
+                throw new IntegrationException(ErrorCodes.LabFailed, $"A batch did not read back equal from {encoding} ({back.Count} of {sent.Count} records).");
+        }
 
         async Task TimeAsync(string stage, Func<Task> work)
         {
@@ -126,16 +187,52 @@ public static class StageCostsReport
 
     public static StageCostsRun? Load(string directory) => LabResults.Load<StageCostsRun>(directory, FileName);
 
+    private static readonly IReadOnlyList<Results.ReportColumn<StageCost>> Columns =
+    [
+        new("stage", "Stage", s => s.Stage, Numeric: false),
+        new("microsPerRecord", "µs / record", s => s.MicrosecondsPerRecord.ToString("F2", Invariant)),
+        new("bytesAllocatedPerRecord", "Bytes allocated / record", s => s.BytesAllocatedPerRecord.ToString("N0", Invariant)),
+    ];
+
+    /// <summary>An encoding's two stages together: what a batch costs to write and read back in it, and its size.</summary>
+    public sealed record EncodingCost(string Encoding, StageCost Out, StageCost In)
+    {
+        public double MicrosecondsPerRecord => Out.MicrosecondsPerRecord + In.MicrosecondsPerRecord;
+    }
+
+    private static readonly IReadOnlyList<Results.ReportColumn<EncodingCost>> EncodingColumns =
+    [
+        new("encoding", "Encoding", e => e.Encoding, Numeric: false),
+        new("outMicros", "Out µs / record", e => e.Out.MicrosecondsPerRecord.ToString("F2", Invariant)),
+        new("inMicros", "In µs / record", e => e.In.MicrosecondsPerRecord.ToString("F2", Invariant)),
+        new("totalMicros", "Out + in µs / record", e => e.MicrosecondsPerRecord.ToString("F2", Invariant)),
+        new("encodedBytes", "Bytes / record", e => e.Out.EncodedBytesPerRecord is { } b ? b.ToString("F0", Invariant) : "–"),
+        new("allocated", "Allocated out + in / record", e => (e.Out.BytesAllocatedPerRecord + e.In.BytesAllocatedPerRecord).ToString("N0", Invariant)),
+    ];
+
+    /// <summary>XML (the series' and SOAP's), JSON (RestJson's) and protobuf (gRPC's), where the run measured them.</summary>
+    public static List<EncodingCost> Encodings(StageCostsRun run)
+    {
+        StageCost? Stage(string name) => run.Stages.FirstOrDefault(s => s.Stage == name);
+        return new[] { ("XML", StageCosts.XmlOut, StageCosts.XmlIn), ("JSON", StageCosts.JsonOut, StageCosts.JsonIn), ("Protobuf", StageCosts.ProtobufOut, StageCosts.ProtobufIn) }
+            .Where(e => Stage(e.Item2) is not null && Stage(e.Item3) is not null)
+            .Select(e => new EncodingCost(e.Item1, Stage(e.Item2)!, Stage(e.Item3)!)).ToList();
+    }
+
     public static string Markdown(StageCostsRun run)
     {
         var md = new StringBuilder(string.Create(Invariant,
             $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records in batches of {run.BatchSize:N0}, one thread)\n\n"));
-        md.Append("| Stage | µs / record | Bytes allocated / record |\n|---|---:|---:|\n");
-        foreach (var stage in run.Stages)
-            md.Append(Invariant, $"| {stage.Stage} | {stage.MicrosecondsPerRecord:F2} | {stage.BytesAllocatedPerRecord:N0} |\n");
-        var serial = run.Stages.Where(s => s.Stage != StageCosts.ReadRange).Sum(s => s.MicrosecondsPerRecord);
-        md.Append(Invariant, $"\nOne after the other (per-ID reads): {serial:F2} µs a record, {serial * run.Records / 1e6:F2} s for these records — ");
+        md.Append(Results.ReportTable.Markdown(Columns, run.Stages));
+        var serial = run.Stages.Where(s => s.Stage != StageCosts.ReadRange && !StageCosts.OtherEncodings.Contains(s.Stage)).Sum(s => s.MicrosecondsPerRecord);
+        md.Append(Invariant, $"\nOne after the other (per-ID reads, XML): {serial:F2} µs a record, {serial * run.Records / 1e6:F2} s for these records — ");
         md.Append("a transport on two cores can overlap the server's stages with the client's, not go below the slower side.\n");
+        if (Encodings(run) is { Count: > 1 } encodings)
+        {
+            md.Append("\nThe same batches in each encoding a transport here uses — XML (the series' TCP, HTTP, files, queues; SOAP's envelope is more), ");
+            md.Append("JSON (RestJson) and protobuf (gRPC) — written and read back, each checked equal to what was read:\n\n");
+            md.Append(Results.ReportTable.Markdown(EncodingColumns, encodings));
+        }
         return md.ToString();
     }
 

@@ -1,0 +1,96 @@
+using System.Text.Json;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Rest;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+
+namespace IntegrationTasks.Host.Rest;
+
+/// <summary>
+/// The REST/JSON server: a minimal API, <c>GET /api/records?firstId=&amp;count=</c>, each response a JSON array written as the
+/// records are read (System.Text.Json's source-generated serializers into the response's pipe, flushed every 16 KB), and its
+/// OpenAPI document at /openapi/v1.json for any client generator. A request it cannot take is a 400 problem+json with the coded
+/// error as its detail. Arguments: --provider, --connstring, --server-work, --max-batch-records, --http-version (Http1, Http2).
+/// </summary>
+[HostModule("rest")]
+internal sealed class RestModule(HostArguments arguments) : IHostModule
+{
+    private const int FlushBytes = 16 * 1024;
+    private RecordSource _source = null!;
+    private int _maxBatchRecords;
+    private RestHttpVersion _version;
+
+    public string Describe() => $"{RestProtocol.Path} ({_version}), {_source.Work}, {_source.Database.Describe()}";
+
+    public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
+    {
+        _maxBatchRecords = (int)arguments.Number("--max-batch-records", 100_000);
+        _version = RestHttpVersions.Parse(arguments.Value("--http-version") ?? nameof(RestHttpVersion.Http1));
+        if (_maxBatchRecords < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxBatchRecords must be at least 1 (was {_maxBatchRecords}).");
+        _source = await arguments.OpenRecordSourceAsync(cancellationToken);
+        builder.Services.ConfigureHttpJsonOptions(options => options.SerializerOptions.TypeInfoResolverChain.Insert(0, RestJsonContext.Default));
+        builder.Services.AddOpenApi();
+    }
+
+    /// <summary>HTTP/2 without TLS has no negotiation: the endpoint speaks the one version the transport was started with.</summary>
+    public void ConfigureEndpoint(ListenOptions endpoint) =>
+        endpoint.Protocols = _version == RestHttpVersion.Http2 ? HttpProtocols.Http2 : HttpProtocols.Http1;
+
+    public void Map(WebApplication app)
+    {
+        var log = app.Logger;
+        app.MapOpenApi(RestProtocol.OpenApiPath);
+        // The query read as text and parsed here, so a bad number gets the coded problem rather than the framework's bare 400.
+        app.MapGet(RestProtocol.Path, async Task<IResult> (string? firstId, string? count, HttpContext context) =>
+        {
+            if (!int.TryParse(firstId, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var first)
+                || !int.TryParse(count, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var n))
+                return Refuse(context, ErrorCodes.InvalidParameter,
+                    $"firstId and count must be whole numbers (GET {RestProtocol.Path}?firstId=1&count=1000); were '{firstId}', '{count}'.");
+            if (n < 1 || n > _maxBatchRecords)
+                return Refuse(context, ErrorCodes.BatchTooLarge, $"count must be between 1 and {_maxBatchRecords:N0} (MaxBatchRecords); was {n:N0}.");
+            if (first < 1 || first > int.MaxValue - n)
+                return Refuse(context, ErrorCodes.InvalidParameter, $"firstId must be at least 1, and firstId + count within an ID's range (was {first:N0}, {n:N0}).");
+            var token = context.RequestAborted;
+            context.Response.ContentType = "application/json; charset=utf-8";
+            try
+            {
+                await using var lookup = await _source.OpenLookupAsync(token);
+                var body = context.Response.BodyWriter;
+                await using var writer = new Utf8JsonWriter(body);
+                writer.WriteStartArray();
+                await foreach (var record in lookup.ReadAsync(first, n, token))
+                {
+                    JsonSerializer.Serialize(writer, record, RestJsonContext.Default.ServiceRecord);
+                    if (writer.BytesPending >= FlushBytes)
+                    {
+                        writer.Flush();
+                        await body.FlushAsync(token);
+                    }
+                }
+                writer.WriteEndArray();
+                writer.Flush();
+                await body.FlushAsync(token);
+            }
+            catch (Exception e) when (e is IntegrationException or IOException or OperationCanceledException)
+            {
+                // The response has started: the only honest signal left is to cut it, so the client sees it truncated.
+                log.LogWarning("{Code}: answering {Peer} failed after the response started: {Message}",
+                    e is IntegrationException ie ? ie.Code : ErrorCodes.ConnectionLost, context.Connection.RemoteIpAddress, e.Message);
+                context.Abort();
+            }
+            return TypedResults.Empty;
+        })
+        .WithName("GetRecords")
+        .WithSummary("The records of IDs firstId .. firstId + count - 1, as a JSON array streamed as they are read.")
+        .Produces<ServiceRecord[]>(StatusCodes.Status200OK, "application/json")
+        .ProducesProblem(StatusCodes.Status400BadRequest);
+
+        IResult Refuse(HttpContext context, string code, string message)
+        {
+            log.LogWarning("{Code}: refused a request from {Peer} with 400: {Message}", code, context.Connection.RemoteIpAddress, message);
+            return TypedResults.Problem(CodedError.Format(code, message), statusCode: StatusCodes.Status400BadRequest, title: "The request was refused.");
+        }
+    }
+}

@@ -1,0 +1,34 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using IntegrationTasks.Data;
+
+namespace IntegrationTasks.Rest;
+
+/// <summary>
+/// The REST/JSON transport's resource: <c>GET /api/records?firstId=1&amp;count=1000</c> answers the records of IDs
+/// firstId..firstId+count-1 as a JSON array, streamed as they are read; a request the server cannot take is a 4xx
+/// problem+json whose <c>detail</c> is the coded error ("IT2005: …"). The OpenAPI document is at <see cref="OpenApiPath"/>.
+/// </summary>
+public static class RestProtocol
+{
+    public const string Path = "/api/records";
+
+    public const string OpenApiPath = "/openapi/v1.json";
+
+    public const string ProblemContentType = "application/problem+json";
+}
+
+/// <summary>
+/// The JSON of a record, by System.Text.Json's source generator (no reflection at run time): the web defaults (camelCase names),
+/// doubles in their shortest round-trip form, dates in ISO 8601 to the tick, text escaped as JSON requires (CR, tab, quotes,
+/// control and non-ASCII characters). Every value reads back equal, bit for bit and tick for tick.
+/// </summary>
+[JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
+[JsonSerializable(typeof(ServiceRecord))]
+[JsonSerializable(typeof(ServiceRecord[]))]
+[JsonSerializable(typeof(List<ServiceRecord>))]
+[JsonSerializable(typeof(RestProblem))]
+public sealed partial class RestJsonContext : JsonSerializerContext;
+
+/// <summary>The fields of an RFC 9457 problem the client reads: the status and the coded detail.</summary>
+public sealed record RestProblem(string? Title, int? Status, string? Detail);

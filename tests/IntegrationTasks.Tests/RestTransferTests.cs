@@ -1,0 +1,119 @@
+using System.Globalization;
+using System.Text.Json;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Rest;
+
+namespace IntegrationTasks.Tests;
+
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class RestTransferTests
+{
+    private static Task<RunningHostModule> StartAsync(TestDatabases databases, string httpVersion = "Http1", int maxBatchRecords = 100_000) =>
+        RunningHostModule.StartAsync(new RestServer { HttpVersion = httpVersion, MaxBatchRecords = maxBatchRecords }, databases, RestProtocol.Path);
+
+    private static RestJson Client(string url, TestDatabases databases, FakeBuildEngine engine, string httpVersion = "Http1", int totalBatches = 4, int batchSize = 250) =>
+        new RestJson { Uri = url, HttpVersion = httpVersion, MaxInFlight = 3 }.For(databases, engine, totalBatches, batchSize);
+
+    [TestMethod]
+    [DataRow("Sqlite", "Http1", 1)]
+    [DataRow("Sqlite", "Http2", 1)]
+    [DataRow("Sqlite", "Http1", 3)]
+    [DataRow("PostgreSql", "Http1", 1)]
+    public async Task RestJson_moves_every_row_intact(string provider, string httpVersion, int clients)
+    {
+        // The sample data holds what breaks naive formats (CR LF, tabs, quotes, non-ASCII, double.MaxValue, the smallest subnormal,
+        // afternoon timestamps to the tick): the verification compares every value exactly.
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000 * clients, CancellationToken.None);
+        await using var server = await StartAsync(databases, httpVersion);
+        var engine = new FakeBuildEngine();
+        var client = Client(server.Url, databases, engine, httpVersion, totalBatches: 4 * clients); // the batches are shared among the clients
+        client.Clients = clients;
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(1000 * clients, client.Records);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000 * clients, CancellationToken.None);
+        Assert.IsTrue(report.Success, report.ToString());
+    }
+
+    [TestMethod]
+    public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var server = await StartAsync(databases);
+        // GETs at once over several pooled connections: the reset breaks one, which may fail more than one attempt's batches.
+        await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
+            (relayPort, engine) => Client($"http://127.0.0.1:{relayPort}{RestProtocol.Path}", databases, engine, totalBatches: 50, batchSize: 100), reconnects: null);
+    }
+
+    [TestMethod]
+    public async Task Curl_reads_the_records_and_the_OpenAPI_document_and_bad_requests_get_coded_problems()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20, CancellationToken.None);
+        await using var server = await StartAsync(databases, maxBatchRecords: 10);
+        var baseUrl = $"http://127.0.0.1:{server.Port}";
+
+        // curl, a client no one here wrote, and JSON read without the suite's serializer: every value as the database holds it.
+        var (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=10");
+        Assert.AreEqual("200", status, body);
+        using (var json = JsonDocument.Parse(body))
+        {
+            var records = json.RootElement.EnumerateArray().ToList();
+            Assert.HasCount(10, records);
+            await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
+            foreach (var element in records)
+            {
+                var id = element.GetProperty("id").GetInt32();
+                var expected = await lookup.FindAsync(id, CancellationToken.None);
+                Assert.IsNotNull(expected);
+                Assert.AreEqual(expected.Desc, element.GetProperty("desc").GetString());
+                Assert.AreEqual(BitConverter.DoubleToInt64Bits(expected.Value), BitConverter.DoubleToInt64Bits(element.GetProperty("value").GetDouble()), $"record {id}");
+                Assert.AreEqual(expected.CreationDate.Ticks, DateTime.Parse(element.GetProperty("creationDate").GetString()!, CultureInfo.InvariantCulture,
+                    DateTimeStyles.RoundtripKind).Ticks, $"record {id}");
+                Assert.AreEqual(expected.StringField1, element.GetProperty("stringField1").ValueKind == JsonValueKind.Null ? null : element.GetProperty("stringField1").GetString());
+            }
+        }
+
+        // The OpenAPI document names the operation, its two parameters and its answers.
+        (status, body) = Curl($"{baseUrl}{RestProtocol.OpenApiPath}");
+        Assert.AreEqual("200", status, body);
+        using (var openApi = JsonDocument.Parse(body))
+        {
+            var get = openApi.RootElement.GetProperty("paths").GetProperty(RestProtocol.Path).GetProperty("get");
+            Assert.AreEqual("GetRecords", get.GetProperty("operationId").GetString());
+            CollectionAssert.AreEquivalent(new[] { "firstId", "count" },
+                get.GetProperty("parameters").EnumerateArray().Select(p => p.GetProperty("name").GetString()).ToArray());
+            Assert.IsTrue(get.GetProperty("responses").TryGetProperty("200", out _) && get.GetProperty("responses").TryGetProperty("400", out _), get.ToString());
+        }
+
+        // Over the batch limit, and not a number: 400 with a problem whose detail is the coded error.
+        (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=11");
+        Assert.AreEqual("400", status, body);
+        StringAssert.StartsWith(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.BatchTooLarge + ": count must be between 1 and 10");
+        (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=one&count=5");
+        Assert.AreEqual("400", status, body);
+        StringAssert.StartsWith(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.InvalidParameter + ":");
+        StringAssert.Contains(server.Log, ErrorCodes.BatchTooLarge);
+
+        // The client task reports the server's code, and a good client is served after it all.
+        var refused = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(server.Url, databases, refused, totalBatches: 1, batchSize: 20).Execute));
+        Assert.IsTrue(refused.HasErrorCode(ErrorCodes.BatchTooLarge), refused.Log);
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(server.Url, databases, engine, totalBatches: 2, batchSize: 10).Execute), engine.Log);
+        Assert.IsTrue((await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20, CancellationToken.None)).Success);
+    }
+
+    /// <summary>curl's status code and body (-s: no progress; -w: the status on a line of its own after the body).</summary>
+    private static (string Status, string Body) Curl(string url)
+    {
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", url]);
+        Assert.AreEqual(0, exitCode, stderr);
+        var cut = stdout.LastIndexOf('\n');
+        return (stdout[(cut + 1)..].Trim(), stdout[..cut]);
+    }
+}
