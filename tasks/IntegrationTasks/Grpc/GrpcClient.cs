@@ -1,10 +1,8 @@
-using System.Net.Sockets;
 using Grpc.Core;
 using Grpc.Net.Client;
 using IntegrationTasks.Common;
 using IntegrationTasks.Grpc.Contract;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 using RecordService = IntegrationTasks.Grpc.Contract.RecordService;
 
 namespace IntegrationTasks.Grpc;
@@ -25,29 +23,9 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, ResumingTransfer resumption,
         CancellationToken cancellationToken)
     {
-        // Every connection the channel opens goes through a counting stream: the bytes on the wire, HTTP/2 framing included.
-        // (A ConnectCallback of our own means the channel has no connectivity state; a refused connection fails the first call at once.)
-        var connections = new System.Collections.Concurrent.ConcurrentBag<CountingStream>();
-        using var handler = new SocketsHttpHandler
-        {
-            ConnectCallback = async (context, token) =>
-            {
-                var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-                try
-                {
-                    await socket.ConnectAsync(context.DnsEndPoint, token).ConfigureAwait(false);
-                }
-                catch
-                {
-                    socket.Dispose();
-                    throw;
-                }
-                var counting = new CountingStream(new NetworkStream(socket, ownsSocket: true));
-                connections.Add(counting);
-                resumption.MarkConnected();
-                return counting;
-            },
-        };
+        // Every connection the channel opens is counted: the bytes on the wire, HTTP/2 framing included.
+        var connections = new CountedHttpConnections(resumption);
+        using var handler = connections.CreateHandler();
         using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
             MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = handler, DisposeHttpClient = false,
@@ -92,7 +70,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
                     $"Cannot connect to {address}. Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}");
             }
         }, cancellationToken).ConfigureAwait(false);
-        return new TransferResult(connections.Sum(c => c.BytesWritten), connections.Sum(c => c.BytesRead));
+        return new TransferResult(connections.BytesWritten, connections.BytesRead);
     }
 
     private async Task StreamAsync(RecordService.RecordServiceClient client, BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports,

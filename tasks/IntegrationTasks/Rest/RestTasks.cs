@@ -4,7 +4,6 @@ using System.Text.Json;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Rest;
@@ -68,8 +67,8 @@ public sealed class RestJson : TransferClientTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute http:// URL.");
         var version = RestHttpVersions.Parse(HttpVersion);
         var resumption = Resumption(plan, resumes: true);
-        var wire = new CountingConnections(resumption);
-        using var handler = wire.Handler();
+        var wire = new CountedHttpConnections(resumption);
+        using var handler = wire.CreateHandler();
         using var http = new HttpClient(handler, disposeHandler: false)
         {
             Timeout = Timeout.InfiniteTimeSpan, // the task's own TimeoutSeconds bounds the transfer
@@ -156,36 +155,5 @@ public sealed class RestJson : TransferClientTask
             ? new IntegrationException(code, $"The REST server answered {(int)response.StatusCode} {response.ReasonPhrase}: {message}")
             : new IntegrationException(response.StatusCode == HttpStatusCode.ServiceUnavailable ? ErrorCodes.ServerBusy : ErrorCodes.RequestRefused,
                 $"The REST server answered {(int)response.StatusCode} {response.ReasonPhrase}: {detail}");
-    }
-
-    /// <summary>The client's own sockets, counted: the bytes on the wire both ways, HTTP framing included.</summary>
-    private sealed class CountingConnections(ResumingTransfer resumption)
-    {
-        private readonly System.Collections.Concurrent.ConcurrentBag<CountingStream> _streams = [];
-
-        public long BytesWritten => _streams.Sum(s => s.BytesWritten);
-        public long BytesRead => _streams.Sum(s => s.BytesRead);
-
-        public SocketsHttpHandler Handler() => new()
-        {
-            ConnectCallback = async (context, token) =>
-            {
-                var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp) { NoDelay = true };
-                try
-                {
-                    await socket.ConnectAsync(context.DnsEndPoint, token).ConfigureAwait(false);
-                }
-                catch
-                {
-                    socket.Dispose();
-                    throw;
-                }
-                var counting = new CountingStream(new System.Net.Sockets.NetworkStream(socket, ownsSocket: true));
-                _streams.Add(counting);
-                resumption.MarkConnected();
-                return counting;
-            },
-            AutomaticDecompression = DecompressionMethods.None,
-        };
     }
 }
