@@ -309,6 +309,7 @@ public sealed class QueueTests
     public async Task A_build_terminated_with_SIGTERM_stops_the_broker_it_started()
     {
         using var artifacts = new TempDirectory("it-sigterm-");
+        var epmdPort = TestPorts.Free();
         var info = new System.Diagnostics.ProcessStartInfo("dotnet")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
@@ -318,6 +319,7 @@ public sealed class QueueTests
                      "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
                      "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={(string)artifacts}/", "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
                      "-p:Repetitions=5", $"-p:RabbitMQPort={TestPorts.Free()}", "-p:Peers=false",
+                     $"-p:RabbitMQDistributionPort={TestPorts.Free()}", $"-p:RabbitMQEpmdPort={epmdPort}",
                  })
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;
@@ -338,6 +340,14 @@ public sealed class QueueTests
         {
             RepositoryPaths.Run("pkill", ["-f", $"{(string)artifacts}/"]); // leave nothing to the next tests
             Assert.Fail($"{left.Count} process(es) outlived the terminated build: {string.Join(" | ", left)}");
+        }
+        // epmd's command line names no folder of ours, only its port: it was left running once when the build ended before the
+        // signal's stop had killed it.
+        var epmd = Listeners().Where(l => l.Port == epmdPort).ToList();
+        if (epmd.Count > 0)
+        {
+            RepositoryPaths.Run("epmd", ["-port", epmdPort.ToString(System.Globalization.CultureInfo.InvariantCulture), "-kill"]);
+            Assert.Fail($"epmd outlived the terminated build: {string.Join(", ", epmd)}");
         }
     }
 

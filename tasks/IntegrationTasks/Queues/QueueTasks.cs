@@ -19,6 +19,7 @@ public sealed class StartRabbitMQ : IntegrationTask
     [Required] public string Directory { get; set; } = "";
     public int Port { get; set; } = 5673;
     public int DistributionPort { get; set; } = 25673;
+    /// <summary>The Erlang port mapper's port (epmd), loopback only; stopped with the node.</summary>
     public int EpmdPort { get; set; } = 4370;
     public int ReadyTimeoutSeconds { get; set; } = 120;
 
@@ -92,7 +93,8 @@ public sealed class StartRabbitMQ : IntegrationTask
     internal sealed class NodeHandle : IDisposable
     {
         private readonly PosixSignalRegistration? _terminated;
-        private int _stopped;
+        private readonly Lock _gate = new();
+        private Task? _stop;
 
         public NodeHandle(RabbitMqNode node)
         {
@@ -103,10 +105,19 @@ public sealed class StartRabbitMQ : IntegrationTask
 
         public RabbitMqNode Node { get; }
 
-        public async Task StopAsync(CancellationToken cancellationToken)
+        /// <summary>
+        /// The one stop, awaited by every caller: a build terminated with SIGTERM stops the node from the signal's thread, the
+        /// client then fails fast and the build ends and disposes this — returning at once there let the process exit while the
+        /// signal's thread still waited to kill epmd, and epmd was left running.
+        /// </summary>
+        public Task StopAsync(CancellationToken cancellationToken)
         {
-            if (Interlocked.Exchange(ref _stopped, 1) == 1)
-                return;
+            lock (_gate)
+                return _stop ??= StopNodeAsync(cancellationToken);
+        }
+
+        private async Task StopNodeAsync(CancellationToken cancellationToken)
+        {
             _terminated?.Dispose();
             await Node.StopAsync(cancellationToken).ConfigureAwait(false);
             Node.Dispose();
