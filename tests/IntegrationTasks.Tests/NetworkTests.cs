@@ -71,14 +71,18 @@ public sealed class NetworkTests
     {
         using var artifacts = new TempDirectory("it-twohosts-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
-            "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RabbitMQDurable+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
+            "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RestJson+WebSocketClient+RabbitMQDurable+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(5, runs, output);
+        Assert.HasCount(7, runs, output);
         Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
         // The servers listened on the server host's address, in its namespace, and the relay added the profile's latency.
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
+        foreach (var server in new[] { "RestServer", "WebSocketServer" })
+            StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), $"http://{TwoHosts.ServerAddress}:", server);
+        Assert.IsTrue(runs.Where(r => r.Contains("\"transport\":\"RestJson\"") || r.Contains("\"transport\":\"WebSocketClient\""))
+            .All(r => r.Contains("\"throughRelay\":true") && r.Contains("\"latencyMs\":0.2")), string.Join("\n", runs));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s), two hosts");
         StringAssert.Contains(markdown, "- Note (file transfers): FileTransferRequest and FileTransferBigRequest go through shared directories");
@@ -314,13 +318,17 @@ public sealed class NetworkTests
     {
         using var artifacts = new TempDirectory("it-latency-");
         var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2", "-p:LatenciesMs=0+10", "-p:SweepRecords=2000", "-p:BatchSize=200",
+            "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2+RestJson+WebSocketClient", "-p:LatenciesMs=0+10",
+            $"-p:RestPort={TestPorts.Free()}", $"-p:WebSocketPort={TestPorts.Free()}", "-p:SweepRecords=2000", "-p:BatchSize=200",
             "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "## Latency sweep (2,000 records; mean seconds at each added round trip)");
         StringAssert.Contains(markdown, "| TcpClientSingleThreadTest | ");
         StringAssert.Contains(markdown, "| TcpClient2 (RTT 10 ms) |");
+        var sweep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        foreach (var transport in new[] { "RestJson", "WebSocketClient" })
+            Assert.HasCount(4, sweep.Where(l => l.Contains($"\"transport\":\"{transport}\"") && l.Contains("\"verified\":true")).ToList(), transport);
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "id=\"latency-sweep\"");
         // The lock-step client waited for ten round trips of 10 ms at least: the relay delayed it.
         var lockStep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"))

@@ -12,9 +12,12 @@ namespace IntegrationTasks.Tests;
 [DoNotParallelize]
 public sealed class WebSocketTransferTests
 {
-    private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxFrameBytes = 64 << 20, int maxBatchRecords = 100_000, int maxConnections = 1000) =>
-        RunningHostModule.StartAsync(new WebSocketServer { MaxFrameBytes = maxFrameBytes, MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections },
-            databases, WebSocketProtocol.Path);
+    private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxFrameBytes = 64 << 20, int maxBatchRecords = 100_000, int maxConnections = 1000,
+        int keepAliveSeconds = WebSocketProtocol.DefaultKeepAliveSeconds) =>
+        RunningHostModule.StartAsync(new WebSocketServer
+        {
+            MaxFrameBytes = maxFrameBytes, MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections, KeepAliveSeconds = keepAliveSeconds,
+        }, databases, WebSocketProtocol.Path);
 
     private static string WebSocketUrl(int port) => $"ws://127.0.0.1:{port}{WebSocketProtocol.Path}";
 
@@ -124,6 +127,52 @@ public sealed class WebSocketTransferTests
     }
 
     [TestMethod]
+    public async Task A_peer_that_asks_and_then_neither_reads_nor_answers_pings_is_dropped_and_a_good_client_is_still_served()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        await using var server = await StartAsync(databases, keepAliveSeconds: 1);
+
+        // A peer no one here wrote: the upgrade by hand, then requests for every record, then nothing — no read, no pong.
+        using var silent = new System.Net.Sockets.TcpClient();
+        await silent.ConnectAsync(IPAddress.Loopback, server.Port);
+        var stream = silent.GetStream();
+        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(
+            $"GET {WebSocketProtocol.Path} HTTP/1.1\r\nHost: 127.0.0.1:{server.Port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"));
+        var head = new byte[1024];
+        var read = await stream.ReadAsync(head).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+        StringAssert.StartsWith(System.Text.Encoding.ASCII.GetString(head, 0, read), "HTTP/1.1 101");
+        for (var batch = 0; batch < 20; batch++)
+            await stream.WriteAsync(MaskedBinaryMessage(Request(Enumerable.Range(batch * 1000 + 1, 1000).ToArray())));
+        var since = System.Diagnostics.Stopwatch.StartNew();
+
+        // The server pings each second and gives up on a peer whose pong has not come within a second more: it says so, coded.
+        await Eventually.WaitUntilAsync(() => server.Log.Contains("Closed the connection", StringComparison.Ordinal), "the silent peer dropped",
+            TimeSpan.FromSeconds(30), () => server.Log);
+        StringAssert.Contains(server.Log, $"warning {ErrorCodes.ConnectionLost}: [Host (websocket)] Closed the connection from 127.0.0.1:{((IPEndPoint)silent.Client.LocalEndPoint!).Port}");
+        StringAssert.Contains(server.Log, "The WebSocket broke (Faulted)");
+        StringAssert.Contains(server.Log, "KeepAliveTimeout", "the keep-alive's own reason, not the socket's state after it");
+        Assert.IsLessThan(20, since.Elapsed.TotalSeconds, "dropped within the keep-alive's time, not a long timeout's");
+        // Its socket is closed: what the server had sent drains, then the stream ends (or is reset).
+        var drained = new byte[1 << 20];
+        try
+        {
+            while (await stream.ReadAsync(drained).AsTask().WaitAsync(TimeSpan.FromSeconds(30)) > 0)
+            {
+            }
+        }
+        catch (IOException)
+        {
+        }
+
+        // Meanwhile the server serves everyone else.
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(server.Port, databases, engine, totalBatches: 20, batchSize: 1000).Execute), engine.Log);
+        Assert.AreEqual(20_000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None)).Matched);
+    }
+
+    [TestMethod]
     [TestCategory("Unit")]
     public void A_close_reason_fits_a_close_frame_and_keeps_its_code()
     {
@@ -162,6 +211,32 @@ public sealed class WebSocketTransferTests
         FrameCodec.BeginFrame(buffer, FrameFormat.Plain);
         RecordXml.WriteRequest(buffer, ids);
         return FrameCodec.EndFrame(buffer, FrameFormat.Plain, 1).ToArray();
+    }
+
+    /// <summary>One binary WebSocket frame as a client must send it (RFC 6455 §5.3: masked).</summary>
+    private static byte[] MaskedBinaryMessage(byte[] payload)
+    {
+        var frame = new MemoryStream();
+        frame.WriteByte(0x82); // FIN, binary
+        if (payload.Length < 126)
+            frame.WriteByte((byte)(0x80 | payload.Length));
+        else if (payload.Length <= ushort.MaxValue)
+        {
+            frame.WriteByte(0x80 | 126);
+            frame.WriteByte((byte)(payload.Length >> 8));
+            frame.WriteByte((byte)payload.Length);
+        }
+        else
+        {
+            frame.WriteByte(0x80 | 127);
+            for (var shift = 56; shift >= 0; shift -= 8)
+                frame.WriteByte((byte)((long)payload.Length >> shift));
+        }
+        byte[] mask = [0x12, 0x34, 0x56, 0x78];
+        frame.Write(mask);
+        for (var i = 0; i < payload.Length; i++)
+            frame.WriteByte((byte)(payload[i] ^ mask[i % 4]));
+        return frame.ToArray();
     }
 
     private static bool EndsWithEndMarker(MemoryStream received)

@@ -79,7 +79,7 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
             {
                 result = await socket.ReceiveAsync(buffer, cancellationToken).ConfigureAwait(false);
             }
-            catch (WebSocketException e)
+            catch (Exception e) when (IsBreak(e, cancellationToken))
             {
                 throw Lost(e);
             }
@@ -106,7 +106,7 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
         {
             await socket.SendAsync(buffer, WebSocketMessageType.Binary, endOfMessage: true, cancellationToken).ConfigureAwait(false);
         }
-        catch (WebSocketException e)
+        catch (Exception e) when (IsBreak(e, cancellationToken))
         {
             throw Lost(e);
         }
@@ -178,8 +178,18 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
         base.Dispose(disposing);
     }
 
-    private static IntegrationException Lost(WebSocketException e) =>
-        new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({e.WebSocketErrorCode}): {e.Message}", e);
+    /// <summary>
+    /// A WebSocket error, or an operation the socket cancelled itself: a keep-alive whose pong did not come aborts the socket, and the
+    /// read or write then in progress ends cancelled, or later ones as in an invalid state, with the keep-alive's error inside.
+    /// </summary>
+    private static bool IsBreak(Exception e, CancellationToken cancellationToken) =>
+        e is WebSocketException || (e is OperationCanceledException { InnerException: WebSocketException } && !cancellationToken.IsCancellationRequested);
+
+    private static IntegrationException Lost(Exception e)
+    {
+        var cause = e.InnerException as WebSocketException ?? (WebSocketException)e;
+        return new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({cause.WebSocketErrorCode}): {cause.Message}", e);
+    }
 
     private static IntegrationException ClosedWith(WebSocketCloseStatus status, string? reason) =>
         CodedError.TryParse(reason ?? "", out var code, out var message)
