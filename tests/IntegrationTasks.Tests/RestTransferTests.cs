@@ -64,6 +64,7 @@ public sealed class RestTransferTests
         {
             var records = json.RootElement.EnumerateArray().ToList();
             Assert.HasCount(10, records);
+            var nonAscii = 0;
             await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
             foreach (var element in records)
             {
@@ -71,11 +72,16 @@ public sealed class RestTransferTests
                 var expected = await lookup.FindAsync(id, CancellationToken.None);
                 Assert.IsNotNull(expected);
                 Assert.AreEqual(expected.Desc, element.GetProperty("desc").GetString());
+                // Non-ASCII text travels as UTF-8, not as \uXXXX escapes (shorter, cheaper to write and read).
+                foreach (var word in expected.Desc.Split(' ').Where(w => w.Any(c => c > 127 && !char.IsSurrogate(c))))
+                    StringAssert.Contains(body, word, $"record {id}");
+                nonAscii += expected.Desc.Any(c => c > 127) ? 1 : 0;
                 Assert.AreEqual(BitConverter.DoubleToInt64Bits(expected.Value), BitConverter.DoubleToInt64Bits(element.GetProperty("value").GetDouble()), $"record {id}");
                 Assert.AreEqual(expected.CreationDate.Ticks, DateTime.Parse(element.GetProperty("creationDate").GetString()!, CultureInfo.InvariantCulture,
                     DateTimeStyles.RoundtripKind).Ticks, $"record {id}");
                 Assert.AreEqual(expected.StringField1, element.GetProperty("stringField1").ValueKind == JsonValueKind.Null ? null : element.GetProperty("stringField1").GetString());
             }
+            Assert.IsGreaterThan(0, nonAscii, "the data has non-ASCII text to check");
         }
 
         // The OpenAPI document names the operation, its two parameters and its answers.

@@ -58,7 +58,7 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
             {
                 await using var lookup = await _source.OpenLookupAsync(token);
                 var body = context.Response.BodyWriter;
-                await using var writer = new Utf8JsonWriter(body);
+                await using var writer = new Utf8JsonWriter(body, RestProtocol.WriterOptions);
                 writer.WriteStartArray();
                 await foreach (var record in lookup.ReadAsync(first, n, token))
                 {

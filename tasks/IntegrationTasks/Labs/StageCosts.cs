@@ -102,7 +102,7 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
             message.Reset();
             await TimeAsync(JsonOut, () =>
             {
-                using var writer = new System.Text.Json.Utf8JsonWriter(message);
+                using var writer = new System.Text.Json.Utf8JsonWriter(message, Rest.RestProtocol.WriterOptions);
                 System.Text.Json.JsonSerializer.Serialize(writer, batch, Rest.RestJsonContext.Default.ListServiceRecord);
                 return Task.CompletedTask;
             }).ConfigureAwait(false);
