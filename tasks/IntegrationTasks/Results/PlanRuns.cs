@@ -32,42 +32,59 @@ public sealed class PlanRuns : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (BatchSize < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {BatchSize}).");
-        if (Repetitions < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {Repetitions}).");
-        var clientCounts = Counts.Parse(ClientCounts, "Clients");
-        var runs = new List<ITaskItem>();
-        foreach (var records in ParseRecordCounts(RecordCounts))
+        var recordCounts = ParseRecordCounts(RecordCounts);
+        var plan = Plan(recordCounts, Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, Warmup, Log);
+        MaxRecords = recordCounts.Max();
+        Runs = [.. plan.Select(run =>
         {
-            if (records % BatchSize != 0)
+            var item = new TaskItem(run.Clients == 1 ? $"{run.Records}-{run.Repetition}" : $"{run.Records}-{run.Clients}c-{run.Repetition}");
+            foreach (var (name, value) in run.Metadata())
+                item.SetMetadata(name, value);
+            return item;
+        })];
+        return Task.CompletedTask;
+    }
+
+    /// <summary>One run of a transport: its size, its clients and its repetition (0: the warm-up).</summary>
+    public sealed record PlannedRun(int Records, int TotalBatches, int Clients, int Repetition)
+    {
+        public IEnumerable<(string Name, string Value)> Metadata() =>
+        [
+            ("Records", Records.ToString(CultureInfo.InvariantCulture)), ("TotalBatches", TotalBatches.ToString(CultureInfo.InvariantCulture)),
+            ("Clients", Clients.ToString(CultureInfo.InvariantCulture)), ("Repetition", Repetition.ToString(CultureInfo.InvariantCulture)),
+        ];
+    }
+
+    /// <summary>Record counts × client counts × repetitions, in that order; a count with fewer batches than clients is left out and said so.</summary>
+    public static List<PlannedRun> Plan(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize, int repetitions, bool warmup,
+        Microsoft.Build.Utilities.TaskLoggingHelper log)
+    {
+        if (batchSize < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {batchSize}).");
+        if (repetitions < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {repetitions}).");
+        var runs = new List<PlannedRun>();
+        foreach (var records in recordCounts)
+        {
+            if (records % batchSize != 0)
                 throw new IntegrationException(ErrorCodes.InvalidParameter,
-                    $"{records} records do not divide into batches of {BatchSize}; choose RecordCounts that are multiples of BatchSize.");
-            MaxRecords = Math.Max(MaxRecords, records);
-            var batches = records / BatchSize;
+                    $"{records} records do not divide into batches of {batchSize}; choose RecordCounts that are multiples of BatchSize.");
+            var batches = records / batchSize;
             foreach (var clients in clientCounts)
             {
                 if (clients > batches)
                 {
-                    Log.LogMessage(MessageImportance.High, "Not run: {0:N0} records at {1} clients ({2} batches of {3}: each client needs a batch of its own).",
-                        records, clients, batches, BatchSize);
+                    log.LogMessage(MessageImportance.High, "Not run: {0:N0} records at {1} clients ({2} batches of {3}: each client needs a batch of its own).",
+                        records, clients, batches, batchSize);
                     continue;
                 }
-                for (var repetition = Warmup ? 0 : 1; repetition <= Repetitions; repetition++)
-                {
-                    var item = new TaskItem(clients == 1 ? $"{records}-{repetition}" : $"{records}-{clients}c-{repetition}");
-                    item.SetMetadata("Records", records.ToString(CultureInfo.InvariantCulture));
-                    item.SetMetadata("TotalBatches", batches.ToString(CultureInfo.InvariantCulture));
-                    item.SetMetadata("Clients", clients.ToString(CultureInfo.InvariantCulture));
-                    item.SetMetadata("Repetition", repetition.ToString(CultureInfo.InvariantCulture));
-                    runs.Add(item);
-                }
+                for (var repetition = warmup ? 0 : 1; repetition <= repetitions; repetition++)
+                    runs.Add(new PlannedRun(records, batches, clients, repetition));
             }
         }
         if (runs.Count == 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter, clientCounts.Count == 0 ? "Clients is empty."
-                : MaxRecords == 0 ? "RecordCounts is empty." : $"No record count has a batch for each of the clients asked for ({string.Join(", ", clientCounts)}).");
-        Runs = [.. runs];
-        return Task.CompletedTask;
+                : recordCounts.Count == 0 ? "RecordCounts is empty." : $"No record count has a batch for each of the clients asked for ({string.Join(", ", clientCounts)}).");
+        return runs;
     }
 }

@@ -48,12 +48,22 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>What the relay wrote about its fault when it stopped (<see cref="RelayFaultReport"/>), when there was one.</summary>
     public string? FaultReportFile { get; set; }
 
+    /// <summary>
+    /// What was read of a server at its previous run, kept beside the results log, one file per server: interleaved rounds run the
+    /// servers' transports in turn, and each reading is a difference from the same server's last one.
+    /// </summary>
+    private string ServerStateFile(string kind) =>
+        $"{ResultsFile}.{kind}{(string.IsNullOrEmpty(ServerLogFile) ? "" : "." + Path.GetFileNameWithoutExtension(ServerLogFile))}";
+
+    /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRounds), none when by transport.</summary>
+    public int RoundSeed { get; set; }
+
     /// <summary>The server's CPU since the previous repetition of the same server process (kept beside the results log).</summary>
     private double? ServerCpuSinceLastRepetition()
     {
         if (ProcessMemory.CpuSecondsOfTree(ServerProcessId) is not { } total)
             return null;
-        var state = ResultsFile + ".server-cpu";
+        var state = ServerStateFile("server-cpu");
         Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(state))!);
         double? previous = null;
         if (File.Exists(state) && File.ReadAllText(state).Split(' ') is [var pid, var seconds]
@@ -68,7 +78,7 @@ public sealed class RecordMeasurement : IntegrationTask
     {
         if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
             return (null, null, null);
-        var state = ResultsFile + ".server-stats";
+        var state = ServerStateFile("server-stats");
         var previous = File.Exists(state) ? ServerStatsWriter.Read(state) : null;
         File.Copy(ServerStatsFile, state, overwrite: true);
         // The maxima (threads, queue, connections, requests waiting) are the server's since it started (a server cannot be asked to
@@ -100,10 +110,10 @@ public sealed class RecordMeasurement : IntegrationTask
         {
             Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
-            Repetition = Repetition, Warmup = Repetition == 0, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
             ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
-            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ResultsFile + ".server-log"),
+            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ServerStateFile("server-log")),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,

@@ -23,6 +23,16 @@ public static class RunProgressEstimate
         return line + ".";
     }
 
+    /// <summary>The line before a run of an interleaved RunAll: its round, its place in the round, and the same estimate.</summary>
+    public static string DescribeRun(string round, string position, string transport, int records, long plannedRecords, long recordsDone, TimeSpan elapsed)
+    {
+        var line = string.Create(CultureInfo.InvariantCulture,
+            $"RunAll {round}, run {position}: {transport}, {records:N0} records; {Duration(elapsed)} elapsed");
+        if (recordsDone > 0 && plannedRecords > recordsDone)
+            line += $", about {Duration(elapsed * ((double)(plannedRecords - recordsDone) / recordsDone))} left (from the runs so far)";
+        return line + ".";
+    }
+
     public static string Duration(TimeSpan span) => span.TotalSeconds < 60
         ? string.Create(CultureInfo.InvariantCulture, $"{span.TotalSeconds:F0} s")
         : string.Create(CultureInfo.InvariantCulture, $"{(int)span.TotalMinutes} min {span.Seconds} s");
@@ -45,6 +55,10 @@ public sealed class RunProgress : IntegrationTask
     [Required] public string StartedAt { get; set; } = "";
     public string? ResultsFile { get; set; }
 
+    /// <summary>Interleaved: the round ("round 2 of 5", "warm-ups") and the run's place in it ("3 of 7"); the line is then the run's.</summary>
+    public string Round { get; set; } = "";
+    public string RoundPosition { get; set; } = "";
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var counts = PlanRuns.ParseRecordCounts([RecordCounts]);
@@ -52,7 +66,9 @@ public sealed class RunProgress : IntegrationTask
         var planned = Plan.Sum(p => PlanRuns.ParseRecordCounts([p]).Sum(c => (long)c)) * runsEach;
         var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile) ? MeasurementLog.Read(ResultsFile).Sum(m => (long)m.Records) : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
-        Log.LogMessage(MessageImportance.High, "{0}", RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, Warmup, planned, done, elapsed));
+        Log.LogMessage(MessageImportance.High, "{0}", Round.Length > 0
+            ? RunProgressEstimate.DescribeRun(Round, RoundPosition, Transport, counts.Sum(), planned, done, elapsed)
+            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, Warmup, planned, done, elapsed));
         return Task.CompletedTask;
     }
 }

@@ -74,6 +74,10 @@ public sealed class WriteReport : IntegrationTask
             environment["Repetitions"] = string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize))
                 .Select(g => g.Count()).Distinct().Order());
             environment["Warmup"] = measurements.Any(m => m.Warmup) ? "true" : "false";
+            var seeds = measurements.Select(m => m.RoundSeed).Distinct().ToList();
+            environment["Repetition order"] = seeds is [{ } seed]
+                ? $"interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed {seed.ToString(System.Globalization.CultureInfo.InvariantCulture)})"
+                : seeds is [null] ? "by transport: every repetition of one transport, then the next" : "mixed (runs of several RunAlls)";
         }
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");

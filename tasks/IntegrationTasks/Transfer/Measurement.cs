@@ -25,6 +25,12 @@ public sealed record Measurement
     [JsonIgnore]
     public string ServerReads => ServerWork ?? nameof(Data.ServerWork.PerRecord);
 
+    /// <summary>
+    /// The seed of the shuffled round order when RunAll interleaved the repetitions (repetition r of every transport before r+1 of
+    /// any; <see cref="Repetition"/> is then the round); null when each transport's repetitions ran together.
+    /// </summary>
+    public int? RoundSeed { get; init; }
+
     /// <summary>True when the client talked to its server through the delay relay (latency added, faults injected there).</summary>
     public bool? ThroughRelay { get; init; }
 

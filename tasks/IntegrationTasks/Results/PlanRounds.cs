@@ -1,0 +1,126 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+using Microsoft.Build.Framework;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// RunAll's interleaved order: every transport's warm-up first (in the order listed), then round 1 — repetition 1 of every
+/// transport, record count and client count, in an order shuffled for that round — then round 2, and so on. A slow stretch of the
+/// machine then falls on every transport alike instead of on the one whose turn it was, and drops out of their ratios. The
+/// shuffle's seed is an output, recorded with each run: the same seed gives the same order.
+/// Each server is started once and kept for all rounds, so servers that share a port property (the TCP generations' Port) are
+/// given free ports of their own.
+/// </summary>
+public sealed class PlanRounds : IntegrationTask
+{
+    /// <summary>RunAll's transports (their definitions' metadata: RecordCounts, ServerTarget, ServerPort, PortProperty; Peer and ClientTarget for the peer).</summary>
+    [Required] public ITaskItem[] Transports { get; set; } = [];
+    [Required] public int BatchSize { get; set; }
+    [Required] public int Repetitions { get; set; }
+    public string[] ClientCounts { get; set; } = ["1"];
+    public bool Warmup { get; set; } = true;
+
+    /// <summary>The shuffle's seed; empty: a new one, printed and recorded.</summary>
+    public string Seed { get; set; } = "";
+
+    /// <summary>The runs in the order to run them; each has AdditionalProperties for the MSBuild task.</summary>
+    [Output] public ITaskItem[] Runs { get; private set; } = [];
+
+    /// <summary>The servers to start before the rounds and stop after them (AdditionalProperties: a transport of theirs and its port).</summary>
+    [Output] public ITaskItem[] Servers { get; private set; } = [];
+
+    [Output] public int SeedUsed { get; private set; }
+
+    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        SeedUsed = Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
+            : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var seed) ? seed
+            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
+        var ports = AssignPorts(Transports);
+        var clientCounts = Counts.Parse(ClientCounts, "Clients");
+        var combinations = new List<(ITaskItem Transport, PlanRuns.PlannedRun Run)>();
+        foreach (var transport in Transports)
+        {
+            var oneClient = transport.GetMetadata("Peer") == "true" || transport.GetMetadata("OneClient") == "true";
+            foreach (var run in PlanRuns.Plan(PlanRuns.ParseRecordCounts([transport.GetMetadata("RecordCounts")]), oneClient ? [1] : clientCounts,
+                         BatchSize, Repetitions, Warmup, Log))
+                combinations.Add((transport, run));
+        }
+        var ordered = new List<ITaskItem>();
+        var warmups = combinations.Where(c => c.Run.Repetition == 0).ToList();
+        foreach (var (transport, run) in warmups)
+            ordered.Add(RunItem(transport, run, ports, round: 0, position: ordered.Count + 1, of: warmups.Count));
+        var random = new Random(SeedUsed);
+        for (var round = 1; round <= Repetitions; round++)
+        {
+            var inRound = combinations.Where(c => c.Run.Repetition == round).ToArray();
+            random.Shuffle(inRound);
+            for (var i = 0; i < inRound.Length; i++)
+                ordered.Add(RunItem(inRound[i].Transport, inRound[i].Run, ports, round, i + 1, inRound.Length));
+        }
+        Runs = [.. ordered];
+        Servers = [.. ports.Select(server =>
+        {
+            var item = new TaskItem(server.Key);
+            item.SetMetadata("AdditionalProperties", $"Transport={server.Value.Transport}{server.Value.Override}");
+            return item;
+        })];
+        return Task.CompletedTask;
+    }
+
+    private static TaskItem RunItem(ITaskItem transport, PlanRuns.PlannedRun run, Dictionary<string, (string Transport, string Override)> ports, int round, int position, int of)
+    {
+        var item = new TaskItem($"{transport.ItemSpec}/{run.Records}/{run.Clients}/{run.Repetition}");
+        var properties = new List<string> { $"Transport={transport.ItemSpec}" };
+        foreach (var (name, value) in run.Metadata())
+            properties.Add($"{name}={value}");
+        properties.Add($"Round={round.ToString(CultureInfo.InvariantCulture)}");
+        properties.Add($"RoundPosition={position.ToString(CultureInfo.InvariantCulture)} of {of.ToString(CultureInfo.InvariantCulture)}");
+        if (transport.GetMetadata("Peer") == "true") // the peer is no definition: its client target, no server, one client
+            properties.Add($"ClientTarget={transport.GetMetadata("ClientTarget")};ServerTarget=;ServerPort=0;TransportOneClient=true");
+        var server = transport.GetMetadata("ServerTarget");
+        item.SetMetadata("AdditionalProperties", string.Join(";", properties) + (ports.TryGetValue(server, out var port) ? port.Override : ""));
+        item.SetMetadata("Transport", transport.ItemSpec);
+        return item;
+    }
+
+    /// <summary>
+    /// Each server once (by its target), with the port it will keep: the configured one, unless a server already started for the rounds
+    /// has it (the TCP generations all read Port), then a free one of the machine's.
+    /// </summary>
+    private static Dictionary<string, (string Transport, string Override)> AssignPorts(IEnumerable<ITaskItem> transports)
+    {
+        var servers = new Dictionary<string, (string Transport, string Override)>(StringComparer.Ordinal);
+        var taken = new HashSet<int>();
+        foreach (var transport in transports)
+        {
+            var server = transport.GetMetadata("ServerTarget");
+            if (server.Length == 0 || transport.GetMetadata("Peer") == "true" || servers.ContainsKey(server))
+                continue;
+            var property = transport.GetMetadata("PortProperty");
+            if (property.Length == 0 || !int.TryParse(transport.GetMetadata("ServerPort"), NumberStyles.None, CultureInfo.InvariantCulture, out var port) || port == 0)
+            {
+                servers[server] = (transport.ItemSpec, "");
+                continue;
+            }
+            if (!taken.Add(port))
+            {
+                port = FreePort();
+                taken.Add(port);
+            }
+            servers[server] = (transport.ItemSpec, $";{property}={port.ToString(CultureInfo.InvariantCulture)}");
+        }
+        return servers;
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

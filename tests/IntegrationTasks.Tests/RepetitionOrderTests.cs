@@ -1,0 +1,151 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>RunAll's repetitions interleaved across transports (round r of every transport before r+1 of any), or by transport.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class RepetitionOrderTests
+{
+    private static TaskItem Transport(string name, string server, string portProperty = "", string port = "0", string recordCounts = "1000")
+    {
+        var item = new TaskItem(name);
+        item.SetMetadata("RecordCounts", recordCounts);
+        item.SetMetadata("ServerTarget", server);
+        item.SetMetadata("PortProperty", portProperty);
+        item.SetMetadata("ServerPort", port);
+        return item;
+    }
+
+    private static PlanRounds Plan(string seed, FakeBuildEngine engine) => new()
+    {
+        BuildEngine = engine, BatchSize = 500, Repetitions = 4, Seed = seed, ClientCounts = ["1+2"],
+        Transports =
+        [
+            Transport("PipelinedCopy", ""), Transport("TcpClient2", "TcpServer2", "Port", "8081"),
+            Transport("TcpClientMultiThreadTest3", "TcpTestServer3", "Port", "8081"), Transport("GrpcClient", "GrpcServer", "GrpcPort", "8085"),
+            Transport("GrpcStreaming", "GrpcServer", "GrpcPort", "8085"),
+        ],
+    };
+
+    private static Dictionary<string, string> Properties(ITaskItem item) =>
+        item.GetMetadata("AdditionalProperties").Split(';').Select(p => p.Split('=', 2)).ToDictionary(p => p[0], p => p[1]);
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void Rounds_run_every_transport_once_each_in_a_seeded_shuffle_after_all_the_warm_ups()
+    {
+        var engine = new FakeBuildEngine();
+        var plan = Plan("7", engine);
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        Assert.AreEqual(7, plan.SeedUsed);
+        var runs = plan.Runs.Select(Properties).ToList();
+        Assert.HasCount(5 * 2 * 5, runs); // transports × client counts × (warm-up + 4)
+        // The warm-ups first, in the order listed; then round 1, 2, 3, 4, each with every transport and client count once.
+        var warmups = runs.TakeWhile(r => r["Round"] == "0").ToList();
+        Assert.HasCount(10, warmups);
+        CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2" }, warmups.Take(4).Select(r => r["Transport"]).ToArray());
+        Assert.IsTrue(warmups.All(r => r["Repetition"] == "0"));
+        var rounds = runs.Skip(10).Chunk(10).ToList();
+        Assert.HasCount(4, rounds);
+        for (var round = 1; round <= 4; round++)
+        {
+            var inRound = rounds[round - 1];
+            Assert.IsTrue(inRound.All(r => r["Round"] == $"{round}" && r["Repetition"] == $"{round}"), $"round {round}");
+            CollectionAssert.AreEquivalent(warmups.Select(r => $"{r["Transport"]}/{r["Clients"]}").ToArray(),
+                inRound.Select(r => $"{r["Transport"]}/{r["Clients"]}").ToArray(), $"round {round}");
+            Assert.AreEqual("10 of 10", inRound[^1]["RoundPosition"]);
+        }
+        // Shuffled: the rounds are not all in one order; the same seed gives the same order, another seed another.
+        Assert.IsGreaterThan(1, rounds.Select(r => string.Join(",", r.Select(p => $"{p["Transport"]}/{p["Clients"]}"))).Distinct().Count());
+        var again = Plan("7", engine);
+        Assert.IsTrue(again.Execute(), engine.Log);
+        CollectionAssert.AreEqual(plan.Runs.Select(r => r.ItemSpec).ToArray(), again.Runs.Select(r => r.ItemSpec).ToArray());
+        var other = Plan("8", engine);
+        Assert.IsTrue(other.Execute(), engine.Log);
+        CollectionAssert.AreNotEqual(plan.Runs.Select(r => r.ItemSpec).ToArray(), other.Runs.Select(r => r.ItemSpec).ToArray());
+        // No seed given: one is drawn, and reported.
+        var drawn = Plan("", engine);
+        Assert.IsTrue(drawn.Execute(), engine.Log);
+        Assert.IsGreaterThan(0, drawn.SeedUsed);
+
+        Assert.IsFalse(Plan("soon", engine).Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void Each_server_is_started_once_and_servers_that_read_one_port_property_get_ports_of_their_own()
+    {
+        var engine = new FakeBuildEngine();
+        var plan = Plan("1", engine);
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        var servers = plan.Servers.ToDictionary(s => s.ItemSpec, Properties);
+        CollectionAssert.AreEquivalent(new[] { "TcpServer2", "TcpTestServer3", "GrpcServer" }, servers.Keys.ToArray());
+        Assert.AreEqual("8081", servers["TcpServer2"]["Port"], "the first keeps the configured port");
+        Assert.AreNotEqual("8081", servers["TcpTestServer3"]["Port"], "TCP 3 reads Port too: it gets another");
+        Assert.AreEqual("8085", servers["GrpcServer"]["GrpcPort"]);
+        // Every run talks to its own server's port; both gRPC transports to the one gRPC server.
+        foreach (var run in plan.Runs.Select(Properties))
+        {
+            switch (run["Transport"])
+            {
+                case "TcpClient2": Assert.AreEqual(servers["TcpServer2"]["Port"], run["Port"]); break;
+                case "TcpClientMultiThreadTest3": Assert.AreEqual(servers["TcpTestServer3"]["Port"], run["Port"]); break;
+                case "GrpcClient" or "GrpcStreaming": Assert.AreEqual("8085", run["GrpcPort"]); break;
+                default: Assert.IsFalse(run.ContainsKey("Port")); break;
+            }
+        }
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void The_line_before_an_interleaved_run_says_its_round_its_place_and_the_time_left()
+    {
+        Assert.AreEqual("RunAll round 2 of 5, run 3 of 7: TcpClient2, 20,000 records; 1 min 40 s elapsed, about 3 min 20 s left (from the runs so far).",
+            RunProgressEstimate.DescribeRun("round 2 of 5", "3 of 7", "TcpClient2", 20_000, 300_000, 100_000, TimeSpan.FromSeconds(100)));
+    }
+
+    [TestMethod]
+    public void RunAll_interleaves_the_rounds_with_each_server_started_once_and_runs_by_transport_when_asked()
+    {
+        using var artifacts = new TempDirectory("it-rounds-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:ShuffleSeed=7",
+            "-p:Transports=TcpClient2+TcpClientMultiThreadTest3+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(12, runs);
+        Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 7 }), string.Join("\n", runs));
+        Assert.IsTrue(runs.Take(3).All(r => r.Warmup));
+        foreach (var round in runs.Skip(3).Chunk(3))
+            CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClientMultiThreadTest3", "PipelinedCopy" }, round.Select(r => r.Transport).ToArray());
+        Assert.AreEqual(3, runs.Skip(3).Select(r => r.Repetition).Distinct().Count());
+        // Each server once for all the rounds, each on its own port; the server's CPU is read per run all the same.
+        foreach (var server in new[] { "TcpServer2", "TcpTestServer3" })
+            Assert.AreEqual(1, output.Split('\n').Count(l => l.Contains($"{server} is ready at", StringComparison.Ordinal)), output);
+        Assert.IsTrue(runs.Where(r => r is { Transport: "TcpClient2", Warmup: false }).All(r => r.ServerCpuSeconds > 0), string.Join("\n", runs));
+        StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
+            "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
+        HostingTests.AssertNoProcessMentions(artifacts);
+
+        using var byTransport = new TempDirectory("it-rounds-");
+        (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, $"-p:Port={TestPorts.Free()}", "-p:RepetitionOrder=ByTransport",
+            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        runs = MeasurementLog.Read(Path.Combine(byTransport, "results", "runs.jsonl"));
+        CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray());
+        Assert.IsTrue(runs.All(r => r.RoundSeed is null));
+        StringAssert.Contains(File.ReadAllText(Path.Combine(byTransport, "results", "results.md")),
+            "- Repetition order: by transport: every repetition of one transport, then the next");
+
+        (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=Sometimes", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");
+        Assert.AreNotEqual(0, exitCode);
+        StringAssert.Contains(output, "error IT1001: RepetitionOrder must be Interleaved or ByTransport (was 'Sometimes').");
+    }
+}
