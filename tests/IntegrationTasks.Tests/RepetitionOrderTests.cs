@@ -130,19 +130,32 @@ public sealed class RepetitionOrderTests
             Assert.AreEqual(1, output.Split('\n').Count(l => l.Contains($"{server} is ready at", StringComparison.Ordinal)), output);
         Assert.IsTrue(runs.Where(r => r is { Transport: "TcpClient2", Warmup: false }).All(r => r.ServerCpuSeconds > 0), string.Join("\n", runs));
         StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
-        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")),
-            "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
+        // Each transport's ratio to PipelinedCopy's run of the same round, over the three rounds.
+        StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
+            new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
+        // The machine's noise: both loops before the first run and after the last, in the log, the readings and the report.
+        StringAssert.Contains(output, "Machine noise before the runs: CPU loop ");
+        StringAssert.Contains(output, "Machine noise after the runs: CPU loop ");
+        var readings = MachineNoise.Read(Path.Combine(artifacts, "results", "calibration.jsonl"));
+        CollectionAssert.AreEqual(new[] { "Before/CPU loop", "Before/Database loop", "After/CPU loop", "After/Database loop" },
+            readings.Select(r => $"{r.Phase}/{r.Loop}").ToArray());
+        Assert.IsTrue(readings.All(r => r is { Chunks: >= 10, MeanMs: > 0 }), string.Join("\n", readings));
+        Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.DatabaseLoop).Last()["When"]);
         HostingTests.AssertNoProcessMentions(artifacts);
 
         using var byTransport = new TempDirectory("it-rounds-");
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, $"-p:Port={TestPorts.Free()}", "-p:RepetitionOrder=ByTransport",
-            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false");
+            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false");
         Assert.AreEqual(0, exitCode, output);
         runs = MeasurementLog.Read(Path.Combine(byTransport, "results", "runs.jsonl"));
         CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray());
         Assert.IsTrue(runs.All(r => r.RoundSeed is null));
-        StringAssert.Contains(File.ReadAllText(Path.Combine(byTransport, "results", "results.md")),
-            "- Repetition order: by transport: every repetition of one transport, then the next");
+        markdown = File.ReadAllText(Path.Combine(byTransport, "results", "results.md"));
+        StringAssert.Contains(markdown, "- Repetition order: by transport: every repetition of one transport, then the next");
+        Assert.AreEqual("–", MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"]);
+        Assert.DoesNotContain("## The machine's noise", markdown, "-p:Calibrate=false: no calibration");
 
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=Sometimes", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");
         Assert.AreNotEqual(0, exitCode);

@@ -1,3 +1,4 @@
+using IntegrationTasks.Transfer;
 using System.Net;
 using System.Net.Sockets;
 
@@ -34,6 +35,30 @@ public sealed class RunAllVerdictTests
         var failed = json.RootElement.GetProperty("failed").EnumerateArray().Single();
         Assert.AreEqual(("TcpClient2", 1000, "IT4001"),
             (failed.GetProperty("transport").GetString(), failed.GetProperty("records").GetInt32(), failed.GetProperty("code").GetString()));
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)]
+    public void Interleaved_every_transport_of_a_server_that_cannot_start_is_reported_failed_and_the_others_run()
+    {
+        using var artifacts = new TempDirectory("it-failed-shared-");
+        using var squatter = new TcpListener(IPAddress.Loopback, 0);
+        squatter.Start();
+        var port = ((IPEndPoint)squatter.LocalEndpoint).Port;
+        // TCP 1's two clients share TcpTestServer, which cannot listen; TcpServer2 (another port, given it by PlanRounds) can.
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={port}", "-p:Transports=TcpClientSingleThreadTest+TcpClientMultiThreadTest+TcpClient2",
+            "-p:RecordCounts=1000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false", "-p:Calibrate=false");
+        Assert.AreNotEqual(0, exitCode, output);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        var failed = MarkdownTable.After(markdown, "## Failed");
+        Assert.IsTrue(failed.Rows.Any(r => r[0] == "TcpClientSingleThreadTest" && r.Contains("IT4001")) && failed.Rows.Any(r => r[0] == "TcpClientMultiThreadTest" && r.Contains("IT4003")),
+            markdown);
+        StringAssert.Contains(output, "TcpTestServer did not start (its error is above), so TcpClientMultiThreadTest was not run.");
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        CollectionAssert.AreEqual(new[] { "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray(), "no run of the unstarted server's transports");
+        Assert.IsTrue(runs.All(r => r.Verified));
+        StringAssert.Contains(output, "TcpServer2 stopped (exit code 0");
         HostingTests.AssertNoProcessMentions(artifacts);
     }
 }

@@ -51,6 +51,7 @@ public static class ErrorCodes
     public const string Regression = "IT5003";
     public const string ResultsNotComparable = "IT5004";
     public const string ComparedTransportMissing = "IT5005";
+    public const string MachineNoisy = "IT5006";
 
     // Labs
     public const string LabFailed = "IT6001";

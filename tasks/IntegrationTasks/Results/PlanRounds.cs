@@ -30,8 +30,11 @@ public sealed class PlanRounds : IntegrationTask
     /// <summary>The runs in the order to run them; each has AdditionalProperties for the MSBuild task.</summary>
     [Output] public ITaskItem[] Runs { get; private set; } = [];
 
-    /// <summary>The servers to start before the rounds and stop after them (AdditionalProperties: a transport of theirs and its port).</summary>
+    /// <summary>The servers to start before the rounds and stop after them (AdditionalProperties: a transport of theirs, its record counts and its port).</summary>
     [Output] public ITaskItem[] Servers { get; private set; } = [];
+
+    /// <summary>The other transports of each server (metadata ServerTarget): told as failed, with the server's reason, if it does not start.</summary>
+    [Output] public ITaskItem[] OtherServerUsers { get; private set; } = [];
 
     [Output] public int SeedUsed { get; private set; }
 
@@ -63,12 +66,24 @@ public sealed class PlanRounds : IntegrationTask
                 ordered.Add(RunItem(inRound[i].Transport, inRound[i].Run, ports, round, i + 1, inRound.Length));
         }
         Runs = [.. ordered];
+        var byName = Transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);
         Servers = [.. ports.Select(server =>
         {
             var item = new TaskItem(server.Key);
-            item.SetMetadata("AdditionalProperties", $"Transport={server.Value.Transport}{server.Value.Override}");
+            item.SetMetadata("ServerTarget", server.Key);
+            item.SetMetadata("AdditionalProperties",
+                $"Transport={server.Value.Transport};RecordCounts={byName[server.Value.Transport].GetMetadata("RecordCounts")}{server.Value.Override}");
             return item;
         })];
+        OtherServerUsers = [.. Transports.Where(t => ports.TryGetValue(t.GetMetadata("ServerTarget"), out var server) && server.Transport != t.ItemSpec
+                                                     && t.GetMetadata("Peer") != "true")
+            .Select(t =>
+            {
+                var item = new TaskItem(t.ItemSpec);
+                item.SetMetadata("ServerTarget", t.GetMetadata("ServerTarget"));
+                item.SetMetadata("AdditionalProperties", $"Transport={t.ItemSpec};RecordCounts={t.GetMetadata("RecordCounts")}");
+                return item;
+            })];
         return Task.CompletedTask;
     }
 
@@ -85,6 +100,7 @@ public sealed class PlanRounds : IntegrationTask
         var server = transport.GetMetadata("ServerTarget");
         item.SetMetadata("AdditionalProperties", string.Join(";", properties) + (ports.TryGetValue(server, out var port) ? port.Override : ""));
         item.SetMetadata("Transport", transport.ItemSpec);
+        item.SetMetadata("ServerTarget", transport.GetMetadata("Peer") == "true" ? "" : server);
         return item;
     }
 

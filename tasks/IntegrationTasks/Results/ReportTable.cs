@@ -111,6 +111,9 @@ public static class ReportColumns
         new("recordsPerSecond", "Records/s", r => r.Summary.MeanRecordsPerSecond.ToString("N0", Invariant)),
         new("ratioToDirectCopy", "× DirectCopy", r => Ratio(r.Summary.RatioToBaseline)),
         new("ratioToPipelinedCopy", "× PipelinedCopy", r => Ratio(r.Summary.RatioToPipelined)),
+        new("pairedRatioToPipelinedCopy", "Paired × PipelinedCopy (±95% CI)", r => r.Summary.PairedRatioToPipelined is { } p
+            ? p.HasInterval ? string.Create(Invariant, $"{p.Mean:F2} ±{p.Ci95:F2}") : string.Create(Invariant, $"{p.Mean:F2} (no interval)")
+            : "–") { ShortHeader = "Paired × PipelinedCopy" },
         new("overheadMicrosPerRecord", "Transport overhead µs/record (±95% CI)", r => Overhead(r.Summary)) { ShortHeader = "Overhead µs/record" },
         new("ratioToPeer", "× peer", r => Ratio(r.Summary.RatioToPeer)),
         new("bytesPerRecord", "Bytes/record", r => Cell(r.Summary.MeanBytesPerRecord, "F0")),

@@ -30,6 +30,12 @@ public sealed record TransportSummary(
     /// <summary>Mean time over PipelinedCopy's (no transport, both cores busy); null without it at this record count.</summary>
     public double? RatioToPipelined { get; init; }
 
+    /// <summary>
+    /// The ratio to PipelinedCopy's time in each round of an interleaved RunAll (the two ran minutes apart at most, on the same
+    /// stretch of the machine), over the rounds: mean and 95% interval. Null when the runs were not interleaved.
+    /// </summary>
+    public Summary? PairedRatioToPipelined { get; init; }
+
     /// <summary>What the transport itself costs: (this mean − PipelinedCopy's mean) / records, in µs, with its 95% interval (Welch).</summary>
     public double? OverheadMicrosPerRecord { get; init; }
     public double? OverheadCi95Micros { get; init; }
@@ -180,6 +186,7 @@ public static class ReportWriter
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
             var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
             var pipelined = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Seconds;
+            var pipelinedRuns = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Runs;
             var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
             foreach (var (transport, runs, warmup, seconds) in groups)
@@ -205,6 +212,7 @@ public static class ReportWriter
                     ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
+                    PairedRatioToPipelined = BaseName(transport) == Pipelined || IsPeer(transport) ? null : PairedRatio(runs, pipelinedRuns),
                     OverheadMicrosPerRecord = overhead,
                     OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
@@ -214,6 +222,18 @@ public static class ReportWriter
             }
         }
         return rows;
+    }
+
+    /// <summary>Each round's ratio of a transport's time to the reference's at the same clients, when both ran interleaved in one RunAll.</summary>
+    internal static Summary? PairedRatio(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
+    {
+        if (reference is null || runs.Count == 0 || runs[0].RoundSeed is not { } seed
+            || runs.Concat(reference).Any(r => r.RoundSeed != seed))
+            return null;
+        var byRound = reference.Where(r => r.Clients == runs[0].Clients).GroupBy(r => r.Repetition).ToDictionary(g => g.Key, g => g.First().ElapsedSeconds);
+        var ratios = runs.Where(r => byRound.ContainsKey(r.Repetition) && byRound[r.Repetition] > 0)
+            .Select(r => r.ElapsedSeconds / byRound[r.Repetition]).ToList();
+        return ratios.Count > 0 ? Summary.Of(ratios) : null;
     }
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
@@ -232,10 +252,11 @@ public static class ReportWriter
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns,
         IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null,
-        IReadOnlyList<FailedEntry>? failed = null)
+        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NoiseReading>? noise = null)
     {
         notRun ??= [];
         failed ??= [];
+        noise ??= [];
         Directory.CreateDirectory(directory);
         // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
         var measurements = allRuns.Where(m => m.Completed).ToList();
@@ -245,13 +266,13 @@ public static class ReportWriter
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
         var markdown = Path.Combine(directory, "results.md");
-        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, failed, notRun, faults, measurements = allRuns },
+        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, failed, notRun, faults, noise, measurements = allRuns },
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(allRuns, failed, notRun));
         var labs = ReportSections.In(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
-                                + FaultTable.Markdown(faults)
+                                + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries)
                                : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
         var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
         // The findings first, before the environment and the tables.
@@ -261,7 +282,7 @@ public static class ReportWriter
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + string.Concat(labs.Select(l => l.Html)), failed, headline));
+            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + NoiseReport.Html(noise) + string.Concat(labs.Select(l => l.Html)), failed, headline));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(json, dated, overwrite: true);
@@ -326,6 +347,9 @@ public static class ReportWriter
             if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !IsReference(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
                 md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
+                md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
+                    ? "\nPaired × PipelinedCopy: the ratio of each round's run to PipelinedCopy's run of the same round (interleaved, so both met the same stretch of the machine), mean ±95% interval over the rounds; beside it × PipelinedCopy is the ratio of the means.\n"
+                    : "");
                 md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
             md.Append(ReportTable.Markdown(ReportColumns.Costs, records.Where(s => s.Costs is not null)));

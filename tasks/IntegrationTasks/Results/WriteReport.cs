@@ -13,6 +13,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>Properties that shaped the run (item spec = name, metadata Value), recorded with the results.</summary>
     public ITaskItem[] RunProperties { get; set; } = [];
 
+    /// <summary>The calibration's readings (CalibrateNoise), when the run made them.</summary>
+    public string? NoiseFile { get; set; }
+
     /// <summary>Transports that did not run (item spec = name; metadata Reason, Fix, SeriesSeconds, Replacement).</summary>
     public ITaskItem[] NotRun { get; set; } = [];
 
@@ -88,7 +91,8 @@ public sealed class WriteReport : IntegrationTask
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed)];
+        var noise = MachineNoise.Read(NoiseFile);
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed, noise)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");

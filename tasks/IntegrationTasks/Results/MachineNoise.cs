@@ -1,0 +1,207 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// One reading of the machine's own noise: a fixed piece of work timed again and again for about a second. The spread of its times
+/// (coefficient of variation) is what this machine does to a run that does the same thing each time, with no transport in it.
+/// </summary>
+public sealed record NoiseReading(string Phase, string Loop, int Chunks, double MeanMs, double StdDevMs, double MinMs, double MaxMs, DateTimeOffset Timestamp)
+{
+    /// <summary>Standard deviation over mean, in percent.</summary>
+    public double SpreadPercent => MeanMs > 0 ? StdDevMs / MeanMs * 100 : 0;
+
+    public static NoiseReading Of(string phase, string loop, IReadOnlyCollection<double> chunkMs)
+    {
+        var summary = Summary.Of(chunkMs);
+        return new NoiseReading(phase, loop, summary.Count, summary.Mean, summary.StdDev, summary.Min, summary.Max, DateTimeOffset.UtcNow);
+    }
+}
+
+/// <summary>
+/// The calibration RunAll runs before its first transport and after its last (as BenchmarkDotNet looks at its environment): a
+/// CPU-bound loop (a fixed arithmetic loop, one core) and a database-bound loop (a fixed set of lookups by ID on the server's
+/// database, as PerRecord servers do), each timed in chunks for about a second. The report sets their spread beside the
+/// transports' and warns when the machine was noisier than <see cref="NoisyPercent"/>, or its speed moved by more than
+/// <see cref="DriftPercent"/> between before and after.
+/// </summary>
+public static class MachineNoise
+{
+    public const string Cpu = "CPU loop";
+    public const string DatabaseLoop = "Database loop";
+
+    /// <summary>A loop whose chunks vary more than this (coefficient of variation) was run on a noisy machine.</summary>
+    public const double NoisyPercent = 5;
+
+    /// <summary>A loop that ran this much slower or faster after the RunAll than before it: the machine changed during the run.</summary>
+    public const double DriftPercent = 10;
+
+    private const int MinimumChunks = 10;
+
+    /// <summary>The CPU loop: chunks of a fixed integer loop (xorshift), which the JIT cannot fold away, until <paramref name="duration"/> has passed.</summary>
+    public static NoiseReading CpuLoop(string phase, TimeSpan duration)
+    {
+        var chunks = new List<double>();
+        var total = Stopwatch.StartNew();
+        ulong state = 88172645463325252;
+        Chunk(ref state); // JIT it first
+        while (total.Elapsed < duration || chunks.Count < MinimumChunks)
+        {
+            var watch = Stopwatch.StartNew();
+            Chunk(ref state);
+            chunks.Add(watch.Elapsed.TotalMilliseconds);
+        }
+        GC.KeepAlive(state);
+        return NoiseReading.Of(phase, Cpu, chunks);
+
+        static void Chunk(ref ulong x)
+        {
+            for (var i = 0; i < 4_000_000; i++)
+            {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+            }
+        }
+    }
+
+    /// <summary>The database loop: chunks of the same 200 lookups by ID on the server's database, until <paramref name="duration"/> has passed.</summary>
+    public static async Task<NoiseReading> DatabaseLoopAsync(string phase, Database database, TimeSpan duration, CancellationToken cancellationToken)
+    {
+        await using var lookup = await RecordLookup.OpenAsync(database, ServerWork.PerRecord, cancellationToken).ConfigureAwait(false);
+        await ChunkAsync(); // warm the connection and the statement
+        var chunks = new List<double>();
+        var total = Stopwatch.StartNew();
+        while (total.Elapsed < duration || chunks.Count < MinimumChunks)
+        {
+            var watch = Stopwatch.StartNew();
+            await ChunkAsync().ConfigureAwait(false);
+            chunks.Add(watch.Elapsed.TotalMilliseconds);
+        }
+        return NoiseReading.Of(phase, DatabaseLoop, chunks);
+
+        async Task ChunkAsync()
+        {
+            for (var id = 1; id <= 200; id++)
+                if (await lookup.FindAsync(id, cancellationToken).ConfigureAwait(false) is null)
+                    throw new IntegrationException(ErrorCodes.InvalidParameter, $"The calibration looks up IDs 1 to 200 in ServiceTable; ID {id} is missing.");
+        }
+    }
+
+    public static void Append(string path, NoiseReading reading)
+    {
+        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+        File.AppendAllText(path, JsonSerializer.Serialize(reading, JsonFiles.Options) + "\n");
+    }
+
+    public static List<NoiseReading> Read(string? path) =>
+        string.IsNullOrEmpty(path) || !File.Exists(path) ? []
+            : [.. File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<NoiseReading>(l, JsonFiles.Options)!)];
+
+    /// <summary>What made the machine noisy during the run, in words; empty when it was quiet enough.</summary>
+    public static List<string> Warnings(IReadOnlyList<NoiseReading> readings)
+    {
+        var warnings = new List<string>();
+        foreach (var reading in readings.Where(r => r.SpreadPercent > NoisyPercent))
+            warnings.Add(string.Create(CultureInfo.InvariantCulture,
+                $"the {reading.Loop.ToLowerInvariant()} {Phase(reading.Phase)} varied by {reading.SpreadPercent:F1} % (more than {NoisyPercent:F0} %)"));
+        foreach (var loop in readings.GroupBy(r => r.Loop))
+        {
+            if (loop.FirstOrDefault(r => r.Phase == "Before") is not { } before || loop.LastOrDefault(r => r.Phase == "After") is not { } after)
+                continue;
+            var change = (after.MeanMs / before.MeanMs - 1) * 100;
+            if (Math.Abs(change) > DriftPercent)
+                warnings.Add(string.Create(CultureInfo.InvariantCulture,
+                    $"the {loop.Key.ToLowerInvariant()} ran {Math.Abs(change):F0} % {(change > 0 ? "slower" : "faster")} after the run than before it (more than {DriftPercent:F0} %)"));
+        }
+        return warnings;
+    }
+
+    private static string Phase(string phase) => phase == "Before" ? "before the run" : "after the run";
+}
+
+/// <summary>RunAll's calibration before its first transport (Phase=Before) and after its last (Phase=After): see <see cref="MachineNoise"/>.</summary>
+public sealed class CalibrateNoise : IntegrationTask
+{
+    [Required] public string Phase { get; set; } = "";
+    [Required] public string ServerProvider { get; set; } = "";
+    [Required] public string ServerConnString { get; set; } = "";
+
+    /// <summary>Where the readings are appended (calibration.jsonl beside the results log).</summary>
+    [Required] public string ReadingsFile { get; set; } = "";
+
+    /// <summary>How long each loop runs.</summary>
+    public double Seconds { get; set; } = 1;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (Phase is not ("Before" or "After"))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Phase must be Before or After (was '{Phase}').");
+        if (!(Seconds is > 0 and <= 60))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"CalibrationSeconds must be above 0 and at most 60 (was {Seconds}).");
+        if (Phase == "Before" && File.Exists(ReadingsFile))
+            File.Delete(ReadingsFile);
+        var duration = TimeSpan.FromSeconds(Seconds);
+        var cpu = MachineNoise.CpuLoop(Phase, duration);
+        var database = await MachineNoise.DatabaseLoopAsync(Phase, Database.Create(ServerProvider, ServerConnString), duration, cancellationToken).ConfigureAwait(false);
+        MachineNoise.Append(ReadingsFile, cpu);
+        MachineNoise.Append(ReadingsFile, database);
+        Log.LogMessage(MessageImportance.High, "Machine noise {0} the runs: CPU loop {1:F2} ms a chunk ±{2:F1} % ({3} chunks), database loop {4:F2} ms ±{5:F1} % ({6} chunks).",
+            Phase == "Before" ? "before" : "after", cpu.MeanMs, cpu.SpreadPercent, cpu.Chunks, database.MeanMs, database.SpreadPercent, database.Chunks);
+        if (Phase == "After")
+            foreach (var warning in MachineNoise.Warnings(MachineNoise.Read(ReadingsFile)))
+                Log.LogWarning(null, ErrorCodes.MachineNoisy, null, null, 0, 0, 0, 0, "The machine was noisy during this RunAll: {0}; compare the transports' intervals with it.", warning);
+    }
+}
+
+/// <summary>The report's section on the machine's noise: the calibration's readings beside the spread of the transports' own runs.</summary>
+public static class NoiseReport
+{
+    private static System.Globalization.CultureInfo Invariant => ReportTable.Invariant;
+
+    public static readonly IReadOnlyList<ReportColumn<NoiseReading>> Columns =
+    [
+        new("loop", "Loop", r => r.Loop, Numeric: false),
+        new("phase", "When", r => r.Phase == "Before" ? "before the runs" : "after the runs", Numeric: false),
+        new("chunks", "Chunks", r => r.Chunks.ToString(Invariant)),
+        new("meanMs", "Mean ms a chunk", r => r.MeanMs.ToString("F2", Invariant)),
+        new("spreadPercent", "Spread (std dev / mean, %)", r => r.SpreadPercent.ToString("F1", Invariant)),
+        new("minMs", "Min ms", r => r.MinMs.ToString("F2", Invariant)),
+        new("maxMs", "Max ms", r => r.MaxMs.ToString("F2", Invariant)),
+    ];
+
+    /// <summary>The transports' own spread: each row's standard deviation over its mean (rows with an interval), the median of them.</summary>
+    public static double? TransportSpreadPercent(IReadOnlyList<TransportSummary> rows)
+    {
+        var spreads = rows.Where(r => r.Seconds.HasInterval && r.Seconds.Mean > 0).Select(r => r.Seconds.StdDev / r.Seconds.Mean * 100).Order().ToList();
+        return spreads.Count > 0 ? Summary.Quantile(spreads, 0.5) : null;
+    }
+
+    public static string Markdown(IReadOnlyList<NoiseReading> readings, IReadOnlyList<TransportSummary> rows)
+    {
+        if (readings.Count == 0)
+            return "";
+        var md = new System.Text.StringBuilder("\n## The machine's noise\n\n");
+        md.Append("A fixed CPU loop and a fixed database loop (the same 200 lookups by ID on the server's database), each timed in chunks for about a second ");
+        md.Append("before the first run and after the last: what this machine does to work that is the same every time.\n\n");
+        md.Append(ReportTable.Markdown(Columns, readings));
+        if (TransportSpreadPercent(rows) is { } spread)
+            md.Append(string.Create(Invariant, $"\nThe transports' runs varied by {spread:F1} % (the median over the rows of std dev / mean)."))
+                .Append(readings.Max(r => r.SpreadPercent) is var noisiest && spread > 2 * noisiest
+                    ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
+                    : " The loops varied about as much: much of the runs' spread is the machine's.\n");
+        var warnings = MachineNoise.Warnings(readings);
+        md.Append(warnings.Count == 0
+            ? string.Create(Invariant, $"\nQuiet enough: no loop varied by more than {MachineNoise.NoisyPercent:F0} % or moved by more than {MachineNoise.DriftPercent:F0} % between before and after.\n")
+            : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {string.Join("; ", warnings)}. Read small differences between transports with care.\n");
+        return md.ToString();
+    }
+
+    public static string Html(IReadOnlyList<NoiseReading> readings) => readings.Count == 0 ? ""
+        : "<h2>The machine's noise</h2>" + ReportTable.Html(Columns, readings, " id=\"noise\"", r => r.SpreadPercent > MachineNoise.NoisyPercent ? " class=\"bad\"" : "");
+}

@@ -1,0 +1,80 @@
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The machine's own noise (calibration loops) and the paired ratios of interleaved rounds.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class MachineNoiseTests
+{
+    private static NoiseReading Reading(string phase, string loop, params double[] chunks) => NoiseReading.Of(phase, loop, chunks);
+
+    [TestMethod]
+    public void A_quiet_machine_gives_no_warning_and_a_noisy_or_drifting_one_says_which_loop_and_how_much()
+    {
+        NoiseReading[] quiet =
+        [
+            Reading("Before", MachineNoise.Cpu, 10, 10.1, 9.9, 10), Reading("Before", MachineNoise.DatabaseLoop, 5, 5.05, 4.95, 5),
+            Reading("After", MachineNoise.Cpu, 10.2, 10.1, 10.3, 10.2), Reading("After", MachineNoise.DatabaseLoop, 5.1, 5, 5.05, 5),
+        ];
+        Assert.IsEmpty(MachineNoise.Warnings(quiet));
+        Assert.AreEqual(0.816, quiet[0].SpreadPercent, 0.001); // sd 0.0816 over a mean of 10
+
+        NoiseReading[] noisy = [quiet[0], quiet[1], Reading("After", MachineNoise.Cpu, 10, 16, 10, 10), Reading("After", MachineNoise.DatabaseLoop, 6, 6, 6, 6)];
+        var warnings = MachineNoise.Warnings(noisy);
+        Assert.HasCount(3, warnings, string.Join("\n", warnings));
+        Assert.AreEqual("the cpu loop after the run varied by 26.1 % (more than 5 %)", warnings[0]); // sd 3 over a mean of 11.5
+        Assert.AreEqual("the cpu loop ran 15 % slower after the run than before it (more than 10 %)", warnings[1]);
+        Assert.AreEqual("the database loop ran 20 % slower after the run than before it (more than 10 %)", warnings[2]);
+    }
+
+    [TestMethod]
+    public void The_CPU_loop_is_timed_in_at_least_ten_chunks()
+    {
+        var reading = MachineNoise.CpuLoop("Before", TimeSpan.FromMilliseconds(50));
+        Assert.IsGreaterThanOrEqualTo(10, reading.Chunks);
+        Assert.IsTrue(reading is { MeanMs: > 0, Loop: MachineNoise.Cpu, Phase: "Before" } && reading.MinMs <= reading.MeanMs && reading.MeanMs <= reading.MaxMs, reading.ToString());
+    }
+
+    [TestMethod]
+    public void The_noise_section_sets_the_loops_beside_the_transports_spread_and_warns_when_noisy()
+    {
+        NoiseReading[] readings = [Reading("Before", MachineNoise.Cpu, 10, 10, 10, 13), Reading("After", MachineNoise.Cpu, 10, 10, 10, 10)];
+        var rows = ReportWriter.Summarise([Run("TcpClient2", 1.0, 1, 5), Run("TcpClient2", 1.2, 2, 5), Run("TcpClient2", 1.1, 3, 5)]);
+        var markdown = NoiseReport.Markdown(readings, rows);
+        var before = MarkdownTable.With(markdown, "Spread (std dev / mean, %)").RowsNamed(MachineNoise.Cpu)[0];
+        Assert.AreEqual(("before the runs", "4", "10.75", "14.0"), (before["When"], before["Chunks"], before["Mean ms a chunk"], before["Spread (std dev / mean, %)"]));
+        StringAssert.Contains(markdown, "The transports' runs varied by 9.1 %"); // sd 0.1 over 1.1
+        StringAssert.Contains(markdown, "**Warning (IT5006): the machine was noisy during this run** — the cpu loop before the run varied by 14.0 %");
+        Assert.AreEqual("", NoiseReport.Markdown([], rows));
+    }
+
+    private static Measurement Run(string transport, double seconds, int repetition, int? seed) => new()
+    {
+        Transport = transport, Records = 100_000, BatchSize = 1000, Repetition = repetition, ElapsedSeconds = seconds, Verified = true, RoundSeed = seed,
+    };
+
+    [TestMethod]
+    public void Paired_ratios_divide_each_round_by_the_reference_of_the_same_round_when_the_runs_were_interleaved()
+    {
+        // PipelinedCopy drifts from 1.0 to 2.0 s over the rounds and TcpClient2 with it, at 1.5× each time: the ratio of means says 1.5
+        // too, but with an interval from the runs' spread; the paired ratio's interval is 0.
+        Measurement[] runs =
+        [
+            Run("PipelinedCopy", 1.0, 1, 9), Run("PipelinedCopy", 1.5, 2, 9), Run("PipelinedCopy", 2.0, 3, 9),
+            Run("TcpClient2", 1.5, 1, 9), Run("TcpClient2", 2.25, 2, 9), Run("TcpClient2", 3.0, 3, 9),
+        ];
+        var tcp = ReportWriter.Summarise(runs).Single(r => r.Transport == "TcpClient2");
+        Assert.AreEqual(1.5, tcp.PairedRatioToPipelined!.Mean, 1e-9);
+        Assert.AreEqual(0, tcp.PairedRatioToPipelined.Ci95, 1e-9);
+        Assert.AreEqual(1.5, tcp.RatioToPipelined!.Value, 1e-9);
+        Assert.IsGreaterThan(0.5, tcp.Seconds.Ci95);
+        var cell = MarkdownTable.With(ReportWriter.Markdown(ReportWriter.Summarise(runs), new Dictionary<string, string>()), "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2");
+        Assert.AreEqual("1.50 ±0.00", cell["Paired × PipelinedCopy (±95% CI)"]);
+        // By transport (no seed), or runs of two RunAlls: no pairs.
+        Assert.IsNull(ReportWriter.Summarise([.. runs.Select(r => r with { RoundSeed = null })]).Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined);
+        Assert.IsNull(ReportWriter.Summarise([.. runs.Select(r => r.Transport == "TcpClient2" ? r with { RoundSeed = 10 } : r)])
+            .Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined);
+    }
+}
