@@ -132,6 +132,8 @@ public sealed class RepetitionOrderTests
         StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
+        // The reference is as parallel as the most parallel transport (MaxInFlight 8, the web services' 8 connections), and says so.
+        StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 8 connections (ReferenceReaders;");
         // Each transport's ratio to PipelinedCopy's run of the same round, over the three rounds.
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
@@ -147,7 +149,8 @@ public sealed class RepetitionOrderTests
 
         using var byTransport = new TempDirectory("it-rounds-");
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, $"-p:Port={TestPorts.Free()}", "-p:RepetitionOrder=ByTransport",
-            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false");
+            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
+            "-p:ReferenceReaders=2");
         Assert.AreEqual(0, exitCode, output);
         runs = MeasurementLog.Read(Path.Combine(byTransport, "results", "runs.jsonl"));
         CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray());
@@ -156,6 +159,7 @@ public sealed class RepetitionOrderTests
         StringAssert.Contains(markdown, "- Repetition order: by transport: every repetition of one transport, then the next");
         Assert.AreEqual("–", MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"]);
         Assert.DoesNotContain("## The machine's noise", markdown, "-p:Calibrate=false: no calibration");
+        StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 2 connections");
 
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=Sometimes", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");
         Assert.AreNotEqual(0, exitCode);
