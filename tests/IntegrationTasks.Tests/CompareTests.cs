@@ -30,6 +30,37 @@ public sealed class CompareTests
     private (string Before, string After) TwoRuns(double after, string cpuAfter = "same CPU") =>
         (ResultsFile(Path.Combine(_root, "before"), "same CPU", 1.0, 0.01), ResultsFile(Path.Combine(_root, "after"), cpuAfter, after, 0.01));
 
+    private string WithReference(string name, double pipelined, double tcp)
+    {
+        var folder = Path.Combine(_root, name);
+        Directory.CreateDirectory(folder);
+        var measurements = Enumerable.Range(1, 5).SelectMany(r => new[]
+        {
+            new Measurement { Transport = "PipelinedCopy", Records = 1000, Repetition = r, ElapsedSeconds = pipelined + r * 0.001, Verified = true },
+            new Measurement { Transport = "TcpClient2", Records = 1000, Repetition = r, ElapsedSeconds = tcp + r * 0.001, Verified = true },
+        }).ToList();
+        ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
+        return Path.Combine(folder, "results.json");
+    }
+
+    [TestMethod]
+    public void The_comparison_shows_how_far_each_ratio_to_the_reference_moved()
+    {
+        // The whole machine 10 % slower the second time: the times moved, TcpClient2's ratio to PipelinedCopy did not.
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = WithReference("a", 1.0, 1.2), Current = WithReference("b", 1.1, 1.32), ThresholdPercent = 50 }
+            .Execute(), engine.Log);
+        var tcp = MarkdownTable.With(engine.Log, "Ratio change").Row("TcpClient2");
+        Assert.AreEqual(("1.199", "1.199", "+0.0%"), (tcp["× PipelinedCopy before"], tcp["× PipelinedCopy after"], tcp["Ratio change"]));
+        Assert.AreEqual("–", MarkdownTable.With(engine.Log, "Ratio change").Row("PipelinedCopy")["Ratio change"]);
+        // Here TcpClient2 alone got slower: its ratio moved by 8.3 %.
+        engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = WithReference("c", 1.0, 1.2), Current = WithReference("d", 1.0, 1.3), ThresholdPercent = 50 }
+            .Execute(), engine.Log);
+        Assert.AreEqual("+8.3%", MarkdownTable.With(engine.Log, "Ratio change").Row("TcpClient2")["Ratio change"]);
+        StringAssert.Contains(engine.Log, "moved by 8.3 % (median) and at most 8.3 % (TcpClient2); 0 of 1 by less than 5 %.");
+    }
+
     [TestMethod]
     public void A_significant_slowdown_beyond_the_threshold_fails_with_IT5003()
     {

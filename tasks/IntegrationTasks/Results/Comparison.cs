@@ -10,6 +10,13 @@ namespace IntegrationTasks.Results;
 /// <summary>One transport at one record count, in two results files.</summary>
 public sealed record ComparisonRow(string Transport, int Records, Summary Before, Summary After, double ChangePercent, double PValue)
 {
+    /// <summary>The ratio to PipelinedCopy in each file (the paired one when the runs were interleaved); null without the reference.</summary>
+    public double? RatioBefore { get; init; }
+    public double? RatioAfter { get; init; }
+
+    /// <summary>How much the ratio to the reference moved: what a reader of both reports would see change.</summary>
+    public double? RatioChangePercent => RatioBefore is > 0 && RatioAfter is { } after ? (after / RatioBefore.Value - 1) * 100 : null;
+
     /// <summary>Nothing is called different on fewer than <see cref="Summary.MinimumForInterval"/> runs a side.</summary>
     public bool Significant => Before.HasInterval && After.HasInterval && !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
 
@@ -48,10 +55,16 @@ public static class Comparison
             if (!old.TryGetValue((now.Transport, now.Records), out var then))
                 continue;
             rows.Add(new ComparisonRow(now.Transport, now.Records, then.Seconds, now.Seconds,
-                (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds)));
+                (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
+            {
+                RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),
+            });
         }
         return rows;
     }
+
+    private static double? RatioToReference(TransportSummary row) =>
+        ReportWriter.BaseName(row.Transport) == ReportWriter.Pipelined ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
 
     /// <summary>Environment entries that differ between the files (the date aside), which make a comparison doubtful.</summary>
     public static List<string> Differences(ResultsFile before, ResultsFile after) =>
@@ -67,6 +80,9 @@ public static class Comparison
         new("afterSeconds", "After (s)", r => r.After.MeanWithInterval()),
         new("changePercent", "Change", r => r.ChangePercent.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%"),
         new("p", "p", r => r.PValue.ToString("0.###", CultureInfo.InvariantCulture)),
+        new("ratioBefore", "× PipelinedCopy before", r => ReportTable.Cell(r.RatioBefore, "F3")),
+        new("ratioAfter", "× PipelinedCopy after", r => ReportTable.Cell(r.RatioAfter, "F3")),
+        new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? c.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%" : "–"),
         new("verdict", "Verdict", r => !r.Significant ? "no significant change"
             : r.RegressesBeyond(thresholdPercent) ? string.Create(CultureInfo.InvariantCulture, $"**regression** (over {thresholdPercent}%)")
             : r.ChangePercent > 0 ? "slower, within the threshold" : "faster", Numeric: false),
@@ -77,7 +93,12 @@ public static class Comparison
         var md = new StringBuilder("# Comparison with a previous run\n\n");
         if (differences.Count > 0)
             md.Append("Not the same conditions — read with care:\n\n").AppendJoin("", differences.Select(d => $"- {d}\n")).Append('\n');
-        return md.Append(ReportTable.Markdown(Columns(thresholdPercent), rows)).ToString();
+        md.Append(ReportTable.Markdown(Columns(thresholdPercent), rows));
+        var changes = rows.Where(r => r.RatioChangePercent is not null).Select(r => Math.Abs(r.RatioChangePercent!.Value)).Order().ToList();
+        if (changes.Count > 0)
+            md.Append(string.Create(CultureInfo.InvariantCulture,
+                $"\nThe ratios to PipelinedCopy (paired where the runs were interleaved) moved by {Summary.Quantile(changes, 0.5):F1} % (median) and at most {changes[^1]:F1} % ({rows.First(r => r.RatioChangePercent is { } c && Math.Abs(c) == changes[^1]).Transport}); {changes.Count(c => c < 5)} of {changes.Count} by less than 5 %.\n"));
+        return md.ToString();
     }
 }
 
