@@ -105,6 +105,22 @@ public sealed class RepetitionOrderTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public void A_transport_capped_below_every_record_count_has_no_run_and_its_server_is_not_started()
+    {
+        // As CapRecordCounts leaves SoapSmallRequests at 200,000 records: no counts left. It failed the whole plan ("RecordCounts is empty").
+        var engine = new FakeBuildEngine();
+        var plan = new PlanRounds
+        {
+            BuildEngine = engine, BatchSize = 500, Repetitions = 2, Seed = "3",
+            Transports = [Transport("SoapSmallRequests", "SoapServer", "SoapPort", "8083", recordCounts: ""), Transport("TcpClient2", "TcpServer2", "Port", "8081")],
+        };
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        Assert.IsTrue(plan.Runs.All(r => r.GetMetadata("Transport") == "TcpClient2") && plan.Runs.Length == 3);
+        CollectionAssert.AreEqual(new[] { "TcpServer2" }, plan.Servers.Select(s => s.ItemSpec).ToArray());
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void The_line_before_an_interleaved_run_says_its_round_its_place_and_the_time_left()
     {
         Assert.AreEqual("RunAll round 2 of 5, run 3 of 7: TcpClient2, 20,000 records; 1 min 40 s elapsed, about 3 min 20 s left (from the runs so far).",

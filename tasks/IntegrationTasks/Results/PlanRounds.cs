@@ -43,10 +43,12 @@ public sealed class PlanRounds : IntegrationTask
         SeedUsed = Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
             : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var seed) ? seed
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
-        var ports = AssignPorts(Transports);
+        // A transport capped below every record count asked for (CapRecordCounts: the small-requests transports) has none left to run.
+        var transports = Transports.Where(t => t.GetMetadata("RecordCounts").Length > 0).ToList();
+        var ports = AssignPorts(transports);
         var clientCounts = Counts.Parse(ClientCounts, "Clients");
         var combinations = new List<(ITaskItem Transport, PlanRuns.PlannedRun Run)>();
-        foreach (var transport in Transports)
+        foreach (var transport in transports)
         {
             var oneClient = transport.GetMetadata("Peer") == "true" || transport.GetMetadata("OneClient") == "true";
             foreach (var run in PlanRuns.Plan(PlanRuns.ParseRecordCounts([transport.GetMetadata("RecordCounts")]), oneClient ? [1] : clientCounts,
@@ -66,7 +68,7 @@ public sealed class PlanRounds : IntegrationTask
                 ordered.Add(RunItem(inRound[i].Transport, inRound[i].Run, ports, round, i + 1, inRound.Length));
         }
         Runs = [.. ordered];
-        var byName = Transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);
+        var byName = transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);
         Servers = [.. ports.Select(server =>
         {
             var item = new TaskItem(server.Key);
@@ -75,7 +77,7 @@ public sealed class PlanRounds : IntegrationTask
                 $"Transport={server.Value.Transport};RecordCounts={byName[server.Value.Transport].GetMetadata("RecordCounts")}{server.Value.Override}");
             return item;
         })];
-        OtherServerUsers = [.. Transports.Where(t => ports.TryGetValue(t.GetMetadata("ServerTarget"), out var server) && server.Transport != t.ItemSpec
+        OtherServerUsers = [.. transports.Where(t => ports.TryGetValue(t.GetMetadata("ServerTarget"), out var server) && server.Transport != t.ItemSpec
                                                      && t.GetMetadata("Peer") != "true")
             .Select(t =>
             {
