@@ -306,7 +306,9 @@ public sealed class QueueTests
     }
 
     [TestMethod]
-    public async Task A_build_terminated_with_SIGTERM_stops_the_broker_it_started()
+    [DataRow("TERM")]
+    [DataRow("HUP")] // the build's terminal closed: a tmux session killed left the broker running
+    public async Task A_build_terminated_with_SIGTERM_or_SIGHUP_stops_the_broker_it_started(string signal)
     {
         using var artifacts = new TempDirectory("it-sigterm-");
         var epmdPort = TestPorts.Free();
@@ -329,7 +331,7 @@ public sealed class QueueTests
         build.BeginErrorReadLine();
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
         Assert.Contains($"{(string)artifacts}/rabbitmq", Processes.AllCommandLines(), "the node runs");
-        Assert.AreEqual(0, RepositoryPaths.Run("kill", ["-TERM", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
+        Assert.AreEqual(0, RepositoryPaths.Run("kill", [$"-{signal}", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
         await build.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
         // The servers watch their input and go with the build; the broker is stopped by the build's SIGTERM handler.
         var until = DateTime.UtcNow.AddSeconds(30);

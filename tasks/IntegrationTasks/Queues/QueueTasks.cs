@@ -87,20 +87,22 @@ public sealed class StartRabbitMQ : IntegrationTask
     }
 
     /// <summary>
-    /// What MSBuild disposes at the end of the build if nobody stopped the node. The running node, stopped once: by StopRabbitMQ, at the end of the build, or when the build is terminated (SIGTERM) —
+    /// What MSBuild disposes at the end of the build if nobody stopped the node. The running node, stopped once: by StopRabbitMQ, at the end of the build, or when the build is terminated (SIGTERM) or loses its terminal (SIGHUP) —
     /// the broker does not watch its input as the suite's servers do, so without this a killed build would leave it running.
     /// </summary>
     internal sealed class NodeHandle : IDisposable
     {
-        private readonly PosixSignalRegistration? _terminated;
+        private readonly PosixSignalRegistration?[] _terminated;
         private readonly Lock _gate = new();
         private Task? _stop;
 
         public NodeHandle(RabbitMqNode node)
         {
             Node = node;
-            if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
-                _terminated = PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose());
+            // SIGTERM: a service manager or kill; SIGHUP: the terminal the build ran in was closed (a tmux session killed).
+            _terminated = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()
+                ? [PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose()), PosixSignalRegistration.Create(PosixSignal.SIGHUP, _ => Dispose())]
+                : [];
         }
 
         public RabbitMqNode Node { get; }
@@ -118,7 +120,8 @@ public sealed class StartRabbitMQ : IntegrationTask
 
         private async Task StopNodeAsync(CancellationToken cancellationToken)
         {
-            _terminated?.Dispose();
+            foreach (var registration in _terminated)
+                registration?.Dispose();
             await Node.StopAsync(cancellationToken).ConfigureAwait(false);
             Node.Dispose();
         }
