@@ -1,0 +1,42 @@
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// What a server writes for the orchestrator every 100 ms — and what that costs it while it waits: an interleaved RunAll keeps
+/// every server running, and fourteen idle servers that each sampled their thread pool from a pool timer and read /proc's TCP
+/// tables (3.5 ms a read) ten times a second took most of this 2-core machine from the runs.
+/// </summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+[DoNotParallelize]
+public sealed class ServerStatsTests
+{
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)]
+    public async Task An_idle_server_s_sampling_completes_no_work_of_its_own_and_a_client_is_still_counted()
+    {
+        using var artifacts = new TempDirectory("it-stats-");
+        var (exitCode, output) = HostingTests.RunBuild("GenerateData", artifacts, "-p:Records=500");
+        Assert.AreEqual(0, exitCode, output);
+        var port = TestPorts.Free();
+        var stats = Path.Combine(artifacts, "logs", "TcpServer2.stats.json");
+        using var server = HandStartedServer.Start("TcpServer2", artifacts, port, $"-p:ServerStatsFile={stats}");
+        await server.Screen.WaitForAsync("Ctrl+C stops it.", TimeSpan.FromSeconds(60));
+        await Eventually.WaitUntilAsync(() => File.Exists(stats), "the server's first snapshot", TimeSpan.FromSeconds(10));
+        await Task.Delay(1000);
+        var first = IntegrationTasks.Hosting.ServerStatsWriter.Read(stats)!;
+        // Two seconds of waiting (twenty samples): no work item is completed for the sampling (it has a thread of its own, not a
+        // pool timer), so the connections are not counted again either.
+        await Task.Delay(2000);
+        var second = IntegrationTasks.Hosting.ServerStatsWriter.Read(stats)!;
+        Assert.AreEqual(first.CompletedWorkItems, second.CompletedWorkItems, "the sampler's own ticks counted as the server's work");
+        Assert.AreEqual(0, second.MaxConnections);
+
+        // A client: the server works, so its connections are counted again (at most once a second).
+        using var client = new System.Net.Sockets.TcpClient();
+        await client.ConnectAsync(System.Net.IPAddress.Loopback, port);
+        await Eventually.WaitUntilAsync(() => IntegrationTasks.Hosting.ServerStatsWriter.Read(stats)?.MaxConnections == 1, "the client's connection counted",
+            TimeSpan.FromSeconds(10), () => File.ReadAllText(stats));
+        await server.InterruptAsync();
+        await server.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+    }
+}
