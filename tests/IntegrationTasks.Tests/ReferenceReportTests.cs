@@ -49,4 +49,23 @@ public sealed class ReferenceReportTests
             peer["Fastest transport × peer"], peer["PipelinedCopy × peer"], peer["DirectCopy × peer"]));
         Assert.IsFalse(main.HasRow("Peer: SQLite ATTACH"), "the peer is not a row of the transports' table");
     }
+
+    [TestMethod]
+    public void Each_row_names_its_encoding_and_the_table_says_what_each_encoding_costs_over_PipelinedCopy()
+    {
+        using var folder = new TempDirectory("it-encodings-");
+        Measurement[] runs =
+        [
+            .. new[] { ("PipelinedCopy", 1.0), ("GrpcClient", 1.05), ("RestJson", 1.15), ("TcpClient2", 1.2), ("HttpRequest", 1.3) }
+                .SelectMany(t => Enumerable.Range(1, 3).Select(r => Run(t.Item1, t.Item2 + r * 0.001, r, "Range"))),
+        ];
+        ReportWriter.Write(folder, runs, new Dictionary<string, string>(),
+            encodings: new Dictionary<string, string> { ["GrpcClient"] = "Protobuf", ["RestJson"] = "JSON", ["TcpClient2"] = "XML", ["HttpRequest"] = "XML" });
+        var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
+        var main = MarkdownTable.With(markdown, "Encoding");
+        Assert.AreEqual(("Protobuf", "JSON", "XML", "–"), (main.Cell("GrpcClient", "Encoding"), main.Cell("RestJson", "Encoding"), main.Cell("HttpRequest", "Encoding"),
+            main.Cell("PipelinedCopy", "Encoding")));
+        // Each encoding by its cheapest transport: XML's is TcpClient2's 2.00, not HttpRequest's 3.00.
+        StringAssert.Contains(markdown, "What each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): Protobuf 0.50 (GrpcClient); JSON 1.50 (RestJson); XML 2.00 (TcpClient2).");
+    }
 }

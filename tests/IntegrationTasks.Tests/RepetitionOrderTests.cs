@@ -150,6 +150,9 @@ public sealed class RepetitionOrderTests
         StringAssert.Contains(markdown, "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
         // The reference is as parallel as the most parallel transport (MaxInFlight 8, the web services' 8 connections), and says so.
         StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 8 connections (ReferenceReaders;");
+        // Each row's encoding, from its transport's definition.
+        var main = MarkdownTable.With(markdown, "Encoding");
+        Assert.AreEqual(("XML", "–"), (main.Cell("TcpClient2", "Encoding"), main.Cell("PipelinedCopy", "Encoding")));
         // Each transport's ratio to PipelinedCopy's run of the same round, over the three rounds.
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));

@@ -31,7 +31,7 @@ public sealed class ReportTableTests
         // The same columns make every table: a header per column, a cell per column in each row.
         var markdown = ReportTable.Markdown(ReportColumns.Summary, rows).Split('\n');
         Assert.AreEqual(ReportColumns.Summary.Count + 2, markdown[0].Split('|').Length, "a Markdown header cell per column");
-        StringAssert.StartsWith(markdown[1], "|---|---|---:|", "text left, numbers right");
+        StringAssert.StartsWith(markdown[1], "|---|---|---|---:|", "text left (method, reads, encoding), numbers right");
         var html = ReportTable.Html(ReportColumns.SummaryAtAGlance, rows);
         Assert.AreEqual(ReportColumns.SummaryAtAGlance.Count, html.Split("<th>").Length - 1);
         StringAssert.Contains(html, "<th>Overhead µs/record</th>", "the narrow page's header");

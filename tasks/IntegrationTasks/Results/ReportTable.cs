@@ -97,6 +97,7 @@ public static class ReportColumns
     [
         new("transport", "Method", r => r.Summary.Transport, Numeric: false),
         new("serverReads", "Server reads", r => ReportWriter.ServerWorkLabel(r.Summary.ServerWork), Numeric: false),
+        new("encoding", "Encoding", r => r.Summary.Encoding ?? "–", Numeric: false),
         new("meanSeconds", "Mean (s)", r => r.Summary.Seconds.Mean.ToString("F3", Invariant)),
         new("ci95Seconds", "±95% CI (s)", r => r.Summary.Seconds.IntervalCell()),
         new("percentSlower", "% slower", r => r.Fastest ? "" : r.Summary.PercentSlowerThanFastest.ToString("F2", Invariant)),

@@ -46,6 +46,9 @@ public sealed record TransportSummary(
     /// <summary>Every measured run's batch latencies (request sent → committed), their histograms added; null where none was measured.</summary>
     public Transfer.LatencySummary? BatchLatency { get; init; }
 
+    /// <summary>How the records travel (XML, JSON, Protobuf, SOAP…: its TransportDefinition's Encoding); null for the references and peers.</summary>
+    public string? Encoding { get; init; }
+
     /// <summary>The client reached its server through the delay relay in these runs.</summary>
     public bool ThroughRelay { get; init; }
 
@@ -224,6 +227,16 @@ public static class ReportWriter
         return rows;
     }
 
+    /// <summary>What each encoding costs over PipelinedCopy here: its transports' lowest overhead (the encoding's floor, with that transport).</summary>
+    internal static string EncodingCosts(IReadOnlyList<TransportSummary> size)
+    {
+        var floors = size.Where(s => s is { Encoding: not null, OverheadMicrosPerRecord: not null })
+            .GroupBy(s => s.Encoding!).Select(g => g.MinBy(s => s.OverheadMicrosPerRecord)!).OrderBy(s => s.OverheadMicrosPerRecord).ToList();
+        return floors.Count < 2 ? ""
+            : "\nWhat each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): "
+              + string.Join("; ", floors.Select(s => string.Create(Invariant, $"{s.Encoding} {s.OverheadMicrosPerRecord:F2} ({s.Transport})"))) + ".\n";
+    }
+
     /// <summary>Each round's ratio of a transport's time to the reference's at the same clients, when both ran interleaved in one RunAll.</summary>
     internal static Summary? PairedRatio(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
     {
@@ -252,7 +265,7 @@ public static class ReportWriter
 
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns,
         IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null,
-        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NoiseReading>? noise = null)
+        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NoiseReading>? noise = null, IReadOnlyDictionary<string, string>? encodings = null)
     {
         notRun ??= [];
         failed ??= [];
@@ -261,7 +274,8 @@ public static class ReportWriter
         // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var faults = FaultTable.Rows(allRuns);
-        var summaries = Summarise(measurements);
+        var summaries = Summarise(measurements)
+            .Select(s => encodings?.GetValueOrDefault(BaseName(s.Transport)) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
         var loadCurves = LoadReport.Curves(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
@@ -347,6 +361,7 @@ public static class ReportWriter
             if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !IsReference(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
                 md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
+                md.Append(EncodingCosts(size));
                 md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
                     ? "\nPaired × PipelinedCopy: the ratio of each round's run to PipelinedCopy's run of the same round (interleaved, so both met the same stretch of the machine), mean ±95% interval over the rounds; beside it × PipelinedCopy is the ratio of the means.\n"
                     : "");

@@ -13,6 +13,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>Properties that shaped the run (item spec = name, metadata Value), recorded with the results.</summary>
     public ITaskItem[] RunProperties { get; set; } = [];
 
+    /// <summary>The transports' definitions: their Encoding metadata names the encoding column.</summary>
+    public ITaskItem[] Transports { get; set; } = [];
+
     /// <summary>The calibration's readings (CalibrateNoise), when the run made them.</summary>
     public string? NoiseFile { get; set; }
 
@@ -92,7 +95,8 @@ public sealed class WriteReport : IntegrationTask
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed, noise)];
+        var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed, noise, encodings)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
