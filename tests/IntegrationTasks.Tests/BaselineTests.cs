@@ -97,6 +97,30 @@ public sealed class BaselineTests
     }
 
     [TestMethod]
+    public void RunAll_adds_PipelinedCopyRange_as_the_limit_of_a_transport_that_reads_ranges_in_a_per_ID_run()
+    {
+        using var artifacts = new TempDirectory("it-range-limit-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=FileTransferRequest+PipelinedCopy", "-p:RecordCounts=2000",
+            "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        var range = runs.Where(r => r.Transport == "PipelinedCopyRange").ToList();
+        Assert.HasCount(3, range, string.Join("\n", runs));
+        Assert.IsTrue(range.All(r => r is { Verified: true, ServerWork: "Range" }), string.Join("\n", range));
+        Assert.IsTrue(runs.Where(r => r.Transport == "PipelinedCopy").All(r => r.ServerReads == "PerRecord"));
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "FileTransferRequest: its server reads each batch with one range query whatever ServerWork says, so its × PipelinedCopy, paired ratio and overhead are against PipelinedCopyRange");
+
+        // Where every transport reads ranges, PipelinedCopy is that limit already: no second one.
+        using var rangeRun = new TempDirectory("it-range-limit-");
+        (exitCode, output) = HostingTests.RunBuild("RunAll", rangeRun, "-p:Transports=FileTransferRequest+PipelinedCopy", "-p:RecordCounts=2000",
+            "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false", "-p:ServerWork=Range");
+        Assert.AreEqual(0, exitCode, output);
+        CollectionAssert.AreEquivalent(new[] { "FileTransferRequest", "PipelinedCopy" },
+            MeasurementLog.Read(Path.Combine(rangeRun, "results", "runs.jsonl")).Select(r => r.Transport).ToArray());
+    }
+
+    [TestMethod]
     public async Task A_failing_insert_stops_PipelinedCopy_with_its_code_and_commits_no_partial_batch()
     {
         await using var databases = await GeneratedAsync("Sqlite");

@@ -33,6 +33,20 @@ public sealed class DataGeneratorTests
     }
 
     [TestMethod]
+    public async Task Generation_on_PostgreSQL_leaves_ServiceTable_vacuumed_and_analysed_so_autovacuum_does_not_start_during_the_runs()
+    {
+        // Otherwise autovacuum visits the freshly filled table later, during the first transports' runs.
+        await using var databases = await TestDatabases.CreateAsync("PostgreSql");
+        var log = new CapturingLog();
+        await new DataGenerator(databases.Server, log).GenerateAsync(300, CancellationToken.None);
+        StringAssert.Contains(string.Join("\n", log.Lines), "Settled ServiceTable in ");
+        await using var connection = await databases.Server.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = "SELECT last_vacuum IS NOT NULL AND last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'servicetable'";
+        Assert.IsTrue((bool)(await command.ExecuteScalarAsync())!, "ServiceTable vacuumed and analysed by the generation");
+    }
+
+    [TestMethod]
     public async Task Generation_fills_gaps()
     {
         await using var databases = TestDatabases.Sqlite();

@@ -68,4 +68,34 @@ public sealed class ReferenceReportTests
         // Each encoding by its cheapest transport: XML's is TcpClient2's 2.00, not HttpRequest's 3.00.
         StringAssert.Contains(markdown, "What each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): Protobuf 0.50 (GrpcClient); JSON 1.50 (RestJson); XML 2.00 (TcpClient2).");
     }
+
+    [TestMethod]
+    public void A_transport_whose_server_reads_ranges_in_a_per_ID_run_is_measured_against_PipelinedCopyRange()
+    {
+        // Found by #30's benchmark on PostgreSQL: FileTransferRequest at 0.29× a PipelinedCopy that read by ID while it read ranges.
+        Measurement[] runs =
+        [
+            .. Enumerable.Range(1, 3).SelectMany(r => new[]
+            {
+                Run("PipelinedCopy", 4.0 + r * 0.01, r), Run("TcpClient2", 5.0 + r * 0.01, r),
+                Run("PipelinedCopyRange", 1.0 + r * 0.01, r, "Range"), Run("FileTransferRequest", 1.5 + r * 0.01, r, "Range"),
+            }),
+        ];
+        var rows = ReportWriter.Summarise(runs);
+        var file = rows.Single(r => r.Transport == "FileTransferRequest");
+        Assert.AreEqual("PipelinedCopyRange", file.Reference, "against the reference that reads ranges too");
+        Assert.AreEqual(1.52 / 1.02, file.RatioToPipelined!.Value, 1e-9);
+        Assert.AreEqual((1.52 - 1.02) / 100_000 * 1e6, file.OverheadMicrosPerRecord!.Value, 1e-9);
+        var tcp = rows.Single(r => r.Transport == "TcpClient2");
+        Assert.AreEqual("PipelinedCopy", tcp.Reference);
+        Assert.AreEqual(5.02 / 4.02, tcp.RatioToPipelined!.Value, 1e-9);
+        var range = rows.Single(r => r.Transport == "PipelinedCopyRange");
+        Assert.AreEqual(1.02 / 4.02, range.RatioToPipelined!.Value, 1e-9, "a limit: its ratio is to PipelinedCopy");
+        Assert.IsNull(range.OverheadMicrosPerRecord, "a limit has no overhead");
+        Assert.IsTrue(ReportWriter.IsReference("PipelinedCopyRange"));
+
+        var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
+        StringAssert.Contains(markdown, "FileTransferRequest: its server reads each batch with one range query whatever ServerWork says, so its × PipelinedCopy, paired ratio and overhead are against PipelinedCopyRange");
+        StringAssert.Contains(string.Join("\n", ReportHeadline.Lines(rows, [], [], [])), "fastest transport FileTransferRequest, 1.520 ±0.025 s, 1.49× PipelinedCopyRange");
+    }
 }

@@ -51,6 +51,9 @@ public sealed class DataGenerator(Database database, IEventLog log)
         }
         await writer.InsertBatchAsync(chunk, cancellationToken).ConfigureAwait(false);
         inserted += chunk.Count;
+        var settle = Stopwatch.StartNew();
+        if (await database.SettleAsync(RecordTable.Service, cancellationToken).ConfigureAwait(false))
+            log.Info($"Settled ServiceTable in {settle.Elapsed.TotalSeconds:F1} s (vacuumed and analysed now, so the database's own maintenance does not start during the runs).");
         log.Info($"Generated {inserted:N0} rows in {watch.Elapsed.TotalSeconds:F1} s; ServiceTable holds IDs 1..{records:N0}.");
         return new Outcome(existing, inserted, watch.Elapsed);
     }

@@ -79,6 +79,16 @@ public sealed class Database
         await ExecuteAsync(connection, Dialect.EmptyTableSql(table), cancellationToken).ConfigureAwait(false);
     }
 
+    /// <summary>Leaves a table just filled settled (the provider's maintenance done now, not during the runs); true when there was any.</summary>
+    public async Task<bool> SettleAsync(RecordTable table, CancellationToken cancellationToken)
+    {
+        if (Dialect.SettleTableSql(table) is not { } sql)
+            return false;
+        await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(connection, sql, cancellationToken).ConfigureAwait(false);
+        return true;
+    }
+
     public async Task<long> CountAsync(RecordTable table, CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);

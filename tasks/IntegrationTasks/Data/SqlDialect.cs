@@ -35,6 +35,12 @@ internal abstract class SqlDialect
     public virtual string EmptyTableSql(RecordTable table) => $"TRUNCATE TABLE {table.Name}";
 
     /// <summary>
+    /// What leaves a freshly filled table settled, so that no maintenance of the database's own starts on it during the transfers;
+    /// null where there is none to do.
+    /// </summary>
+    public virtual string? SettleTableSql(RecordTable table) => null;
+
+    /// <summary>
     /// An INSERT that skips rows whose ID is already there (for imports that may see a batch twice); PostgreSQL's and SQLite's
     /// syntax. Only the key's conflict is skipped: SQLite's INSERT OR IGNORE would also drop a row that breaks NOT NULL, silently.
     /// </summary>

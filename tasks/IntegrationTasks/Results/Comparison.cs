@@ -64,7 +64,7 @@ public static class Comparison
     }
 
     private static double? RatioToReference(TransportSummary row) =>
-        ReportWriter.BaseName(row.Transport) == ReportWriter.Pipelined ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
+        ReportWriter.IsLimit(row.Transport) ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
 
     /// <summary>Environment entries that differ between the files (the date aside), which make a comparison doubtful.</summary>
     public static List<string> Differences(ResultsFile before, ResultsFile after) =>

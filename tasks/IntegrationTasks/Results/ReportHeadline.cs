@@ -24,7 +24,7 @@ public static class ReportHeadline
             if (!fastest.Seconds.HasInterval)
                 line += " (too few runs to call it fastest)";
             line += fastest.RatioToPipelined is { } pipelined
-                ? string.Create(Invariant, $", {pipelined:F2}× PipelinedCopy (the same work with no transport)")
+                ? string.Create(Invariant, $", {pipelined:F2}× {fastest.Reference} (the same work with no transport)")
                 : "; PipelinedCopy was not in this run, so no transport's cost can be told apart from the database work (add it to -p:Transports)";
             var peer = size.FirstOrDefault(s => s.IsPeer);
             line += fastest.RatioToPeer is { } toPeer && peer is not null

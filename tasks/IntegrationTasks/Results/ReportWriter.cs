@@ -31,6 +31,12 @@ public sealed record TransportSummary(
     public double? RatioToPipelined { get; init; }
 
     /// <summary>
+    /// The reference the ratios and overhead are against: PipelinedCopy, or PipelinedCopyRange for a transport whose server reads
+    /// ranges in a run whose reference reads per ID (the same database work, no transport).
+    /// </summary>
+    public string Reference { get; init; } = ReportWriter.Pipelined;
+
+    /// <summary>
     /// The ratio to PipelinedCopy's time in each round of an interleaved RunAll (the two ran minutes apart at most, on the same
     /// stretch of the machine), over the rounds: mean and 95% interval. Null when the runs were not interleaved.
     /// </summary>
@@ -130,8 +136,17 @@ public static class ReportWriter
 
     public static bool IsPeer(string transport) => transport.StartsWith(PeerPrefix, StringComparison.Ordinal);
 
+    /// <summary>
+    /// PipelinedCopy reading ranges (ServerWork=Range) in a run whose ServerWork is PerRecord: the limit for the transports whose
+    /// server reads ranges whatever ServerWork says (FileTransferRequest), so that their ratios compare the same database work.
+    /// </summary>
+    public const string PipelinedRange = "PipelinedCopyRange";
+
+    /// <summary>PipelinedCopy in either reading: a limit, against which transports' overheads are measured.</summary>
+    public static bool IsLimit(string transport) => BaseName(transport) is Pipelined or PipelinedRange;
+
     /// <summary>DirectCopy, PipelinedCopy and the peers: references, drawn grey in the charts.</summary>
-    public static bool IsReference(string transport) => BaseName(transport) is Baseline or Pipelined || IsPeer(transport);
+    public static bool IsReference(string transport) => BaseName(transport) is Baseline || IsLimit(transport) || IsPeer(transport);
 
     /// <summary>A row's transport without its label: "PipelinedCopy (16 clients)" is PipelinedCopy at that concurrency.</summary>
     public static string BaseName(string transport) => transport.IndexOf(" (", StringComparison.Ordinal) is var cut and > 0 ? transport[..cut] : transport;
@@ -188,15 +203,20 @@ public static class ReportWriter
             var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
             var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
-            var pipelined = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Seconds;
-            var pipelinedRuns = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Runs;
+            // PipelinedCopy first: where both limits read alike (a Range run), it is the one.
+            var limits = groups.Where(g => IsLimit(g.Transport)).OrderBy(g => BaseName(g.Transport) == Pipelined ? 0 : 1).ToList();
+            var pipelinedCopy = limits.FirstOrDefault();
             var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
             foreach (var (transport, runs, warmup, seconds) in groups)
             {
                 if (IsPeer(transport))
                     faster = null;
-                var overhead = pipelined is null || BaseName(transport) == Pipelined || IsPeer(transport) ? (double?)null
+                // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
+                var limit = IsLimit(transport) ? pipelinedCopy
+                    : limits.FirstOrDefault(g => g.Runs[0].ServerReads == runs[0].ServerReads) is { Transport: not null } same ? same : pipelinedCopy;
+                var pipelined = limit.Seconds;
+                var overhead = pipelined is null || IsLimit(transport) || IsPeer(transport) ? (double?)null
                     : (seconds.Mean - pipelined.Mean) / size.Key * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
@@ -215,7 +235,8 @@ public static class ReportWriter
                     ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
-                    PairedRatioToPipelined = BaseName(transport) == Pipelined || IsPeer(transport) ? null : PairedRatio(runs, pipelinedRuns),
+                    Reference = limit.Transport is { } reference ? BaseName(reference) : Pipelined,
+                    PairedRatioToPipelined = IsLimit(transport) || IsPeer(transport) ? null : PairedRatio(runs, limit.Runs),
                     OverheadMicrosPerRecord = overhead,
                     OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
@@ -236,6 +257,14 @@ public static class ReportWriter
             : "\nWhat each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): "
               + string.Join("; ", floors.Select(s => string.Create(Invariant, $"{s.Encoding} {s.OverheadMicrosPerRecord:F2} ({s.Transport})"))) + ".\n";
     }
+
+    /// <summary>Which rows were measured against PipelinedCopyRange (their server reads ranges in a per-ID run), and why.</summary>
+    internal static string AgainstRangeLimit(IReadOnlyList<TransportSummary> size) =>
+        size.Where(s => s.Reference == PipelinedRange && !IsLimit(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } rows
+            ? $"\n{string.Join(", ", rows)}: {(rows.Count == 1 ? "its server reads" : "their servers read")} each batch with one range query whatever ServerWork says, "
+              + $"so {(rows.Count == 1 ? "its" : "their")} × PipelinedCopy, paired ratio and overhead are against {PipelinedRange} (PipelinedCopy reading ranges too: "
+              + "the same database work with no transport), not against PipelinedCopy's reads by ID.\n"
+            : "";
 
     /// <summary>Each round's ratio of a transport's time to the reference's at the same clients, when both ran interleaved in one RunAll.</summary>
     internal static Summary? PairedRatio(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
@@ -354,7 +383,7 @@ public static class ReportWriter
             if (peers.Count > 0)
             {
                 md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
-                var fastestTransport = size.FirstOrDefault(s => BaseName(s.Transport) is not (Baseline or Pipelined));
+                var fastestTransport = size.FirstOrDefault(s => !IsReference(s.Transport));
                 md.Append(ReportTable.Markdown(PeerColumns, peers.Select(p => new PeerRow(p, fastestTransport,
                     size.FirstOrDefault(r => r.Transport == Pipelined), size.FirstOrDefault(r => r.Transport == Baseline)))));
             }
@@ -362,10 +391,11 @@ public static class ReportWriter
                 md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
                 md.Append(EncodingCosts(size));
-                md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
-                    ? "\nPaired × PipelinedCopy: the ratio of each round's run to PipelinedCopy's run of the same round (interleaved, so both met the same stretch of the machine), mean ±95% interval over the rounds; beside it × PipelinedCopy is the ratio of the means.\n"
-                    : "");
-                md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
+            md.Append(AgainstRangeLimit(size));
+            md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
+                ? "\nPaired × PipelinedCopy: the ratio of each round's run to PipelinedCopy's run of the same round (interleaved, so both met the same stretch of the machine), mean ±95% interval over the rounds; beside it × PipelinedCopy is the ratio of the means.\n"
+                : "");
+            md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
             md.Append(ReportTable.Markdown(ReportColumns.Costs, records.Where(s => s.Costs is not null)));
             md.Append(BatchLatencyTable(records.ToList()));
@@ -505,7 +535,7 @@ public static class ReportWriter
             text.Append(s.Seconds.HasInterval ? string.Create(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}") : $"no interval ({s.Seconds.Count} run{(s.Seconds.Count == 1 ? "" : "s")})");
             text.Append(Invariant, $"  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");
-            text.Append(s.RatioToPipelined is { } rp ? string.Create(Invariant, $"  {rp,5:F2}× PipelinedCopy") : "");
+            text.Append(s.RatioToPipelined is { } rp ? string.Create(Invariant, $"  {rp,5:F2}× {s.Reference}") : "");
             text.Append("  ").Append(Verdict(s));
             text.Append('\n');
         }
