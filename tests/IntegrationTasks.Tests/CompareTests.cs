@@ -61,6 +61,38 @@ public sealed class CompareTests
         StringAssert.Contains(engine.Log, "moved by 8.3 % (median) and at most 8.3 % (TcpClient2); 0 of 1 by less than 5 %.");
     }
 
+    /// <summary>Five interleaved rounds: each transport's time is its ratio × PipelinedCopy's of that round, scattered by its Scatter.</summary>
+    private string Interleaved(string name, params (string Transport, double Ratio, double Scatter)[] transports)
+    {
+        var folder = Path.Combine(_root, name);
+        Directory.CreateDirectory(folder);
+        var measurements = Enumerable.Range(1, 5).SelectMany(r => transports.Select(t => new Measurement
+        {
+            Transport = t.Transport, Records = 1000, Repetition = r, ElapsedSeconds = (1.0 + r * 0.05) * (t.Ratio + (r % 2 == 0 ? t.Scatter : -t.Scatter)),
+            Verified = true, RoundSeed = 7,
+        }).Append(new Measurement { Transport = "PipelinedCopy", Records = 1000, Repetition = r, ElapsedSeconds = 1.0 + r * 0.05, Verified = true, RoundSeed = 7 })).ToList();
+        ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
+        return Path.Combine(folder, "results.json");
+    }
+
+    [TestMethod]
+    public void A_paired_ratio_that_moved_by_more_than_its_rounds_scatter_is_told_from_one_that_did_not()
+    {
+        // TcpClient2's rounds scatter by ±0.1 around 1.2 and 1.27 (+6 %, within its scatter); GrpcClient's by ±0.005 around 1.1 and 1.15 (+4.5 %, beyond it).
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults
+        {
+            BuildEngine = engine, ThresholdPercent = 50,
+            Baseline = Interleaved("e", ("TcpClient2", 1.2, 0.1), ("GrpcClient", 1.1, 0.005)),
+            Current = Interleaved("f", ("TcpClient2", 1.27, 0.1), ("GrpcClient", 1.15, 0.005)),
+        }.Execute(), engine.Log);
+        var table = MarkdownTable.With(engine.Log, "Ratio moved beyond its rounds' scatter");
+        StringAssert.StartsWith(table.Row("TcpClient2")["Ratio moved beyond its rounds' scatter"], "no (p=");
+        StringAssert.StartsWith(table.Row("GrpcClient")["Ratio moved beyond its rounds' scatter"], "yes (p=");
+        Assert.AreEqual("–", table.Row("PipelinedCopy")["Ratio moved beyond its rounds' scatter"]);
+        StringAssert.Contains(engine.Log, "Judged against the scatter of each run's rounds (Welch, p < 0.05): 1 of 2 paired ratios moved (GrpcClient); the others within what their rounds vary by.");
+    }
+
     [TestMethod]
     public void A_significant_slowdown_beyond_the_threshold_fails_with_IT5003()
     {

@@ -17,6 +17,17 @@ public sealed record ComparisonRow(string Transport, int Records, Summary Before
     /// <summary>How much the ratio to the reference moved: what a reader of both reports would see change.</summary>
     public double? RatioChangePercent => RatioBefore is > 0 && RatioAfter is { } after ? (after / RatioBefore.Value - 1) * 100 : null;
 
+    /// <summary>The paired ratios over the rounds of each run (interleaved runs only): what tells a real move from the rounds' scatter.</summary>
+    public Summary? PairedBefore { get; init; }
+    public Summary? PairedAfter { get; init; }
+
+    /// <summary>Welch's p-value for the paired ratio having moved between the runs; null unless both were interleaved with enough rounds.</summary>
+    public double? RatioChangePValue => PairedBefore is { HasInterval: true } before && PairedAfter is { HasInterval: true } after
+        && Welch.PValue(before, after) is var p && !double.IsNaN(p) ? p : null;
+
+    /// <summary>The ratio moved by more than its rounds' scatter explains.</summary>
+    public bool RatioMovedSignificantly => RatioChangePValue < ReportWriter.SignificanceLevel;
+
     /// <summary>Nothing is called different on fewer than <see cref="Summary.MinimumForInterval"/> runs a side.</summary>
     public bool Significant => Before.HasInterval && After.HasInterval && !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
 
@@ -58,6 +69,8 @@ public static class Comparison
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
                 RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),
+                PairedBefore = ReportWriter.IsLimit(then.Transport) ? null : then.PairedRatioToPipelined,
+                PairedAfter = ReportWriter.IsLimit(now.Transport) ? null : now.PairedRatioToPipelined,
             });
         }
         return rows;
@@ -83,6 +96,8 @@ public static class Comparison
         new("ratioBefore", "× PipelinedCopy before", r => ReportTable.Cell(r.RatioBefore, "F3")),
         new("ratioAfter", "× PipelinedCopy after", r => ReportTable.Cell(r.RatioAfter, "F3")),
         new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? c.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%" : "–"),
+        new("ratioChangeP", "Ratio moved beyond its rounds' scatter", r => r.RatioChangePValue is { } p
+            ? string.Create(CultureInfo.InvariantCulture, $"{(p < ReportWriter.SignificanceLevel ? "yes" : "no")} (p={p:0.###})") : "–", Numeric: false),
         new("verdict", "Verdict", r => !r.Significant ? "no significant change"
             : r.RegressesBeyond(thresholdPercent) ? string.Create(CultureInfo.InvariantCulture, $"**regression** (over {thresholdPercent}%)")
             : r.ChangePercent > 0 ? "slower, within the threshold" : "faster", Numeric: false),
@@ -98,6 +113,15 @@ public static class Comparison
         if (changes.Count > 0)
             md.Append(string.Create(CultureInfo.InvariantCulture,
                 $"\nThe ratios to PipelinedCopy (paired where the runs were interleaved) moved by {Summary.Quantile(changes, 0.5):F1} % (median) and at most {changes[^1]:F1} % ({rows.First(r => r.RatioChangePercent is { } c && Math.Abs(c) == changes[^1]).Transport}); {changes.Count(c => c < 5)} of {changes.Count} by less than 5 %.\n"));
+        var tested = rows.Where(r => r.RatioChangePValue is not null).ToList();
+        if (tested.Count > 0)
+        {
+            var moved = tested.Where(r => r.RatioMovedSignificantly).Select(r => r.Transport).ToList();
+            md.Append(string.Create(CultureInfo.InvariantCulture, $"Judged against the scatter of each run's rounds (Welch, p < {ReportWriter.SignificanceLevel}): "))
+                .Append(moved.Count == 0
+                    ? $"none of the {tested.Count} paired ratios moved beyond what its rounds vary by.\n"
+                    : $"{moved.Count} of {tested.Count} paired ratios moved ({string.Join(", ", moved)}); the others within what their rounds vary by.\n");
+        }
         return md.ToString();
     }
 }
