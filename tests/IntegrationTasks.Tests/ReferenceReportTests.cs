@@ -95,6 +95,7 @@ public sealed class ReferenceReportTests
         Assert.IsTrue(ReportWriter.IsReference("PipelinedCopyRange"));
 
         var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
+        StringAssert.Contains(markdown, "server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (", "PipelinedCopyRange's name says how it reads");
         StringAssert.Contains(markdown, "FileTransferRequest: its server reads each batch with one range query whatever ServerWork says, so its × PipelinedCopy, paired ratio and overhead are against PipelinedCopyRange");
         StringAssert.Contains(string.Join("\n", ReportHeadline.Lines(rows, [], [], [])), "fastest transport FileTransferRequest, 1.520 ±0.025 s, 1.49× PipelinedCopyRange");
     }

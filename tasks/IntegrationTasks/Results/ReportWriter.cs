@@ -491,8 +491,10 @@ public static class ReportWriter
     {
         if (rows.Count == 0)
             return "";
-        var mode = rows.GroupBy(r => r.ServerWork).MaxBy(g => g.Count())!.Key;
-        var others = rows.Where(r => r.ServerWork != mode).Select(r => $"{r.Transport}: {ServerWorkLabel(r.ServerWork)}").ToList();
+        // PipelinedCopyRange says how it reads in its name.
+        var named = rows.Where(r => BaseName(r.Transport) != PipelinedRange).ToList() is { Count: > 0 } rest ? rest : [.. rows];
+        var mode = named.GroupBy(r => r.ServerWork).MaxBy(g => g.Count())!.Key;
+        var others = named.Where(r => r.ServerWork != mode).Select(r => $"{r.Transport}: {ServerWorkLabel(r.ServerWork)}").ToList();
         return $"server reads: {ServerWorkLabel(mode)} ({mode})" + (others.Count > 0 ? $"; except {string.Join(", ", others)}" : "");
     }
 
