@@ -21,4 +21,23 @@ public sealed class EstimateRunAllTests
         Assert.AreEqual((TimeSpan.FromSeconds((2.0 + 4.0) * 2), 1), estimate);
         Assert.IsNull(IntegrationTasks.Results.EstimateRunAll.Estimate([("HttpRequest", [20_000])], 2, results));
     }
+
+    [TestMethod]
+    public void Several_client_counts_multiply_the_planned_runs_and_the_peer_runs_at_one()
+    {
+        using var folder = new TempDirectory("it-estimate-");
+        var engine = new FakeBuildEngine();
+        var peer = new Microsoft.Build.Utilities.TaskItem("Peer: SQLite ATTACH");
+        peer.SetMetadata("RecordCounts", "2000");
+        peer.SetMetadata("OneClient", "true");
+        var tcp = new Microsoft.Build.Utilities.TaskItem("TcpClient2");
+        tcp.SetMetadata("RecordCounts", "2000+200");
+        // -p:Clients=1+2+4, batches of 100: TcpClient2 at 2,000 records runs at 1, 2 and 4 clients, at 200 (2 batches) at 1 and 2; the peer once.
+        Assert.IsTrue(new IntegrationTasks.Results.EstimateRunAll
+        {
+            BuildEngine = engine, Transports = [peer, tcp], Repetitions = 2, Warmup = true, ResultsDirectory = folder, ClientCounts = ["1+2+4"], BatchSize = 100,
+        }.Execute(), engine.Log);
+        StringAssert.Contains(engine.Log, "RunAll plan: 18 runs moving 25,200 records in all");
+        CollectionAssert.AreEqual(new[] { 2000, 2000, 2000, 200, 200 }, IntegrationTasks.Results.EstimateRunAll.AtClientCounts([2000, 200], [1, 2, 4], 100));
+    }
 }

@@ -86,10 +86,16 @@ public sealed class EstimateRunAll : IntegrationTask
     public bool Warmup { get; set; }
     [Required] public string ResultsDirectory { get; set; } = "";
 
+    /// <summary>The client counts each record count runs at (-p:Clients=1+4); a transport with OneClient (the peer) runs at one.</summary>
+    public string[] ClientCounts { get; set; } = ["1"];
+    public int BatchSize { get; set; } = 1;
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var runsEach = Repetitions + (Warmup ? 1 : 0);
-        var plan = Transports.Select(t => (t.ItemSpec, Counts: PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]))).ToList();
+        var clientCounts = Counts.Parse(ClientCounts, "Clients");
+        var plan = Transports.Select(t => (t.ItemSpec, Counts: AtClientCounts(PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]),
+            t.GetMetadata("OneClient") == "true" ? [1] : clientCounts, BatchSize))).ToList();
         var runs = plan.Sum(p => p.Counts.Count) * runsEach;
         var records = plan.Sum(p => p.Counts.Sum(c => (long)c)) * runsEach;
         var line = string.Create(CultureInfo.InvariantCulture, $"RunAll plan: {runs:N0} runs moving {records:N0} records in all");
@@ -104,6 +110,10 @@ public sealed class EstimateRunAll : IntegrationTask
         Log.LogMessage(MessageImportance.High, "{0}.", line);
         return Task.CompletedTask;
     }
+
+    /// <summary>Each record count once per client count it runs at, as PlanRuns plans them (a count with fewer batches than clients is not run).</summary>
+    internal static List<int> AtClientCounts(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize) =>
+        [.. recordCounts.SelectMany(records => clientCounts.Where(clients => clients <= records / Math.Max(batchSize, 1)).Select(_ => records))];
 
     internal static (TimeSpan Seconds, int Known)? Estimate(IReadOnlyList<(string Transport, List<int> Counts)> plan, int runsEach, string resultsFile)
     {
