@@ -58,7 +58,7 @@ public static class MachineNoise
     public static double NoisyPercentOf(NoiseReading reading) => reading.Loop != DatabaseLoop ? NoisyPercent
         : IsRoundTripLoop(reading) ? NoisyRoundTripPercent : NoisyDatabasePercent;
 
-    private static bool IsRoundTripLoop(NoiseReading reading) => reading.Loop == DatabaseLoop && reading.Provider == nameof(DatabaseProvider.PostgreSql);
+    public static bool IsRoundTripLoop(NoiseReading reading) => reading.Loop == DatabaseLoop && reading.Provider == nameof(DatabaseProvider.PostgreSql);
 
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(0.5);
 
@@ -234,7 +234,7 @@ public static class NoiseReport
                     ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
                     : " The loops varied about as much: much of the runs' spread is the machine's.\n");
         var warnings = MachineNoise.Warnings(readings);
-        var roundTrips = readings.Any(r => r.Loop == MachineNoise.DatabaseLoop && MachineNoise.NoisyPercentOf(r) == MachineNoise.NoisyRoundTripPercent);
+        var roundTrips = readings.Any(MachineNoise.IsRoundTripLoop);
         if (roundTrips)
             md.Append(string.Create(Invariant, $"\nOn PostgreSQL each lookup of the database loop is a round trip to a backend process, and where the scheduler puts the two decides its speed: measured with nothing else running (eight RunAlls, each on a fresh server), it varied by 10–23 % within a reading and took 67–122 ms a chunk from one reading to the next. Its spread is judged at {MachineNoise.NoisyRoundTripPercent:F0} %, its drift not at all.\n"));
         md.Append(warnings.Count == 0

@@ -213,8 +213,9 @@ public static class ReportWriter
                 if (IsPeer(transport))
                     faster = null;
                 // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
-                var limit = IsLimit(transport) ? pipelinedCopy
-                    : limits.FirstOrDefault(g => g.Runs[0].ServerReads == runs[0].ServerReads) is { Transport: not null } same ? same : pipelinedCopy;
+                var limit = limits.FirstOrDefault(g => !IsLimit(transport) && g.Runs[0].ServerReads == runs[0].ServerReads);
+                if (limit.Transport is null)
+                    limit = pipelinedCopy;
                 var pipelined = limit.Seconds;
                 var overhead = pipelined is null || IsLimit(transport) || IsPeer(transport) ? (double?)null
                     : (seconds.Mean - pipelined.Mean) / size.Key * 1e6;
