@@ -57,4 +57,79 @@ public sealed class WcfBatchCallsTests
         StringAssert.Contains(e.Message, "meaningful reply", "the first failure is the one reported");
         Assert.IsTrue(service.Aborted);
     }
+
+    /// <summary>Records the thread pool's minimum while a synchronous call is in progress.</summary>
+    private sealed class MinimumRecordingService : IIntegrationTestsClient
+    {
+        private int _lowestMinimum = int.MaxValue;
+
+        public int LowestMinimumDuringCalls => Volatile.Read(ref _lowestMinimum);
+
+        public RecordData? GetRecord(int id) => throw new NotSupportedException();
+
+        public RecordData[] GetRecords(int firstId, int count)
+        {
+            ThreadPool.GetMinThreads(out var workers, out _);
+            InterlockedMin(ref _lowestMinimum, workers);
+            return Enumerable.Range(firstId, count).Select(id => new RecordData { Id = id, Desc = "d", CreationDate = new DateTime(2014, 1, 2, 3, 4, 5, DateTimeKind.Utc) }).ToArray();
+        }
+
+        public RecordData[] GetRecordsConcurrently(int firstId, int count) => GetRecords(firstId, count);
+        public Task<RecordData[]> GetRecordsAsync(int firstId, int count) => Task.FromResult(GetRecords(firstId, count));
+        public Task<RecordData[]> GetRecordsConcurrentlyAsync(int firstId, int count) => GetRecordsAsync(firstId, count);
+
+        private static void InterlockedMin(ref int location, int value)
+        {
+            for (var seen = Volatile.Read(ref location); value < seen; seen = Volatile.Read(ref location))
+            {
+                if (Interlocked.CompareExchange(ref location, value, seen) == seen)
+                    return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Caught by #30's repeated RunAlls: the Task variants block a pool thread per batch in flight in a synchronous call, and each run
+    /// waited for the pool to grow again (1.8–10.1 s for the same work, 1.8–1.9 s with the pool's minimum raised).
+    /// </summary>
+    [TestMethod]
+    [DoNotParallelize]
+    public async Task The_task_variant_raises_the_pools_minimum_by_its_calls_in_flight_while_it_runs_and_restores_it()
+    {
+        ThreadPool.GetMinThreads(out var before, out var completionsBefore);
+        await using var databases = TestDatabases.Sqlite();
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        await using var importer = await BatchImporter.OpenAsync(databases.Client, CancellationToken.None);
+        var plan = new BatchPlan(40, 10);
+        var service = new MinimumRecordingService();
+        var calls = new BatchCalls(service, () => { }, plan, new SerialImporter(importer), new ResumingTransfer(plan, NullEventLog.Instance));
+
+        await calls.RunAsync(WcfVariant.SmallBatchesTask, Enumerable.Range(0, plan.TotalBatches).ToList(), maxInFlight: 6, CancellationToken.None)
+            .WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.IsGreaterThanOrEqualTo(before + 6, service.LowestMinimumDuringCalls, "every call ran with six more threads kept ready");
+        ThreadPool.GetMinThreads(out var after, out var completionsAfter);
+        Assert.AreEqual(before, after, "the minimum is back to what it was");
+        Assert.AreEqual(completionsBefore, completionsAfter);
+        Assert.AreEqual(0, ThreadPoolReservation.ReservedThreads);
+    }
+
+    [TestMethod]
+    [DoNotParallelize]
+    public void Reservations_held_at_once_add_up_and_the_minimum_returns_when_the_last_ends()
+    {
+        ThreadPool.GetMinThreads(out var before, out _);
+        var first = ThreadPoolReservation.Reserve(8);
+        var second = ThreadPoolReservation.Reserve(4);
+        ThreadPool.GetMinThreads(out var both, out _);
+        first.Dispose();
+        first.Dispose();
+        ThreadPool.GetMinThreads(out var one, out _);
+        second.Dispose();
+        ThreadPool.GetMinThreads(out var none, out _);
+
+        Assert.AreEqual(before + 12, both);
+        Assert.AreEqual(before + 4, one, "disposing twice gives back its threads once");
+        Assert.AreEqual(before, none);
+    }
 }

@@ -159,12 +159,19 @@ internal sealed class BatchCalls(IIntegrationTestsClient service, Action abortCh
         WcfVariant.SmallBatchesAsyncSyncServer => BoundedBatches.RunAsync(batches.Count, maxInFlight, async (i, token) =>
             await ImportAsync(batches[i], await CallAsync(batches[i], () => service.GetRecordsAsync(plan.FirstId(batches[i]), plan.BatchSize), token).ConfigureAwait(false), token)
                 .ConfigureAwait(false), cancellationToken),
-        WcfVariant.SmallBatchesTask => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
-            ImportAsync(batches[i], Call(batches[i], () => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), token), cancellationToken),
+        WcfVariant.SmallBatchesTask => OnReservedPoolThreadsAsync(maxInFlight, () => BoundedBatches.RunAsync(batches.Count, maxInFlight, (i, token) => Task.Run(() =>
+            ImportAsync(batches[i], Call(batches[i], () => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token), token), cancellationToken)),
         WcfVariant.SmallBatchesMultiThread => BoundedBatches.RunOnThreadsAsync(batches.Count, maxInFlight, (i, token) =>
             ImportAsync(batches[i], Call(batches[i], () => service.GetRecords(plan.FirstId(batches[i]), plan.BatchSize), token), token).GetAwaiter().GetResult(), cancellationToken),
         _ => throw new ArgumentOutOfRangeException(nameof(variant)),
     };
+
+    /// <summary>Each task blocks a pool thread in its synchronous call: the pool keeps that many more threads ready meanwhile.</summary>
+    private static async Task OnReservedPoolThreadsAsync(int threads, Func<Task> run)
+    {
+        using (ThreadPoolReservation.Reserve(threads))
+            await run().ConfigureAwait(false);
+    }
 
     // The batch runners cancel `stop` after recording their first failure, so the calls the abort ends are never reported instead of it.
     private RecordData[] Call(int batch, Func<RecordData[]> call, CancellationToken stop)
