@@ -135,12 +135,14 @@ public sealed class RepetitionOrderTests
             "-p:Transports=TcpClient2+TcpClientMultiThreadTest3+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(12, runs);
+        Assert.HasCount(18, runs); // three warm-ups each (WarmupRuns' default), three rounds
         Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 7 }), string.Join("\n", runs));
-        Assert.IsTrue(runs.Take(3).All(r => r.Warmup));
-        foreach (var round in runs.Skip(3).Chunk(3))
+        Assert.IsTrue(runs.Take(9).All(r => r.Warmup));
+        Assert.IsTrue(runs.All(r => r.ClientJitMethods is not null && r.ClientJitSeconds is not null), string.Join("\n", runs));
+        Assert.IsGreaterThan(0L, runs.Take(9).Sum(r => r.ClientJitMethods!.Value), "the warm-ups compile");
+        foreach (var round in runs.Skip(9).Chunk(3))
             CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClientMultiThreadTest3", "PipelinedCopy" }, round.Select(r => r.Transport).ToArray());
-        Assert.AreEqual(3, runs.Skip(3).Select(r => r.Repetition).Distinct().Count());
+        Assert.AreEqual(3, runs.Skip(9).Select(r => r.Repetition).Distinct().Count());
         // Each server once for all the rounds, each on its own port; the server's CPU is read per run all the same.
         foreach (var server in new[] { "TcpServer2", "TcpTestServer3" })
             Assert.AreEqual(1, output.Split('\n').Count(l => l.Contains($"{server} is ready at", StringComparison.Ordinal)), output);
@@ -164,18 +166,23 @@ public sealed class RepetitionOrderTests
             readings.Select(r => $"{r.Phase}/{r.Loop}").ToArray());
         Assert.IsTrue(readings.All(r => r is { Chunks: >= 10, MeanMs: > 0 }), string.Join("\n", readings));
         Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.DatabaseLoop).Last()["When"]);
+        StringAssert.Contains(markdown, "The client's JIT compiled for ");
         HostingTests.AssertNoProcessMentions(artifacts);
 
         using var byTransport = new TempDirectory("it-rounds-");
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, $"-p:Port={TestPorts.Free()}", "-p:RepetitionOrder=ByTransport",
             "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
-            "-p:ReferenceReaders=2");
+            "-p:ReferenceReaders=2", "-p:WarmupRuns=2");
         Assert.AreEqual(0, exitCode, output);
         runs = MeasurementLog.Read(Path.Combine(byTransport, "results", "runs.jsonl"));
-        CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray());
+        CollectionAssert.AreEqual(new[] { "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "PipelinedCopy", "TcpClient2", "TcpClient2", "TcpClient2", "TcpClient2" },
+            runs.Select(r => r.Transport).ToArray());
+        CollectionAssert.AreEqual(new[] { true, true, false, false }, runs.Take(4).Select(r => r.Warmup).ToArray(), "two warm-ups, each run");
         Assert.IsTrue(runs.All(r => r.RoundSeed is null));
         markdown = File.ReadAllText(Path.Combine(byTransport, "results", "results.md"));
         StringAssert.Contains(markdown, "- Repetition order: by transport: every repetition of one transport, then the next");
+        StringAssert.Contains(markdown, "- Warmup: 2 run(s) a transport before its measured ones");
+        StringAssert.Contains(markdown, "(mean of 2 runs after 2 warm-up runs, every run verified row by row)");
         Assert.AreEqual("–", MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"]);
         Assert.DoesNotContain("## The machine's noise", markdown, "-p:Calibrate=false: no calibration");
         StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 2 connections");

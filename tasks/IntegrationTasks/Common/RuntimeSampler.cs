@@ -18,6 +18,8 @@ public sealed class RuntimeSampler : IAsyncDisposable
     private readonly TimeSpan _cpuAtStart = Process.GetCurrentProcess().TotalProcessorTime;
     private readonly long _allocatedAtStart = GC.GetTotalAllocatedBytes();
     private readonly long _completedAtStart = ThreadPool.CompletedWorkItemCount;
+    private readonly long _jitMethodsAtStart = System.Runtime.JitInfo.GetCompiledMethodCount();
+    private readonly TimeSpan _jitTimeAtStart = System.Runtime.JitInfo.GetCompilationTime();
     private readonly Action<RuntimeSample>? _observer;
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _sampling;
@@ -35,7 +37,9 @@ public sealed class RuntimeSampler : IAsyncDisposable
         _sampling = SampleAsync(interval, sampleAtStart);
     }
 
-    public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems);
+    /// <param name="JitMethods">Methods the JIT compiled meanwhile (a method tiered up counts again): code still warming up.</param>
+    public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems,
+        long JitMethods = 0, double JitSeconds = 0);
 
     /// <summary>
     /// On a thread of its own, not the thread pool: a pool timer's tick is a work item (so an idle process never looked idle in its
@@ -92,7 +96,8 @@ public sealed class RuntimeSampler : IAsyncDisposable
         return new Figures(
             (Process.GetCurrentProcess().TotalProcessorTime - _cpuAtStart).TotalSeconds,
             last.AllocatedBytes - _allocatedAtStart,
-            last.MaxThreads, last.MaxQueueLength, last.CompletedWorkItems - _completedAtStart);
+            last.MaxThreads, last.MaxQueueLength, last.CompletedWorkItems - _completedAtStart,
+            System.Runtime.JitInfo.GetCompiledMethodCount() - _jitMethodsAtStart, (System.Runtime.JitInfo.GetCompilationTime() - _jitTimeAtStart).TotalSeconds);
     }
 
     private async Task StopSamplingAsync()

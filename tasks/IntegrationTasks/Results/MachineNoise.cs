@@ -233,6 +233,7 @@ public static class NoiseReport
                 .Append(readings.Max(r => r.SpreadPercent) is var noisiest && spread > 2 * noisiest
                     ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
                     : " The loops varied about as much: much of the runs' spread is the machine's.\n");
+        md.Append(JitSentence(rows));
         var warnings = MachineNoise.Warnings(readings);
         var roundTrips = readings.Any(MachineNoise.IsRoundTripLoop);
         if (roundTrips)
@@ -241,6 +242,24 @@ public static class NoiseReport
             ? string.Create(Invariant, $"\nQuiet enough: neither loop varied by more than its threshold (CPU {MachineNoise.NoisyPercent:F0} %, database {(roundTrips ? MachineNoise.NoisyRoundTripPercent : MachineNoise.NoisyDatabasePercent):F0} %) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after.\n")
             : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {string.Join("; ", warnings)}. Read small differences between transports with care.\n");
         return md.ToString();
+    }
+
+    /// <summary>A run that compiled for longer than this share of its time measured code still warming up, not the transport's.</summary>
+    public const double WarmingUpShare = 0.05;
+
+    /// <summary>How much of the measured runs the client's JIT spent compiling (tiered compilation goes on for several runs).</summary>
+    public static string JitSentence(IReadOnlyList<TransportSummary> rows)
+    {
+        var measured = rows.Where(r => r.Costs is { ClientJitMsPerRun: not null, ClientJitMaxShare: not null }).ToList();
+        if (measured.Count == 0)
+            return "";
+        var most = measured.MaxBy(r => r.Costs!.ClientJitMaxShare!.Value)!;
+        var share = most.Costs!.ClientJitMaxShare!.Value;
+        var text = string.Create(Invariant,
+            $"\nThe client's JIT compiled for {measured.Average(r => r.Costs!.ClientJitMsPerRun!.Value):F0} ms a run on average during the measured runs, at most {share * 100:F1} % of a run's time ({most.Transport}, {most.Records:N0} records).");
+        return text + (share > WarmingUpShare
+            ? string.Create(Invariant, $" More than {WarmingUpShare * 100:F0} %: some runs measured code still being compiled, and their times drift down round by round; more warm-up runs (-p:WarmupRuns=…) leave it out.\n")
+            : " Code was compiled before the measured runs, not during them.\n");
     }
 
     public static string Html(IReadOnlyList<NoiseReading> readings) => readings.Count == 0 ? ""

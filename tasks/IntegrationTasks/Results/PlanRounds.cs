@@ -8,7 +8,7 @@ using TaskItem = Microsoft.Build.Utilities.TaskItem;
 namespace IntegrationTasks.Results;
 
 /// <summary>
-/// RunAll's interleaved order: every transport's warm-up first (in the order listed), then round 1 — repetition 1 of every
+/// RunAll's interleaved order: every transport's warm-ups first (in the order listed, each transport's back to back), then round 1 — repetition 1 of every
 /// transport, record count and client count, in an order shuffled for that round — then round 2, and so on. A slow stretch of the
 /// machine then falls on every transport alike instead of on the one whose turn it was, and drops out of their ratios. The
 /// shuffle's seed is an output, recorded with each run: the same seed gives the same order.
@@ -23,6 +23,7 @@ public sealed class PlanRounds : IntegrationTask
     [Required] public int Repetitions { get; set; }
     public string[] ClientCounts { get; set; } = ["1"];
     public bool Warmup { get; set; } = true;
+    public int WarmupRuns { get; set; } = 1;
 
     /// <summary>The shuffle's seed; empty: a new one, printed and recorded.</summary>
     public string Seed { get; set; } = "";
@@ -52,7 +53,7 @@ public sealed class PlanRounds : IntegrationTask
         {
             var oneClient = transport.GetMetadata("Peer") == "true" || transport.GetMetadata("OneClient") == "true";
             foreach (var run in PlanRuns.Plan(PlanRuns.ParseRecordCounts([transport.GetMetadata("RecordCounts")]), oneClient ? [1] : clientCounts,
-                         BatchSize, Repetitions, Warmup, Log))
+                         BatchSize, Repetitions, PlanRuns.WarmupCount(Warmup, WarmupRuns), Log))
                 combinations.Add((transport, run));
         }
         var ordered = new List<ITaskItem>();

@@ -21,6 +21,9 @@ public sealed class PlanRuns : IntegrationTask
     /// <summary>Run a repetition 0 first, recorded as the warm-up and kept out of the statistics.</summary>
     public bool Warmup { get; set; } = true;
 
+    /// <summary>How many warm-up runs (each a repetition 0) when <see cref="Warmup"/>: the JIT recompiles hot code for several runs.</summary>
+    public int WarmupRuns { get; set; } = 1;
+
     [Output] public ITaskItem[] Runs { get; private set; } = [];
     [Output] public int MaxRecords { get; private set; }
 
@@ -33,11 +36,12 @@ public sealed class PlanRuns : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var recordCounts = ParseRecordCounts(RecordCounts);
-        var plan = Plan(recordCounts, Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, Warmup, Log);
+        var plan = Plan(recordCounts, Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, WarmupCount(Warmup, WarmupRuns), Log);
         MaxRecords = recordCounts.Max();
         Runs = [.. plan.Select(run =>
         {
-            var item = new TaskItem(run.Clients == 1 ? $"{run.Records}-{run.Repetition}" : $"{run.Records}-{run.Clients}c-{run.Repetition}");
+            var item = new TaskItem((run.Clients == 1 ? $"{run.Records}-{run.Repetition}" : $"{run.Records}-{run.Clients}c-{run.Repetition}")
+                                    + (run.WarmupRun > 1 ? $"-w{run.WarmupRun}" : ""));
             foreach (var (name, value) in run.Metadata())
                 item.SetMetadata(name, value);
             return item;
@@ -45,18 +49,30 @@ public sealed class PlanRuns : IntegrationTask
         return Task.CompletedTask;
     }
 
-    /// <summary>One run of a transport: its size, its clients and its repetition (0: the warm-up).</summary>
-    public sealed record PlannedRun(int Records, int TotalBatches, int Clients, int Repetition)
+    /// <summary>
+    /// One run of a transport: its size, its clients and its repetition (0: a warm-up, the <paramref name="WarmupRun"/>th; the warm-ups
+    /// differ in it alone, so that MSBuild neither batches them into one call nor skips one as already built).
+    /// </summary>
+    public sealed record PlannedRun(int Records, int TotalBatches, int Clients, int Repetition, int WarmupRun = 0)
     {
         public IEnumerable<(string Name, string Value)> Metadata() =>
         [
             ("Records", Records.ToString(CultureInfo.InvariantCulture)), ("TotalBatches", TotalBatches.ToString(CultureInfo.InvariantCulture)),
             ("Clients", Clients.ToString(CultureInfo.InvariantCulture)), ("Repetition", Repetition.ToString(CultureInfo.InvariantCulture)),
+            ("WarmupRun", WarmupRun.ToString(CultureInfo.InvariantCulture)),
         ];
     }
 
+    /// <summary>The warm-up runs before each transport's measured ones.</summary>
+    public static int WarmupCount(bool warmup, int warmupRuns)
+    {
+        if (warmup && warmupRuns < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"WarmupRuns must be at least 1 (was {warmupRuns}); -p:Warmup=false runs none.");
+        return warmup ? warmupRuns : 0;
+    }
+
     /// <summary>Record counts × client counts × repetitions, in that order; a count with fewer batches than clients is left out and said so.</summary>
-    public static List<PlannedRun> Plan(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize, int repetitions, bool warmup,
+    public static List<PlannedRun> Plan(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize, int repetitions, int warmupRuns,
         Microsoft.Build.Utilities.TaskLoggingHelper log)
     {
         if (batchSize < 1)
@@ -78,7 +94,9 @@ public sealed class PlanRuns : IntegrationTask
                         records, clients, batches, batchSize);
                     continue;
                 }
-                for (var repetition = warmup ? 0 : 1; repetition <= repetitions; repetition++)
+                for (var warmupRun = 1; warmupRun <= warmupRuns; warmupRun++)
+                    runs.Add(new PlannedRun(records, batches, clients, 0, warmupRun));
+                for (var repetition = 1; repetition <= repetitions; repetition++)
                     runs.Add(new PlannedRun(records, batches, clients, repetition));
             }
         }

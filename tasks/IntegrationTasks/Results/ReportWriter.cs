@@ -24,6 +24,9 @@ public sealed record TransportSummary(
 {
     public RunCosts? Costs { get; init; }
 
+    /// <summary>The warm-up runs before these (the first one's time is <see cref="WarmupSeconds"/>).</summary>
+    public int WarmupRuns { get; init; }
+
     /// <summary>How the server read its batches in these runs (PerRecord or Range).</summary>
     public string ServerWork { get; init; } = nameof(Data.ServerWork.PerRecord);
 
@@ -77,9 +80,16 @@ public sealed record RunCosts(
     int? ServerMaxThreads,
     long? ServerMaxQueue)
 {
+    /// <summary>The time the client's JIT spent compiling in a run, mean over the runs (null where not measured): code still warming up.</summary>
+    public double? ClientJitMsPerRun { get; init; }
+
+    /// <summary>The most any run spent compiling, as a share of its time.</summary>
+    public double? ClientJitMaxShare { get; init; }
+
     public static RunCosts Of(IReadOnlyList<Measurement> runs)
     {
         var serverCpu = runs.Where(r => r.ServerCpuSeconds is not null).ToList();
+        var jit = runs.Where(r => r.ClientJitSeconds is not null).ToList();
         return new RunCosts(
             runs.Average(r => r.SetupSeconds),
             runs.Average(r => r.FirstCommitSeconds),
@@ -92,7 +102,11 @@ public sealed record RunCosts(
             Mean(runs.Where(r => r.ServerAllocatedBytes is not null).Select(r => (double)r.ServerAllocatedBytes!.Value / Math.Max(r.Records, 1))),
             Mean(runs.Where(r => r.ServerThreadPoolCompletedItems is not null).Select(r => r.ServerThreadPoolCompletedItems!.Value * 1000.0 / Math.Max(r.Records, 1))),
             runs.Max(r => r.ServerThreadPoolMaxThreads),
-            runs.Max(r => r.ServerThreadPoolMaxQueue));
+            runs.Max(r => r.ServerThreadPoolMaxQueue))
+        {
+            ClientJitMsPerRun = jit.Count > 0 ? jit.Average(r => r.ClientJitSeconds!.Value * 1000) : null,
+            ClientJitMaxShare = jit.Count > 0 ? jit.Max(r => r.ClientJitSeconds!.Value / Math.Max(r.ElapsedSeconds, 1e-9)) : null,
+        };
     }
 
     private static double? Mean(IEnumerable<double> values)
@@ -193,9 +207,9 @@ public static class ReportWriter
         foreach (var size in SeparateBatchSizes(measurements).GroupBy(m => m.Records).OrderBy(g => g.Key))
         {
             var groups = size.GroupBy(m => m.Transport)
-                .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmup: g.FirstOrDefault(m => m.Warmup)))
+                .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmups: g.Where(m => m.Warmup).ToList()))
                 .Where(g => g.Runs.Count > 0)
-                .Select(g => (g.Transport, g.Runs, g.Warmup, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
+                .Select(g => (g.Transport, g.Runs, g.Warmups, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
                 .OrderBy(g => IsPeer(g.Transport) ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
             if (groups.Count == 0)
                 continue;
@@ -208,7 +222,7 @@ public static class ReportWriter
             var pipelinedCopy = limits.FirstOrDefault();
             var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
-            foreach (var (transport, runs, warmup, seconds) in groups)
+            foreach (var (transport, runs, warmups, seconds) in groups)
             {
                 if (IsPeer(transport))
                     faster = null;
@@ -222,7 +236,7 @@ public static class ReportWriter
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
-                    transport, size.Key, seconds, warmup?.ElapsedSeconds, outliers,
+                    transport, size.Key, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
                     faster is null ? null : Welch.PValue(faster, seconds),
                     size.Key / seconds.Mean, // records over the mean time: the same figure in every table and the console
                     runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
@@ -233,6 +247,7 @@ public static class ReportWriter
                     serverPeaks.Count > 0 ? serverPeaks.Max() : null)
                 {
                     Costs = RunCosts.Of(runs),
+                    WarmupRuns = warmups.Count,
                     ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
@@ -378,7 +393,7 @@ public static class ReportWriter
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
-            var warmup = records.Any(s => s.WarmupSeconds is not null) ? " after a warm-up run" : "";
+            var warmup = records.Max(s => s.WarmupRuns) switch { 0 => "", 1 => " after a warm-up run", var n => string.Create(Invariant, $" after {n} warm-up runs") };
             md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
             md.Append(ReportTable.Markdown(ReportColumns.Summary, Ranked(size)));
             if (peers.Count > 0)

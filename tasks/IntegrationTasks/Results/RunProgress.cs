@@ -12,16 +12,23 @@ public static class RunProgressEstimate
     /// The records every run of the plan moves (each transport's counts × (repetitions + warm-up)); the time left is the time so far
     /// scaled by the records still to move, which the runs so far allow once one has finished.
     /// </summary>
-    public static string Describe(string transport, int ordinal, int of, IReadOnlyList<int> counts, int repetitions, bool warmup,
+    public static string Describe(string transport, int ordinal, int of, IReadOnlyList<int> counts, int repetitions, int warmupRuns,
         long plannedRecords, long recordsDone, TimeSpan elapsed)
     {
-        var runsEach = repetitions + (warmup ? 1 : 0);
+        var runsEach = repetitions + warmupRuns;
         var line = string.Create(CultureInfo.InvariantCulture,
-            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records × {repetitions} repetitions{(warmup ? " after a warm-up" : "")} ({counts.Count * runsEach} runs); {Duration(elapsed)} elapsed");
+            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records × {repetitions} repetitions{WarmupText(warmupRuns)} ({counts.Count * runsEach} runs); {Duration(elapsed)} elapsed");
         if (recordsDone > 0 && plannedRecords > recordsDone)
             line += $", about {Duration(elapsed * ((double)(plannedRecords - recordsDone) / recordsDone))} left (from the runs so far)";
         return line + ".";
     }
+
+    public static string WarmupText(int warmupRuns) => warmupRuns switch
+    {
+        0 => "",
+        1 => " after a warm-up",
+        _ => string.Create(CultureInfo.InvariantCulture, $" after {warmupRuns} warm-ups"),
+    };
 
     /// <summary>The line before a run of an interleaved RunAll: its round, its place in the round, and the same estimate.</summary>
     public static string DescribeRun(string round, string position, string transport, int records, long plannedRecords, long recordsDone, TimeSpan elapsed)
@@ -47,6 +54,7 @@ public sealed class RunProgress : IntegrationTask
     [Required] public string RecordCounts { get; set; } = "";
     public int Repetitions { get; set; }
     public bool Warmup { get; set; }
+    public int WarmupRuns { get; set; } = 1;
 
     /// <summary>Every transport's record counts ('+'-joined), to know the whole plan's records.</summary>
     public string[] Plan { get; set; } = [];
@@ -62,13 +70,14 @@ public sealed class RunProgress : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var counts = PlanRuns.ParseRecordCounts([RecordCounts]);
-        var runsEach = Repetitions + (Warmup ? 1 : 0);
+        var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
+        var runsEach = Repetitions + warmups;
         var planned = Plan.Sum(p => PlanRuns.ParseRecordCounts([p]).Sum(c => (long)c)) * runsEach;
         var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile) ? MeasurementLog.Read(ResultsFile).Sum(m => (long)m.Records) : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
         Log.LogMessage(MessageImportance.High, "{0}", Round.Length > 0
             ? RunProgressEstimate.DescribeRun(Round, RoundPosition, Transport, counts.Sum(), planned, done, elapsed)
-            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, Warmup, planned, done, elapsed));
+            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, warmups, planned, done, elapsed));
         return Task.CompletedTask;
     }
 }
@@ -84,6 +93,7 @@ public sealed class EstimateRunAll : IntegrationTask
     [Required] public ITaskItem[] Transports { get; set; } = [];
     public int Repetitions { get; set; }
     public bool Warmup { get; set; }
+    public int WarmupRuns { get; set; } = 1;
     [Required] public string ResultsDirectory { get; set; } = "";
 
     /// <summary>The client counts each record count runs at (-p:Clients=1+4); a transport with OneClient (the peer) runs at one.</summary>
@@ -92,7 +102,7 @@ public sealed class EstimateRunAll : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var runsEach = Repetitions + (Warmup ? 1 : 0);
+        var runsEach = Repetitions + PlanRuns.WarmupCount(Warmup, WarmupRuns);
         var clientCounts = Counts.Parse(ClientCounts, "Clients");
         var plan = Transports.Select(t => (t.ItemSpec, Counts: AtClientCounts(PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]),
             t.GetMetadata("OneClient") == "true" ? [1] : clientCounts, BatchSize))).ToList();

@@ -79,7 +79,8 @@ public sealed class WriteReport : IntegrationTask
         {
             environment["Repetitions"] = string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize))
                 .Select(g => g.Count()).Distinct().Order());
-            environment["Warmup"] = measurements.Any(m => m.Warmup) ? "true" : "false";
+            var warmups = measurements.Where(m => m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize, m.Clients)).Select(g => g.Count()).Distinct().Order().ToList();
+            environment["Warmup"] = warmups.Count == 0 ? "false" : $"{string.Join(", ", warmups)} run(s) a transport before its measured ones";
             var seeds = measurements.Select(m => m.RoundSeed).Distinct().ToList();
             environment["Repetition order"] = seeds is [{ } seed]
                 ? $"interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed {seed.ToString(System.Globalization.CultureInfo.InvariantCulture)})"

@@ -85,6 +85,10 @@ public sealed record Measurement
     public long ThreadPoolMaxQueue { get; init; }
     public long ThreadPoolCompletedItems { get; init; }
 
+    /// <summary>Methods the client process's JIT compiled during the run, and the time it spent on them: code still warming up.</summary>
+    public long? ClientJitMethods { get; init; }
+    public double? ClientJitSeconds { get; init; }
+
     /// <summary>CPU the server's processes used during this repetition (null for the first one of a server, or none).</summary>
     public double? ServerCpuSeconds { get; init; }
 
