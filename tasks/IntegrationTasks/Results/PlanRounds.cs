@@ -8,7 +8,7 @@ using TaskItem = Microsoft.Build.Utilities.TaskItem;
 namespace IntegrationTasks.Results;
 
 /// <summary>
-/// RunAll's interleaved order: every transport's warm-ups first (in the order listed, each transport's back to back), then round 1 — repetition 1 of every
+/// RunAll's interleaved order: every transport's warm-ups first (in the order listed, the first warm-up of each, then the second), then round 1 — repetition 1 of every
 /// transport, record count and client count, in an order shuffled for that round — then round 2, and so on. A slow stretch of the
 /// machine then falls on every transport alike instead of on the one whose turn it was, and drops out of their ratios. The
 /// shuffle's seed is an output, recorded with each run: the same seed gives the same order.
@@ -57,7 +57,9 @@ public sealed class PlanRounds : IntegrationTask
                 combinations.Add((transport, run));
         }
         var ordered = new List<ITaskItem>();
-        var warmups = combinations.Where(c => c.Run.Repetition == 0).ToList();
+        // Warm-up w of every transport before warm-up w+1 of any: a transport's first run compiles new code, and the JIT holds back
+        // recompiling hot code while new code keeps coming, so the later warm-ups are the ones that see it settle.
+        var warmups = combinations.Where(c => c.Run.Repetition == 0).OrderBy(c => c.Run.WarmupRun).ToList();
         foreach (var (transport, run) in warmups)
             ordered.Add(RunItem(transport, run, ports, round: 0, position: ordered.Count + 1, of: warmups.Count));
         var random = new Random(SeedUsed);
