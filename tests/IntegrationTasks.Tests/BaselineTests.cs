@@ -105,7 +105,7 @@ public sealed class BaselineTests
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         var range = runs.Where(r => r.Transport == "PipelinedCopyRange").ToList();
-        Assert.HasCount(3, range, string.Join("\n", runs));
+        Assert.HasCount(5, range, string.Join("\n", runs));
         Assert.IsTrue(range.All(r => r is { Verified: true, ServerWork: "Range" }), string.Join("\n", range));
         Assert.IsTrue(runs.Where(r => r.Transport == "PipelinedCopy").All(r => r.ServerReads == "PerRecord"));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
