@@ -258,7 +258,7 @@ public static class NoiseReport
         var text = string.Create(Invariant,
             $"\nThe client's JIT compiled for {measured.Average(r => r.Costs!.ClientJitMsPerRun!.Value):F0} ms a run on average during the measured runs, at most {share * 100:F1} % of a run's time ({most.Transport}, {most.Records:N0} records).");
         return text + (share > WarmingUpShare
-            ? string.Create(Invariant, $" More than {WarmingUpShare * 100:F0} %: some runs measured code still being compiled, and their times drift down round by round; more warm-up runs (-p:WarmupRuns=…) leave it out.\n")
+            ? string.Create(Invariant, $" More than {WarmingUpShare * 100:F0} %: that run's time is partly the JIT's, recompiling code on the other core; where the first rounds' runs compile most, more warm-up runs (-p:WarmupRuns=…) leave it out.\n")
             : " Code was compiled before the measured runs, not during them.\n");
     }
 
