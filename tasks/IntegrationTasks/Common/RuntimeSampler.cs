@@ -39,7 +39,7 @@ public sealed class RuntimeSampler : IAsyncDisposable
 
     /// <param name="JitMethods">Methods the JIT compiled meanwhile (a method tiered up counts again): code still warming up.</param>
     public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems,
-        long JitMethods = 0, double JitSeconds = 0);
+        long JitMethods, double JitSeconds);
 
     /// <summary>
     /// On a thread of its own, not the thread pool: a pool timer's tick is a work item (so an idle process never looked idle in its
