@@ -111,9 +111,8 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
             await TimeAsync(JsonIn, async () =>
             {
                 using var input = message.OpenRead();
-                await foreach (var record in System.Text.Json.JsonSerializer.DeserializeAsyncEnumerable(input, Rest.RestJsonContext.Default.ServiceRecord,
-                                   cancellationToken).ConfigureAwait(false))
-                    fromJson.Add(record!);
+                await foreach (var record in Rest.RestProtocol.ReadRecordsAsync(input, cancellationToken).ConfigureAwait(false))
+                    fromJson.Add(record);
             }).ConfigureAwait(false);
             CheckSame("JSON", batch, fromJson);
 

@@ -116,9 +116,8 @@ public sealed class RestJson : TransferClientTask
             try
             {
                 await using var body = await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
-                await foreach (var record in JsonSerializer.DeserializeAsyncEnumerable(body, RestJsonContext.Default.ServiceRecord, cancellationToken)
-                                   .ConfigureAwait(false))
-                    records.Add(record ?? throw new IntegrationException(ErrorCodes.MalformedMessage, $"GET {address} answered a null record."));
+                await foreach (var record in RestProtocol.ReadRecordsAsync(body, cancellationToken).ConfigureAwait(false))
+                    records.Add(record);
             }
             catch (JsonException e)
             {
