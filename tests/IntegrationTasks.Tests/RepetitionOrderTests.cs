@@ -180,14 +180,17 @@ public sealed class RepetitionOrderTests
         // Each transport's ratio to PipelinedCopy's run of the same round, over the three rounds.
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
-        // The machine's noise: both loops before the first run and after the last, in the log, the readings and the report.
+        // The machine's noise: the four loops before the first run and after the last, in the log, the readings and the report.
         StringAssert.Contains(output, "Machine noise before the runs: CPU loop ");
         StringAssert.Contains(output, "Machine noise after the runs: CPU loop ");
         var readings = MachineNoise.Read(Path.Combine(artifacts, "results", "calibration.jsonl"));
-        CollectionAssert.AreEqual(new[] { "Before/CPU loop", "Before/Database loop", "After/CPU loop", "After/Database loop" },
+        string[] loops = [MachineNoise.Cpu, MachineNoise.Memory, MachineNoise.DatabaseLoop, MachineNoise.WriteLoop];
+        CollectionAssert.AreEqual(new[] { "Before", "After" }.SelectMany(phase => loops.Select(loop => $"{phase}/{loop}")).ToArray(),
             readings.Select(r => $"{r.Phase}/{r.Loop}").ToArray());
         Assert.IsTrue(readings.All(r => r is { Chunks: >= 10, MeanMs: > 0 }), string.Join("\n", readings));
         Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.DatabaseLoop).Last()["When"]);
+        Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.WriteLoop).Last()["When"]);
+        Assert.IsTrue(readings.Where(r => r.Loop is MachineNoise.DatabaseLoop or MachineNoise.WriteLoop).All(r => r.Provider == "Sqlite"), "the databases' loops say which");
         StringAssert.Contains(markdown, "The client's JIT compiled for ");
         HostingTests.AssertNoProcessMentions(artifacts);
 

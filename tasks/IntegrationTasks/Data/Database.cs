@@ -79,6 +79,15 @@ public sealed class Database
         await ExecuteAsync(connection, Dialect.EmptyTableSql(table), cancellationToken).ConfigureAwait(false);
     }
 
+    /// <summary>Drops a table if it is there (a scratch table of the calibration; never the series' two).</summary>
+    public async Task DropAsync(RecordTable table, CancellationToken cancellationToken)
+    {
+        if (table == RecordTable.Service || table == RecordTable.Client)
+            throw new ArgumentException($"{table.Name} is one of the series' tables; it is emptied, never dropped.", nameof(table));
+        await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        await ExecuteAsync(connection, $"DROP TABLE IF EXISTS {table.Name}", cancellationToken).ConfigureAwait(false);
+    }
+
     /// <summary>Leaves a table just filled settled (the provider's maintenance done now, not during the runs); true when there was any.</summary>
     public async Task<bool> SettleAsync(RecordTable table, CancellationToken cancellationToken)
     {

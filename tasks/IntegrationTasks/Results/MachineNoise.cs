@@ -28,8 +28,9 @@ public sealed record NoiseReading(string Phase, string Loop, int Chunks, double 
 
 /// <summary>
 /// The calibration RunAll runs before its first transport and after its last (as BenchmarkDotNet looks at its environment): a
-/// CPU-bound loop (a fixed arithmetic loop, one core) and a database-bound loop (a fixed set of lookups by ID on the server's
-/// database, as PerRecord servers do), each timed in chunks for about a second. The report sets their spread beside the
+/// CPU-bound loop (a fixed arithmetic loop, one core), a database-bound loop (a fixed set of lookups by ID on the server's
+/// database, as PerRecord servers do) and a write loop (batches inserted into the client's database, as every run commits them),
+/// each timed in chunks for about a second. The report sets their spread beside the
 /// transports' and warns when the machine was noisier than <see cref="NoisyPercent"/>, or its speed moved by more than
 /// <see cref="DriftPercent"/> between before and after.
 /// </summary>
@@ -37,6 +38,8 @@ public static class MachineNoise
 {
     public const string Cpu = "CPU loop";
     public const string DatabaseLoop = "Database loop";
+    public const string WriteLoop = "Write loop";
+    public const string Memory = "Memory loop";
 
     /// <summary>A loop whose chunks vary more than this (coefficient of variation) was run on a noisy machine: the CPU loop's.</summary>
     public const double NoisyPercent = 5;
@@ -55,17 +58,86 @@ public static class MachineNoise
     /// </summary>
     public const double NoisyRoundTripPercent = 25;
 
-    public static double NoisyPercentOf(NoiseReading reading) => reading.Loop != DatabaseLoop ? NoisyPercent
-        : IsRoundTripLoop(reading) ? NoisyRoundTripPercent : NoisyDatabasePercent;
+    public static double NoisyPercentOf(NoiseReading reading) => reading.Loop switch
+    {
+        DatabaseLoop => IsRoundTripLoop(reading) ? NoisyRoundTripPercent : NoisyDatabasePercent,
+        WriteLoop => reading.Provider == nameof(DatabaseProvider.PostgreSql) ? NoisyWritePostgresPercent : NoisyWritePercent,
+        Memory => NoisyMemoryPercent,
+        _ => NoisyPercent,
+    };
+
+    /// <summary>How much a loop may move between before and after on a quiet machine; null where its move says nothing (PostgreSQL's lookups).</summary>
+    public static double? DriftPercentOf(NoiseReading reading) =>
+        IsRoundTripLoop(reading) ? null : reading.Loop == WriteLoop ? WriteDriftPercent : DriftPercent;
 
     public static bool IsRoundTripLoop(NoiseReading reading) => reading.Loop == DatabaseLoop && reading.Provider == nameof(DatabaseProvider.PostgreSql);
 
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(0.5);
 
+    /// <summary>
+    /// The write loop's: SQLite's WAL checkpoints (a file write and an fsync) fall into some chunks and not others. Measured with
+    /// nothing else running (eight readings, four RunAlls): 17–29 % within a reading, and the mean 6 % faster to 20 % slower after a
+    /// RunAll than before it. So its spread is judged at 40 % and its drift at <see cref="WriteDriftPercent"/>.
+    /// </summary>
+    public const double NoisyWritePercent = 40;
+
+    /// <summary>
+    /// The write loop's on PostgreSQL: each commit waits for the server's WAL to reach the disk. Measured with nothing else running
+    /// (eight readings, four RunAlls on a fresh server): 15–52 % within a reading, 28 % faster to 8 % slower after than before.
+    /// </summary>
+    public const double NoisyWritePostgresPercent = 60;
+
+    /// <summary>How far the write loop moves between before and after on a quiet machine, and more (see <see cref="NoisyWritePercent"/>).</summary>
+    public const double WriteDriftPercent = 30;
+
+    /// <summary>
+    /// The memory loop's: measured with nothing else running (the same eight readings), 2.4–6.1 % within a reading and at most 6 %
+    /// between before and after (the CPU loop's: 0.5–3.4 %).
+    /// </summary>
+    public const double NoisyMemoryPercent = 10;
+
     /// <summary>A loop that ran this much slower or faster after the RunAll than before it: the machine changed during the run.</summary>
     public const double DriftPercent = 10;
 
     private const int MinimumChunks = 10;
+
+    /// <summary>
+    /// The memory loop: chunks of 200,000 reads at random places in 64 MB, each waiting for the one before (one cycle through a
+    /// shuffled array, from a fixed seed), so most miss every cache, until <paramref name="duration"/> has passed. The CPU loop runs in
+    /// registers and never sees another process, or another virtual machine on the host, taking the shared cache and the memory
+    /// bus; the runs, which allocate and copy, do.
+    /// </summary>
+    public static NoiseReading MemoryLoop(string phase, TimeSpan duration)
+    {
+        const int Slots = 16 * 1024 * 1024; // ints: 64 MB, more than any cache here
+        var next = new int[Slots];
+        for (var i = 0; i < Slots; i++)
+            next[i] = i;
+        var random = new Random(2014);
+        for (var i = Slots - 1; i > 0; i--) // Sattolo's shuffle: a single cycle through every slot
+        {
+            var j = random.Next(i);
+            (next[i], next[j]) = (next[j], next[i]);
+        }
+        var at = Chunk(next, 0); // JIT it first
+        var chunks = new List<double>();
+        var total = Stopwatch.StartNew();
+        while (total.Elapsed < duration || chunks.Count < MinimumChunks)
+        {
+            var watch = Stopwatch.StartNew();
+            at = Chunk(next, at);
+            chunks.Add(watch.Elapsed.TotalMilliseconds);
+        }
+        GC.KeepAlive(at);
+        return NoiseReading.Of(phase, Memory, chunks);
+
+        static int Chunk(int[] next, int at)
+        {
+            for (var i = 0; i < 200_000; i++)
+                at = next[at];
+            return at;
+        }
+    }
 
     /// <summary>The CPU loop: chunks of a fixed integer loop (xorshift), which the JIT cannot fold away, until <paramref name="duration"/> has passed.</summary>
     public static NoiseReading CpuLoop(string phase, TimeSpan duration)
@@ -129,6 +201,54 @@ public static class MachineNoise
         }
     }
 
+    /// <summary>The write loop's table: shaped as ClientTable, on the client's database, dropped after each reading.</summary>
+    public static readonly RecordTable ScratchTable = new("CalibrationTable", "CalibrationTableID", "DescCalibrationTable");
+
+    /// <summary>
+    /// The write loop: chunks of ten batches of 1,000 sample records, each batch inserted in one transaction, into a table shaped as
+    /// ClientTable on the client's database: the client's work in every run (the same writer, the table growing, SQLite's WAL
+    /// checkpoints falling where they fall), until <paramref name="duration"/> has passed. A chunk of one batch varied by 50–76 %
+    /// on a quiet machine (most took 2 ms, the one with a checkpoint 10–16 ms); ten hold about one checkpoint each. A scratch table, dropped after, so ClientTable keeps the last run's
+    /// rows. The database loop only reads: a disk or a commit that got slower shows here.
+    /// </summary>
+    public static async Task<NoiseReading> WriteLoopAsync(string phase, Database database, TimeSpan duration, CancellationToken cancellationToken)
+    {
+        const int BatchRecords = 1000, ChunkBatches = 10;
+        var sample = Enumerable.Range(1, BatchRecords).Select(id => SampleData.Create(id)).ToList();
+        var nextId = 1;
+        await database.EmptyAsync(ScratchTable, cancellationToken).ConfigureAwait(false); // created if missing
+        try
+        {
+            await using var writer = await RecordWriter.OpenAsync(database, ScratchTable, cancellationToken).ConfigureAwait(false);
+            var warm = Stopwatch.StartNew();
+            while (warm.Elapsed < WarmUp)
+                await writer.InsertBatchAsync(NextBatch(), cancellationToken).ConfigureAwait(false);
+            var chunks = new List<double>();
+            var total = Stopwatch.StartNew();
+            while (total.Elapsed < duration || chunks.Count < MinimumChunks)
+            {
+                // Made before the clock starts: the loop times the database, not the records' making.
+                var chunk = Enumerable.Range(0, ChunkBatches).Select(_ => NextBatch()).ToList();
+                var watch = Stopwatch.StartNew();
+                foreach (var batch in chunk)
+                    await writer.InsertBatchAsync(batch, cancellationToken).ConfigureAwait(false);
+                chunks.Add(watch.Elapsed.TotalMilliseconds);
+            }
+            return NoiseReading.Of(phase, WriteLoop, chunks) with { Provider = database.Provider.ToString() };
+        }
+        finally
+        {
+            await database.DropAsync(ScratchTable, CancellationToken.None).ConfigureAwait(false);
+        }
+
+        List<ServiceRecord> NextBatch()
+        {
+            var first = nextId;
+            nextId += BatchRecords;
+            return [.. sample.Select((record, i) => record with { Id = first + i })];
+        }
+    }
+
     public static void Append(string path, NoiseReading reading)
     {
         Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
@@ -148,14 +268,13 @@ public static class MachineNoise
                 $"the {reading.Loop.ToLowerInvariant()} {Phase(reading.Phase)} varied by {reading.SpreadPercent:F1} % (more than {NoisyPercentOf(reading):F0} %)"));
         foreach (var loop in readings.GroupBy(r => r.Loop))
         {
-            if (loop.Any(IsRoundTripLoop))
-                continue;
-            if (loop.FirstOrDefault(r => r.Phase == "Before") is not { } before || loop.LastOrDefault(r => r.Phase == "After") is not { } after)
+            if (loop.FirstOrDefault(r => r.Phase == "Before") is not { } before || loop.LastOrDefault(r => r.Phase == "After") is not { } after
+                || DriftPercentOf(before) is not { } limit)
                 continue;
             var change = (after.MeanMs / before.MeanMs - 1) * 100;
-            if (Math.Abs(change) > DriftPercent)
+            if (Math.Abs(change) > limit)
                 warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                    $"the {loop.Key.ToLowerInvariant()} ran {Math.Abs(change):F0} % {(change > 0 ? "slower" : "faster")} after the run than before it (more than {DriftPercent:F0} %)"));
+                    $"the {loop.Key.ToLowerInvariant()} ran {Math.Abs(change):F0} % {(change > 0 ? "slower" : "faster")} after the run than before it (more than {limit:F0} %)"));
         }
         return warnings;
     }
@@ -169,6 +288,10 @@ public sealed class CalibrateNoise : IntegrationTask
     [Required] public string Phase { get; set; } = "";
     [Required] public string ServerProvider { get; set; } = "";
     [Required] public string ServerConnString { get; set; } = "";
+
+    /// <summary>The client's database, where the write loop inserts (into a scratch table, dropped after).</summary>
+    [Required] public string ClientProvider { get; set; } = "";
+    [Required] public string ClientConnString { get; set; } = "";
 
     /// <summary>Where the readings are appended (calibration.jsonl beside the results log).</summary>
     [Required] public string ReadingsFile { get; set; } = "";
@@ -186,11 +309,15 @@ public sealed class CalibrateNoise : IntegrationTask
             File.Delete(ReadingsFile);
         var duration = TimeSpan.FromSeconds(Seconds);
         var cpu = MachineNoise.CpuLoop(Phase, duration);
+        var memory = MachineNoise.MemoryLoop(Phase, duration);
         var database = await MachineNoise.DatabaseLoopAsync(Phase, Database.Create(ServerProvider, ServerConnString), duration, cancellationToken).ConfigureAwait(false);
-        MachineNoise.Append(ReadingsFile, cpu);
-        MachineNoise.Append(ReadingsFile, database);
-        Log.LogMessage(MessageImportance.High, "Machine noise {0} the runs: CPU loop {1:F2} ms a chunk ±{2:F1} % ({3} chunks), database loop {4:F2} ms ±{5:F1} % ({6} chunks).",
-            Phase == "Before" ? "before" : "after", cpu.MeanMs, cpu.SpreadPercent, cpu.Chunks, database.MeanMs, database.SpreadPercent, database.Chunks);
+        var write = await MachineNoise.WriteLoopAsync(Phase, Database.Create(ClientProvider, ClientConnString), duration, cancellationToken).ConfigureAwait(false);
+        foreach (var reading in new[] { cpu, memory, database, write })
+            MachineNoise.Append(ReadingsFile, reading);
+        Log.LogMessage(MessageImportance.High,
+            "Machine noise {0} the runs: {1}.", Phase == "Before" ? "before" : "after",
+            string.Join(", ", new[] { cpu, memory, database, write }.Select(r => string.Create(CultureInfo.InvariantCulture,
+                $"{r.Loop.ToLowerInvariant().Replace("cpu", "CPU", StringComparison.Ordinal)} {r.MeanMs:F2} ms a chunk ±{r.SpreadPercent:F1} % ({r.Chunks} chunks)"))));
         if (Phase == "After")
             foreach (var warning in MachineNoise.Warnings(MachineNoise.Read(ReadingsFile)))
                 Log.LogWarning(null, ErrorCodes.MachineNoisy, null, null, 0, 0, 0, 0, "The machine was noisy during this RunAll: {0}; compare the transports' intervals with it.", warning);
@@ -225,7 +352,9 @@ public static class NoiseReport
         if (readings.Count == 0)
             return "";
         var md = new System.Text.StringBuilder("\n## The machine's noise\n\n");
-        md.Append("A fixed CPU loop and a fixed database loop (2,000 lookups by ID on the server's database a chunk), each timed in chunks for about a second ");
+        md.Append("A fixed CPU loop (in registers), a memory loop (200,000 dependent reads at random places in 64 MB a chunk, past every cache), ");
+        md.Append("a database loop (2,000 lookups by ID on the server's database a chunk) and a write loop (ten batches of 1,000 records a chunk inserted on the ");
+        md.Append("client's database, each in one transaction, as every run commits its batches), each timed in chunks for about a second ");
         md.Append("before the first run and after the last: what this machine does to work that is the same every time.\n\n");
         md.Append(ReportTable.Markdown(Columns, readings));
         if (TransportSpreadPercent(rows) is { } spread)
@@ -239,7 +368,7 @@ public static class NoiseReport
         if (roundTrips)
             md.Append(string.Create(Invariant, $"\nOn PostgreSQL each lookup of the database loop is a round trip to a backend process, and where the scheduler puts the two decides its speed: measured with nothing else running (eight RunAlls, each on a fresh server), it varied by 10–23 % within a reading and took 67–122 ms a chunk from one reading to the next. Its spread is judged at {MachineNoise.NoisyRoundTripPercent:F0} %, its drift not at all.\n"));
         md.Append(warnings.Count == 0
-            ? string.Create(Invariant, $"\nQuiet enough: neither loop varied by more than its threshold (CPU {MachineNoise.NoisyPercent:F0} %, database {(roundTrips ? MachineNoise.NoisyRoundTripPercent : MachineNoise.NoisyDatabasePercent):F0} %) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after.\n")
+            ? string.Create(Invariant, $"\nQuiet enough: no loop varied by more than its threshold (CPU {MachineNoise.NoisyPercent:F0} %, memory {MachineNoise.NoisyMemoryPercent:F0} %, database {(roundTrips ? MachineNoise.NoisyRoundTripPercent : MachineNoise.NoisyDatabasePercent):F0} %, write {(roundTrips ? MachineNoise.NoisyWritePostgresPercent : MachineNoise.NoisyWritePercent):F0} %) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after (the write loop {MachineNoise.WriteDriftPercent:F0} %).\n")
             : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {string.Join("; ", warnings)}. Read small differences between transports with care.\n");
         return md.ToString();
     }
