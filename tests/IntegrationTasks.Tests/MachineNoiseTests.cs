@@ -63,6 +63,18 @@ public sealed class MachineNoiseTests
     }
 
     [TestMethod]
+    public void The_quiet_sentence_gives_each_loop_the_threshold_of_its_own_database()
+    {
+        // The server on PostgreSQL, the client on SQLite: the lookups judged at 25 %, the writes at SQLite's 40 %.
+        NoiseReading[] readings =
+        [
+            Reading("Before", MachineNoise.Cpu, 10, 10.1, 9.9, 10), Reading("Before", MachineNoise.DatabaseLoop, 100, 110, 90, 100) with { Provider = "PostgreSql" },
+            Reading("Before", MachineNoise.WriteLoop, 20, 22, 24, 22) with { Provider = "Sqlite" },
+        ];
+        StringAssert.Contains(NoiseReport.Markdown(readings, []), "no loop varied by more than its threshold (CPU 5 %, database 25 %, write 40 %)");
+    }
+
+    [TestMethod]
     public void The_memory_loop_is_timed_in_at_least_ten_chunks()
     {
         var reading = MachineNoise.MemoryLoop("After", TimeSpan.FromMilliseconds(50));

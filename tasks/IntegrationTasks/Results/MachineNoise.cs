@@ -28,10 +28,10 @@ public sealed record NoiseReading(string Phase, string Loop, int Chunks, double 
 
 /// <summary>
 /// The calibration RunAll runs before its first transport and after its last (as BenchmarkDotNet looks at its environment): a
-/// CPU-bound loop (a fixed arithmetic loop, one core), a database-bound loop (a fixed set of lookups by ID on the server's
-/// database, as PerRecord servers do) and a write loop (batches inserted into the client's database, as every run commits them),
-/// each timed in chunks for about a second. The report sets their spread beside the
-/// transports' and warns when the machine was noisier than <see cref="NoisyPercent"/>, or its speed moved by more than
+/// CPU-bound loop (a fixed arithmetic loop, one core), a memory-bound loop (dependent reads past every cache), a database-bound
+/// loop (a fixed set of lookups by ID on the server's database, as PerRecord servers do) and a write loop (batches inserted into
+/// the client's database, as every run commits them), each timed in chunks for about a second. The report sets their spread
+/// beside the transports' and warns when the machine was noisier than <see cref="NoisyPercent"/>, or its speed moved by more than
 /// <see cref="DriftPercent"/> between before and after.
 /// </summary>
 public static class MachineNoise
@@ -208,8 +208,9 @@ public static class MachineNoise
     /// The write loop: chunks of ten batches of 1,000 sample records, each batch inserted in one transaction, into a table shaped as
     /// ClientTable on the client's database: the client's work in every run (the same writer, the table growing, SQLite's WAL
     /// checkpoints falling where they fall), until <paramref name="duration"/> has passed. A chunk of one batch varied by 50–76 %
-    /// on a quiet machine (most took 2 ms, the one with a checkpoint 10–16 ms); ten hold about one checkpoint each. A scratch table, dropped after, so ClientTable keeps the last run's
-    /// rows. The database loop only reads: a disk or a commit that got slower shows here.
+    /// on a quiet machine (most took 2 ms, the one with a checkpoint 10–16 ms); ten hold about one checkpoint each. A scratch table,
+    /// dropped after, so ClientTable keeps the last run's rows. The database loop only reads: a disk or a commit that got slower
+    /// shows here.
     /// </summary>
     public static async Task<NoiseReading> WriteLoopAsync(string phase, Database database, TimeSpan duration, CancellationToken cancellationToken)
     {
@@ -369,10 +370,14 @@ public static class NoiseReport
         if (roundTrips)
             md.Append(string.Create(Invariant, $"\nOn PostgreSQL each lookup of the database loop is a round trip to a backend process, and where the scheduler puts the two decides its speed: measured with nothing else running (eight RunAlls, each on a fresh server), it varied by 10–23 % within a reading and took 67–122 ms a chunk from one reading to the next. Its spread is judged at {MachineNoise.NoisyRoundTripPercent:F0} %, its drift not at all.\n"));
         md.Append(warnings.Count == 0
-            ? string.Create(Invariant, $"\nQuiet enough: no loop varied by more than its threshold (CPU {MachineNoise.NoisyPercent:F0} %, memory {MachineNoise.NoisyMemoryPercent:F0} %, database {(roundTrips ? MachineNoise.NoisyRoundTripPercent : MachineNoise.NoisyDatabasePercent):F0} %, write {(roundTrips ? MachineNoise.NoisyWritePostgresPercent : MachineNoise.NoisyWritePercent):F0} %) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after (the write loop {MachineNoise.WriteDriftPercent:F0} %).\n")
+            ? string.Create(Invariant, $"\nQuiet enough: no loop varied by more than its threshold ({Thresholds(readings)}) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after (the write loop {MachineNoise.WriteDriftPercent:F0} %).\n")
             : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {string.Join("; ", warnings)}. Read small differences between transports with care.\n");
         return md.ToString();
     }
+
+    /// <summary>Each loop's threshold as the readings were judged by it (the write loop's is its own database's, which may not be the server's).</summary>
+    private static string Thresholds(IReadOnlyList<NoiseReading> readings) => string.Join(", ", readings.DistinctBy(r => r.Loop).Select(r =>
+        string.Create(Invariant, $"{(r.Loop == MachineNoise.Cpu ? "CPU" : r.Loop.Replace(" loop", "", StringComparison.Ordinal).ToLowerInvariant())} {MachineNoise.NoisyPercentOf(r):F0} %")));
 
     /// <summary>A run that compiled for longer than this share of its time measured code still warming up, not the transport's.</summary>
     public const double WarmingUpShare = 0.05;
