@@ -1,4 +1,6 @@
+using System.Diagnostics;
 using IntegrationTasks.Baseline;
+using IntegrationTasks.Hosting;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
@@ -118,6 +120,41 @@ public sealed class BaselineTests
         Assert.AreEqual(0, exitCode, output);
         CollectionAssert.AreEquivalent(new[] { "FileTransferRequest", "PipelinedCopy" },
             MeasurementLog.Read(Path.Combine(rangeRun, "results", "runs.jsonl")).Select(r => r.Transport).ToArray());
+    }
+
+    [TestMethod]
+    public async Task The_server_CPU_a_run_records_is_the_servers_during_the_transfer_only()
+    {
+        await using var databases = await GeneratedAsync("Sqlite");
+        using var folder = new TempDirectory("it-server-cpu-");
+        // A stand-in server busy on one core from well before the run: read between repetitions, a run took in all it did while it
+        // waited (a whole round of the other transports when interleaved).
+        using var busy = Process.Start(new ProcessStartInfo("sh", ["-c", "while :; do :; done"]))!;
+        try
+        {
+            var waiting = Stopwatch.StartNew();
+            while (ProcessMemory.CpuSecondsOfTree(busy.Id) is not >= 0.5)
+            {
+                Assert.IsLessThan(60, waiting.Elapsed.TotalSeconds, "the stand-in server never used half a second of CPU");
+                await Task.Delay(50);
+            }
+            var runFile = Path.Combine(folder, "run.json");
+            var engine = new FakeBuildEngine();
+            var copy = new PipelinedCopy { ServerConnString = databases.Server.ConnectionString, ServerProcessId = busy.Id, ResultFile = runFile, Answerers = 2 }
+                .For(databases, engine, totalBatches: 12, batchSize: 50);
+            var cpuBefore = ProcessMemory.CpuSecondsOfTree(busy.Id)!.Value;
+            Assert.IsTrue(copy.Execute(), engine.Log);
+            var cpuAfter = ProcessMemory.CpuSecondsOfTree(busy.Id)!.Value;
+            var run = MeasurementLog.ReadSingle(runFile);
+            Assert.IsNotNull(run.ServerCpuSeconds, "read at the transfer's start and end");
+            // Read within the task's execution, so no more than the stand-in used meanwhile (to rounding): nothing of the half second before.
+            Assert.IsLessThanOrEqualTo(cpuAfter - cpuBefore + 1e-9, run.ServerCpuSeconds.Value, $"{run.ServerCpuSeconds} s recorded, {cpuAfter - cpuBefore} s used while the task ran");
+        }
+        finally
+        {
+            busy.Kill();
+            await busy.WaitForExitAsync();
+        }
     }
 
     [TestMethod]

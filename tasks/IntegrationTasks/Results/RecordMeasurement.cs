@@ -58,7 +58,10 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRounds), none when by transport.</summary>
     public int RoundSeed { get; set; }
 
-    /// <summary>The server's CPU since the previous repetition of the same server process (kept beside the results log).</summary>
+    /// <summary>
+    /// The server's CPU since the previous repetition of the same server process (kept beside the results log): what a run records
+    /// where its client could not read the server's CPU over the transfer itself (see <see cref="TransferClientTask.ServerProcessId"/>).
+    /// </summary>
     private double? ServerCpuSinceLastRepetition()
     {
         if (ProcessMemory.CpuSecondsOfTree(ServerProcessId) is not { } total)
@@ -110,7 +113,7 @@ public sealed class RecordMeasurement : IntegrationTask
         {
             Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
-            Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = serverCpu,
+            Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
             ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
             ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ServerStateFile("server-log")),

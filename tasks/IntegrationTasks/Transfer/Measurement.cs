@@ -89,7 +89,10 @@ public sealed record Measurement
     public long? ClientJitMethods { get; init; }
     public double? ClientJitSeconds { get; init; }
 
-    /// <summary>CPU the server's processes used during this repetition (null for the first one of a server, or none).</summary>
+    /// <summary>
+    /// CPU the server's processes used during this run's timed transfer, read by the client at its start and end; where the client could
+    /// not (a server started again under KillServer), since the same server's previous run (null for its first one, or no server).
+    /// </summary>
     public double? ServerCpuSeconds { get; init; }
 
     /// <summary>What the server reported of its side for this repetition (null when it reported nothing).</summary>

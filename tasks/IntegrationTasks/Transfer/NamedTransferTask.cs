@@ -137,6 +137,9 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
     public string ClientMachine { get; set; } = "";
     public string Rate { get; set; } = "";
     public string MaxInFlight { get; set; } = "";
+
+    /// <summary>The server the orchestrator started for this run, whose CPU the client reads over its timed transfer.</summary>
+    public string ServerProcessId { get; set; } = "";
 }
 
 /// <summary>The server of a transport: the one server target runs every server task through it, with these shared parameters.</summary>

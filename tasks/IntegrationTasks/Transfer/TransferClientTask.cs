@@ -76,6 +76,14 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>This machine's name among several client machines (recorded with the run; -t:Report merges their runs of the same StartAt).</summary>
     public string? ClientMachine { get; set; }
 
+    /// <summary>
+    /// The server's process, where the orchestrator started one (0: none, or not known): its CPU is read when the timed transfer starts
+    /// and when it ends, so the run's server CPU is this run's only. Read between repetitions instead, it took in whatever the server
+    /// did while it waited for its next run: in an interleaved RunAll a whole round of the other transports (measured: gRPC's server
+    /// 1.5–2.4 s a run of 200,000 records against 0.8 s of its own work).
+    /// </summary>
+    public int ServerProcessId { get; set; }
+
     /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
     protected virtual bool SendsOnSchedule => false;
 
@@ -154,6 +162,10 @@ public abstract class TransferClientTask : IntegrationTask
         return start;
     }
 
+    /// <summary>The server's CPU since the reading at the start; null where either reading failed (a server killed and started again has another process).</summary>
+    private double? ServerCpuSince(double? atStart) =>
+        atStart is { } start && ProcessMemory.CpuSecondsOfTree(ServerProcessId) is { } end && end >= start ? end - start : null;
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var plan = BatchPlan.Create(TotalBatches, BatchSize);
@@ -190,6 +202,7 @@ public abstract class TransferClientTask : IntegrationTask
         var residentAtStart = ProcessMemory.ResidentBytes();
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
         await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
+        var serverCpuAtStart = ServerProcessId > 0 ? ProcessMemory.CpuSecondsOfTree(ServerProcessId) : null;
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
         var progress = new TransferProgress(TransportName, plan, () => importer.RecordsImported, EventLog, TimeSpan.FromSeconds(ProgressSeconds));
@@ -222,6 +235,7 @@ public abstract class TransferClientTask : IntegrationTask
             RecoverySeconds = Resumptions.Sum(r => r.Committed.RecoveryTime.TotalSeconds);
         }
         watch.Stop();
+        var serverCpu = ServerCpuSince(serverCpuAtStart);
         var costs = await sampler.StopAsync().ConfigureAwait(false);
 
         ElapsedSeconds = watch.Elapsed.TotalSeconds;
@@ -243,7 +257,7 @@ public abstract class TransferClientTask : IntegrationTask
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
-                ClientJitMethods = costs.JitMethods, ClientJitSeconds = costs.JitSeconds,
+                ClientJitMethods = costs.JitMethods, ClientJitSeconds = costs.JitSeconds, ServerCpuSeconds = serverCpu,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
                 Clients = Clients, Rate = Rate > 0 ? Rate : null, ClientLockWaitSeconds = importer.WriteLockWait.TotalSeconds, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
