@@ -11,6 +11,25 @@ namespace IntegrationTasks.Tests;
 public sealed class ServerStatsTests
 {
     [TestMethod]
+    [TestCategory("Unit")]
+    public void A_waiting_server_rewrites_its_counters_only_when_they_say_something_new()
+    {
+        var last = new IntegrationTasks.Hosting.ServerStatsSnapshot(42, AllocatedBytes: 10_000_000, CompletedWorkItems: 500, MaxThreads: 4, MaxQueue: 2, MaxConnections: 1);
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(null, last), "the first snapshot");
+        // What a waiting server does on its own: Kestrel's heartbeat, the sampling's few KB.
+        Assert.IsFalse(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { AllocatedBytes = 10_003_000, CompletedWorkItems = 502 }));
+        Assert.IsFalse(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { AllocatedBytes = 10_262_144, CompletedWorkItems = 508 }));
+        // A run: work items, allocations, or any maximum that moved.
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { CompletedWorkItems = 509 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { AllocatedBytes = 10_262_145 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { MaxThreads = 5 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { MaxQueue = 3 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { MaxConnections = 2 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { MaxRequestsWaiting = 1 }));
+        Assert.IsTrue(IntegrationTasks.Hosting.ServerStatsWriter.HasNews(last, last with { ProcessId = 43 }), "a server started again");
+    }
+
+    [TestMethod]
     [Timeout(300_000, CooperativeCancellation = true)]
     public async Task An_idle_server_s_sampling_completes_no_work_of_its_own_and_a_client_is_still_counted()
     {
