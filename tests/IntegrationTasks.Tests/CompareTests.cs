@@ -61,6 +61,17 @@ public sealed class CompareTests
         StringAssert.Contains(engine.Log, "moved by 8.3 % (median) and at most 8.3 % (TcpClient2); 0 of 1 by less than 5 %.");
     }
 
+    [TestMethod]
+    public void Two_runs_kept_elsewhere_are_compared_into_a_results_folder_not_made_yet()
+    {
+        // -t:Compare -p:Baseline=… -p:Current=… from a fresh ArtifactsDir failed with IT9999: compare.md's folder did not exist.
+        var engine = new FakeBuildEngine();
+        var output = Path.Combine(_root, "fresh-artifacts", "results", "compare.md");
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = WithReference("e", 1.0, 1.2), Current = WithReference("f", 1.0, 1.2), OutputFile = output }
+            .Execute(), engine.Log);
+        Assert.AreEqual("+0.0%", MarkdownTable.With(File.ReadAllText(output), "Ratio change").Row("TcpClient2")["Ratio change"]);
+    }
+
     /// <summary>Five interleaved rounds: each transport's time is its ratio × PipelinedCopy's of that round, scattered by its Scatter.</summary>
     private string Interleaved(string name, params (string Transport, double Ratio, double Scatter)[] transports)
     {

@@ -162,7 +162,11 @@ public sealed class CompareResults : IntegrationTask
             Log.LogWarning(null, ErrorCodes.ResultsNotComparable, null, null, 0, 0, 0, 0, "The runs differ: {0}", difference);
         var markdown = Comparison.Markdown(rows, differences, ThresholdPercent);
         if (!string.IsNullOrEmpty(OutputFile))
+        {
+            // Comparing two runs kept elsewhere from a fresh ArtifactsDir: its results folder is not there yet.
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(OutputFile))!);
             File.WriteAllText(OutputFile, markdown);
+        }
         Log.LogMessage(MessageImportance.High, "{0}", markdown);
         foreach (var row in rows.Where(r => (gated.Count == 0 || gated.Contains(r.Transport)) && r.RegressesBeyond(ThresholdPercent)))
         {
