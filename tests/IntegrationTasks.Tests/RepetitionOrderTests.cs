@@ -161,6 +161,7 @@ public sealed class RepetitionOrderTests
         Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 7 }), string.Join("\n", runs));
         Assert.IsTrue(runs.Take(9).All(r => r.Warmup));
         Assert.IsTrue(runs.All(r => r.ClientJitMethods is not null && r.ClientJitSeconds is not null), string.Join("\n", runs));
+        Assert.IsTrue(runs.All(r => r is { ClientGcPauseSeconds: >= 0, ClientGcCollections.Length: 3 }), string.Join("\n", runs));
         Assert.IsGreaterThan(0L, runs.Take(9).Sum(r => r.ClientJitMethods!.Value), "the warm-ups compile");
         foreach (var round in runs.Skip(9).Chunk(3))
             CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClientMultiThreadTest3", "PipelinedCopy" }, round.Select(r => r.Transport).ToArray());

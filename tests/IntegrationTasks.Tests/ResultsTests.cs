@@ -321,6 +321,29 @@ public sealed class ResultsTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public async Task A_run_records_its_client_s_GC_collections_and_pauses_and_the_costs_table_shows_the_pause_per_measured_run()
+    {
+        var sampler = new RuntimeSampler(TimeSpan.FromSeconds(10));
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true);
+        var figures = await sampler.StopAsync();
+        Assert.IsGreaterThanOrEqualTo(1, figures.GcCollections[2], "the forced gen 2 collection");
+        Assert.IsGreaterThanOrEqualTo(figures.GcCollections[1], figures.GcCollections[0], "a gen 1 or 2 collection counts in gen 0 too");
+        Assert.IsGreaterThan(0.0, figures.GcPauseSeconds, "a blocking collection pauses the threads");
+
+        var rows = ReportWriter.Summarise(
+        [
+            Run("PipelinedCopy", 1000, 3.0, 0) with { Warmup = true, ClientGcPauseSeconds = 0.9 },
+            Run("PipelinedCopy", 1000, 1.0, 1) with { ClientGcPauseSeconds = 0.240, ClientGcCollections = [22, 8, 1] },
+            Run("PipelinedCopy", 1000, 1.0, 2) with { ClientGcPauseSeconds = 0.260, ClientGcCollections = [22, 9, 1] },
+        ]);
+        Assert.AreEqual(250.0, rows[0].Costs!.ClientGcPauseMsPerRun!.Value, 1e-9, "the measured runs only");
+        var column = ReportColumns.Costs.Single(c => c.Id == "clientGcPauseMsPerRun");
+        Assert.AreEqual(("Client GC pause ms / run", "250"), (column.Header, column.Cell(rows[0])));
+        Assert.IsNull(ReportWriter.Summarise([Run("PipelinedCopy", 1000, 1.0, 1)])[0].Costs!.ClientGcPauseMsPerRun, "older results: not measured");
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void PlanRuns_runs_each_record_count_at_each_client_count_that_has_a_batch_per_client()
     {
         var engine = new FakeBuildEngine();

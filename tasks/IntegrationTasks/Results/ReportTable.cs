@@ -134,6 +134,7 @@ public static class ReportColumns
         new("firstCommitSeconds", "First commit (s)", s => s.Costs!.FirstCommitSeconds.ToString("F3", Invariant)),
         new("clientCpuMsPer1000", "Client CPU ms / 1,000 records", s => s.Costs!.ClientCpuMsPer1000.ToString("F1", Invariant)),
         new("clientJitMsPerRun", "Client JIT ms / run", s => Cell(s.Costs!.ClientJitMsPerRun, "F0")),
+        new("clientGcPauseMsPerRun", "Client GC pause ms / run", s => Cell(s.Costs!.ClientGcPauseMsPerRun, "F0")),
         new("serverCpuMsPer1000", "Server CPU ms / 1,000 records", s => Cell(s.Costs!.ServerCpuMsPer1000, "F1")),
         new("clientAllocatedBytesPerRecord", "Client bytes allocated / record", s => s.Costs!.ClientAllocatedBytesPerRecord.ToString("N0", Invariant)),
         new("serverAllocatedBytesPerRecord", "Server bytes allocated / record", s => Cell(s.Costs!.ServerAllocatedBytesPerRecord, "N0")),

@@ -86,10 +86,14 @@ public sealed record RunCosts(
     /// <summary>The most any run spent compiling, as a share of its time.</summary>
     public double? ClientJitMaxShare { get; init; }
 
+    /// <summary>The time the client's GC paused its threads in a run, mean over the runs (null where not measured).</summary>
+    public double? ClientGcPauseMsPerRun { get; init; }
+
     public static RunCosts Of(IReadOnlyList<Measurement> runs)
     {
         var serverCpu = runs.Where(r => r.ServerCpuSeconds is not null).ToList();
         var jit = runs.Where(r => r.ClientJitSeconds is not null).ToList();
+        var gcPauses = runs.Where(r => r.ClientGcPauseSeconds is not null).Select(r => r.ClientGcPauseSeconds!.Value * 1000);
         return new RunCosts(
             runs.Average(r => r.SetupSeconds),
             runs.Average(r => r.FirstCommitSeconds),
@@ -106,6 +110,7 @@ public sealed record RunCosts(
         {
             ClientJitMsPerRun = jit.Count > 0 ? jit.Average(r => r.ClientJitSeconds!.Value * 1000) : null,
             ClientJitMaxShare = jit.Count > 0 ? jit.Max(r => r.ClientJitSeconds!.Value / Math.Max(r.ElapsedSeconds, 1e-9)) : null,
+            ClientGcPauseMsPerRun = Mean(gcPauses),
         };
     }
 

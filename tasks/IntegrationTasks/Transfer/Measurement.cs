@@ -89,6 +89,10 @@ public sealed record Measurement
     public long? ClientJitMethods { get; init; }
     public double? ClientJitSeconds { get; init; }
 
+    /// <summary>Time the client process was paused by its GC during the run, and its collections by generation (0, 1, 2).</summary>
+    public double? ClientGcPauseSeconds { get; init; }
+    public int[]? ClientGcCollections { get; init; }
+
     /// <summary>
     /// CPU the server's processes used during this run's timed transfer, read by the client at its start and end; where the client could
     /// not (a server started again under KillServer), since the same server's previous run (null for its first one, or no server).
