@@ -153,4 +153,52 @@ public sealed class MachineNoiseTests
         Assert.IsNull(ReportWriter.Summarise([.. runs.Select(r => r.Transport == "TcpClient2" ? r with { RoundSeed = 10 } : r)])
             .Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined);
     }
+
+    /// <summary>Runs of <paramref name="transports"/> in interleaved rounds, one after the other in time, each slowed by what the machine did then.</summary>
+    private static List<Measurement> Rounds(string[] transports, int rounds, Func<int, double> slowdownAt, bool cpuSlowsToo)
+    {
+        var start = new DateTimeOffset(2026, 11, 25, 22, 0, 0, TimeSpan.Zero);
+        var runs = new List<Measurement>();
+        for (var round = 1; round <= rounds; round++)
+            for (var t = 0; t < transports.Length; t++)
+            {
+                var slowdown = slowdownAt(runs.Count);
+                var seconds = (1.0 + t) * slowdown;
+                runs.Add(new Measurement
+                {
+                    Transport = transports[t], Records = 1000, ElapsedSeconds = seconds, Repetition = round, RoundSeed = 7, Verified = true,
+                    ClientCpuSeconds = cpuSlowsToo ? 0.8 * seconds : 0.8 * (1.0 + t), Timestamp = start.AddSeconds(runs.Count * 2),
+                });
+            }
+        return runs;
+    }
+
+    [TestMethod]
+    public void The_order_of_the_runs_tells_whether_the_machine_slowed_in_spells_longer_than_a_run_and_whether_slow_runs_computed_more()
+    {
+        string[] transports = ["PipelinedCopy", "GrpcClient", "TcpClient2", "RestJson"];
+        // The machine 20 % slower for four runs, then four at its speed: every run shares its neighbours' luck.
+        var spells = NoiseReport.Spells.Of(Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true))!;
+        Assert.AreEqual(24, spells.Runs);
+        Assert.IsGreaterThan(NoiseReport.SpellCorrelation, spells.NextRunCorrelation);
+        Assert.IsGreaterThan(NoiseReport.CpuBoundCorrelation, spells.CpuCorrelation!.Value);
+        var sentence = NoiseReport.SpellsSentence(spells);
+        StringAssert.Contains(sentence, "In the order they ran (24 measured runs, 2.70 s a run, 6 s a round at the median), each run's deviation from its transport's mean went with the next run's by r = 0.");
+        StringAssert.Contains(sentence, "the machine's speed moved in spells longer than a run, which runs next to each other shared while a run and the reference's run of its round, up to a round apart, often met different ones");
+        StringAssert.Contains(sentence, "slow runs also spent more CPU on the same work");
+
+        // Every third run slow, the CPU the same: no spell outlasted a run, and the slow runs waited.
+        var alternating = NoiseReport.Spells.Of(Rounds(transports, 6, i => i % 3 == 0 ? 1.2 : 1.0, cpuSlowsToo: false))!;
+        Assert.IsLessThan(0.0, alternating.NextRunCorrelation);
+        Assert.IsNull(alternating.CpuCorrelation, "the CPU did not vary at all");
+        StringAssert.Contains(NoiseReport.SpellsSentence(alternating), "neighbouring runs did not share their luck");
+
+        var warmups = Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true).Select(r => r with { Warmup = true }).ToList();
+        Assert.IsNull(NoiseReport.Spells.Of(warmups), "warm-ups say nothing");
+        Assert.IsNull(NoiseReport.Spells.Of(Rounds(transports, 2, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true)), "eight runs are too few");
+        Assert.IsNull(NoiseReport.Spells.Of(Rounds(transports, 6, _ => 1.0, true).Select(r => r with { RoundSeed = null }).ToList()), "by transport, the order is not the machine's");
+        Assert.AreEqual("", NoiseReport.SpellsSentence(null));
+        StringAssert.Contains(NoiseReport.Markdown([NoiseReading.Of("Before", MachineNoise.Cpu, [1.0, 1.0])], [],
+            Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true)), "In the order they ran (24 measured runs");
+    }
 }

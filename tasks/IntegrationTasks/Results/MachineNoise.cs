@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text.Json;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Results;
@@ -348,7 +349,7 @@ public static class NoiseReport
         return spreads.Count > 0 ? Summary.Quantile(spreads, 0.5) : null;
     }
 
-    public static string Markdown(IReadOnlyList<NoiseReading> readings, IReadOnlyList<TransportSummary> rows)
+    public static string Markdown(IReadOnlyList<NoiseReading> readings, IReadOnlyList<TransportSummary> rows, IReadOnlyList<Measurement>? runs = null)
     {
         if (readings.Count == 0)
             return "";
@@ -365,6 +366,7 @@ public static class NoiseReport
                     ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
                     : " The loops varied about as much: much of the runs' spread is the machine's.\n");
         md.Append(JitSentence(rows));
+        md.Append(SpellsSentence(Spells.Of(runs ?? [])));
         var warnings = MachineNoise.Warnings(readings);
         var roundTrips = readings.Any(MachineNoise.IsRoundTripLoop);
         if (roundTrips)
@@ -378,6 +380,80 @@ public static class NoiseReport
     /// <summary>Each loop's threshold as the readings were judged by it (the write loop's is its own database's, which may not be the server's).</summary>
     private static string Thresholds(IReadOnlyList<NoiseReading> readings) => string.Join(", ", readings.DistinctBy(r => r.Loop).Select(r =>
         string.Create(Invariant, $"{(r.Loop == MachineNoise.Cpu ? "CPU" : r.Loop.Replace(" loop", "", StringComparison.Ordinal).ToLowerInvariant())} {MachineNoise.NoisyPercentOf(r):F0} %")));
+
+    /// <summary>
+    /// How the machine's speed moved across an interleaved RunAll, from its measured runs in the order they ran: each run's deviation
+    /// from its own transport's mean (log of time), correlated with the next run's and with its own deviation in client CPU.
+    /// </summary>
+    /// <param name="Runs">Runs that went into it.</param>
+    /// <param name="NextRunCorrelation">Between each run's deviation and the next one's.</param>
+    /// <param name="CpuCorrelation">Between a run's deviation in time and in its client's CPU (null where not every run has both).</param>
+    /// <param name="RunSeconds">Median time of one run.</param>
+    /// <param name="RoundSeconds">Median time from a round's first run's end to its last one's.</param>
+    public sealed record Spells(int Runs, double NextRunCorrelation, double? CpuCorrelation, double RunSeconds, double RoundSeconds)
+    {
+        /// <summary>Fewer runs than this (or fewer than two per transport) say nothing about spells.</summary>
+        public const int MinimumRuns = 12;
+
+        public static Spells? Of(IReadOnlyList<Measurement> runs)
+        {
+            var measured = runs.Where(r => r is { Warmup: false, Completed: true, RoundSeed: not null } && r.ElapsedSeconds > 0).ToList();
+            var groups = measured.GroupBy(r => (r.Transport, r.Records, r.Clients, r.ServerWork, r.Provider)).Where(g => g.Count() >= 2).ToList();
+            if (groups.Count < 2 || groups.Sum(g => g.Count()) < MinimumRuns)
+                return null;
+            var deviations = groups.SelectMany(g =>
+            {
+                var meanLog = g.Average(r => Math.Log(r.ElapsedSeconds));
+                var meanCpu = g.All(r => r.ClientCpuSeconds > 0) ? g.Average(r => Math.Log(r.ClientCpuSeconds)) : (double?)null;
+                return g.Select(r => (Run: r, Time: Math.Log(r.ElapsedSeconds) - meanLog, Cpu: meanCpu is { } m ? Math.Log(r.ClientCpuSeconds) - m : (double?)null));
+            }).OrderBy(d => d.Run.Timestamp).ToList();
+            var times = deviations.Select(d => d.Time).ToList();
+            var next = Correlation(times.SkipLast(1).ToList(), times.Skip(1).ToList());
+            var cpu = deviations.All(d => d.Cpu is not null) ? Correlation(times, [.. deviations.Select(d => d.Cpu!.Value)]) : null;
+            var rounds = deviations.GroupBy(d => d.Run.Repetition).Where(g => g.Count() > 1)
+                .Select(g => (g.Max(d => d.Run.Timestamp) - g.Min(d => d.Run.Timestamp)).TotalSeconds).Order().ToList();
+            return next is null ? null : new Spells(deviations.Count, next.Value, cpu,
+                Summary.Quantile([.. measured.Select(r => r.ElapsedSeconds).Order()], 0.5), rounds.Count > 0 ? Summary.Quantile(rounds, 0.5) : 0);
+        }
+
+        /// <summary>Pearson's r; null where either side does not vary.</summary>
+        public static double? Correlation(IReadOnlyList<double> a, IReadOnlyList<double> b)
+        {
+            var (meanA, meanB) = (a.Average(), b.Average());
+            double covariance = 0, varianceA = 0, varianceB = 0;
+            for (var i = 0; i < a.Count; i++)
+            {
+                covariance += (a[i] - meanA) * (b[i] - meanB);
+                varianceA += (a[i] - meanA) * (a[i] - meanA);
+                varianceB += (b[i] - meanB) * (b[i] - meanB);
+            }
+            // Below this a side is constant but for rounding (deviations of logs of equal times are ~1e-16).
+            const double none = 1e-18;
+            return varianceA > none && varianceB > none ? covariance / Math.Sqrt(varianceA * varianceB) : null;
+        }
+    }
+
+    /// <summary>Above this, a run's neighbours in time shared its luck: the machine moved in spells longer than a run.</summary>
+    public const double SpellCorrelation = 0.3;
+
+    /// <summary>Above this, slow runs spent more CPU on the same work: the machine ran slower, rather than the runs waiting.</summary>
+    public const double CpuBoundCorrelation = 0.7;
+
+    /// <summary>What the order of the runs says about the machine: whether its slow stretches outlasted a run, and what that means for pairing.</summary>
+    public static string SpellsSentence(Spells? spells)
+    {
+        if (spells is null)
+            return "";
+        var text = string.Create(Invariant, $"\nIn the order they ran ({spells.Runs} measured runs, {spells.RunSeconds:F2} s a run, {spells.RoundSeconds:F0} s a round at the median), each run's deviation from its transport's mean went with the next run's by r = {spells.NextRunCorrelation:F2}");
+        text += spells.NextRunCorrelation > SpellCorrelation
+            ? string.Create(Invariant, $" (above {SpellCorrelation:F1}): the machine's speed moved in spells longer than a run, which runs next to each other shared while a run and the reference's run of its round, up to a round apart, often met different ones; pairing them cancels only part of it.")
+            : string.Create(Invariant, $" (not above {SpellCorrelation:F1}): neighbouring runs did not share their luck, so no slow spell of the machine outlasted a run.");
+        if (spells.CpuCorrelation is { } cpu)
+            text += cpu > CpuBoundCorrelation
+                ? string.Create(Invariant, $" A run's deviation in time went with its deviation in client CPU by r = {cpu:F2}: slow runs also spent more CPU on the same work, as when the machine itself runs slower (another tenant of the host, its caches and memory) rather than the runs only waiting.")
+                : string.Create(Invariant, $" A run's deviation in time went with its deviation in client CPU by r = {cpu:F2} only: slow runs mostly waited rather than computed more slowly.");
+        return text + "\n";
+    }
 
     /// <summary>A run that compiled for longer than this share of its time measured code still warming up, not the transport's.</summary>
     public const double WarmingUpShare = 0.05;

@@ -336,7 +336,7 @@ public static class ReportWriter
         var labs = ReportSections.In(directory);
         var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
-                                + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries)
+                                + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements)
                                : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
         var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
         // The findings first, before the environment and the tables.
