@@ -447,7 +447,7 @@ public static class NoiseReport
         var text = string.Create(Invariant, $"\nIn the order they ran ({spells.Runs} measured runs, {spells.RunSeconds:F2} s a run, {spells.RoundSeconds:F0} s a round at the median), each run's deviation from its transport's mean went with the next run's by r = {spells.NextRunCorrelation:F2}");
         text += spells.NextRunCorrelation > SpellCorrelation
             ? string.Create(Invariant, $" (above {SpellCorrelation:F1}): the machine's speed moved in spells longer than a run, which runs next to each other shared while a run and the reference's run of its round, up to a round apart, often met different ones; pairing them cancels only part of it.")
-            : string.Create(Invariant, $" (not above {SpellCorrelation:F1}): neighbouring runs did not share their luck, so no slow spell of the machine outlasted a run.");
+            : string.Create(Invariant, $" (not above {SpellCorrelation:F1}): neighbouring runs did not share their luck, and no slow spell of the machine showed that outlasted a run.");
         if (spells.CpuCorrelation is { } cpu)
             text += cpu > CpuBoundCorrelation
                 ? string.Create(Invariant, $" A run's deviation in time went with its deviation in client CPU by r = {cpu:F2}: slow runs also spent more CPU on the same work, as when the machine itself runs slower (another tenant of the host, its caches and memory) rather than the runs only waiting.")
