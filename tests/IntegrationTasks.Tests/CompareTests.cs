@@ -72,16 +72,23 @@ public sealed class CompareTests
         Assert.AreEqual("+0.0%", MarkdownTable.With(File.ReadAllText(output), "Ratio change").Row("TcpClient2")["Ratio change"]);
     }
 
-    /// <summary>Five interleaved rounds: each transport's time is its ratio × PipelinedCopy's of that round, scattered by its Scatter.</summary>
+    /// <summary>
+    /// Five interleaved rounds, ten seconds apart, PipelinedCopy first in each: each transport's time is its ratio × PipelinedCopy's of
+    /// that round, scattered by its Scatter.
+    /// </summary>
     private string Interleaved(string name, params (string Transport, double Ratio, double Scatter)[] transports)
     {
         var folder = Path.Combine(_root, name);
         Directory.CreateDirectory(folder);
-        var measurements = Enumerable.Range(1, 5).SelectMany(r => transports.Select(t => new Measurement
+        var start = new DateTimeOffset(2026, 11, 25, 22, 0, 0, TimeSpan.Zero);
+        var measurements = Enumerable.Range(1, 5).SelectMany(r => transports.Select((t, i) => new Measurement
         {
             Transport = t.Transport, Records = 1000, Repetition = r, ElapsedSeconds = (1.0 + r * 0.05) * (t.Ratio + (r % 2 == 0 ? t.Scatter : -t.Scatter)),
-            Verified = true, RoundSeed = 7,
-        }).Append(new Measurement { Transport = "PipelinedCopy", Records = 1000, Repetition = r, ElapsedSeconds = 1.0 + r * 0.05, Verified = true, RoundSeed = 7 })).ToList();
+            Verified = true, RoundSeed = 7, Timestamp = start.AddSeconds(r * 10 + 2 * (i + 1)),
+        }).Prepend(new Measurement
+        {
+            Transport = "PipelinedCopy", Records = 1000, Repetition = r, ElapsedSeconds = 1.0 + r * 0.05, Verified = true, RoundSeed = 7, Timestamp = start.AddSeconds(r * 10),
+        })).ToList();
         ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
         return Path.Combine(folder, "results.json");
     }

@@ -126,9 +126,13 @@ public sealed class MachineNoiseTests
         StringAssert.Contains(NoiseReport.Markdown(quietWithWrites, rows), "That is more than the loops' spread");
     }
 
-    private static Measurement Run(string transport, double seconds, int repetition, int? seed) => new()
+    private static readonly DateTimeOffset RunAllStart = new(2026, 11, 25, 22, 0, 0, TimeSpan.Zero);
+
+    /// <summary>A run that ended <paramref name="endedAt"/> seconds into the RunAll (by default: ten seconds a round, the transports in the round's first second).</summary>
+    private static Measurement Run(string transport, double seconds, int repetition, int? seed, double? endedAt = null) => new()
     {
         Transport = transport, Records = 100_000, BatchSize = 1000, Repetition = repetition, ElapsedSeconds = seconds, Verified = true, RoundSeed = seed,
+        Timestamp = RunAllStart.AddSeconds(endedAt ?? repetition * 10 + (transport == "PipelinedCopy" ? 3 : 6)),
     };
 
     [TestMethod]
@@ -152,6 +156,28 @@ public sealed class MachineNoiseTests
         Assert.IsNull(ReportWriter.Summarise([.. runs.Select(r => r with { RoundSeed = null })]).Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined);
         Assert.IsNull(ReportWriter.Summarise([.. runs.Select(r => r.Transport == "TcpClient2" ? r with { RoundSeed = 10 } : r)])
             .Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined);
+    }
+
+    [TestMethod]
+    public void A_run_is_paired_with_the_reference_run_nearest_to_it_in_time_not_the_one_of_its_round()
+    {
+        // Round 1 ends with TcpClient2 (60 s in) and round 2 starts with PipelinedCopy (62 s): those two met the same stretch of the
+        // machine, not TcpClient2 and round 1's PipelinedCopy, 50 s earlier. Round 2's TcpClient2 (118 s) meets its own round's
+        // reference (100 s) and, with ReferenceEvery, the extra one right before it (115 s) is nearer still.
+        Measurement[] runs =
+        [
+            Run("PipelinedCopy", 1.0, 1, 9, endedAt: 10), Run("TcpClient2", 3.0, 1, 9, endedAt: 60),
+            Run("PipelinedCopy", 2.0, 2, 9, endedAt: 62), Run("PipelinedCopy", 4.0, 2, 9, endedAt: 100), Run("PipelinedCopy", 2.5, 2, 9, endedAt: 115),
+            Run("TcpClient2", 5.0, 2, 9, endedAt: 118),
+        ];
+        var tcp = ReportWriter.Summarise(runs).Single(r => r.Transport == "TcpClient2");
+        Assert.AreEqual((3.0 / 2.0 + 5.0 / 2.5) / 2, tcp.PairedRatioToPipelined!.Mean, 1e-9);
+        Assert.AreEqual(2, tcp.PairedRatioToPipelined.Count);
+        // The reference's own figures take every run of it, the extra ones too.
+        Assert.AreEqual(4, ReportWriter.Summarise(runs).Single(r => r.Transport == "PipelinedCopy").Seconds.Count);
+        // Equally near: the reference run of the same round.
+        Measurement[] tie = [Run("PipelinedCopy", 1.0, 1, 9, endedAt: 10), Run("TcpClient2", 3.0, 2, 9, endedAt: 20), Run("PipelinedCopy", 1.5, 2, 9, endedAt: 28.25)];
+        Assert.AreEqual(2.0, ReportWriter.Summarise(tie).Single(r => r.Transport == "TcpClient2").PairedRatioToPipelined!.Mean, 1e-9);
     }
 
     /// <summary>Runs of <paramref name="transports"/> in interleaved rounds, one after the other in time, each slowed by what the machine did then.</summary>

@@ -102,6 +102,68 @@ public sealed class RepetitionOrderTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public void With_ReferenceEvery_the_reference_also_runs_after_every_so_many_runs_measured_against_it()
+    {
+        var engine = new FakeBuildEngine();
+        var transports = new[] { "PipelinedCopy", "PipelinedCopyRange", "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient", "FileTransferRequest", "Peer" }.Select(name =>
+        {
+            var item = Transport(name, "");
+            if (name.StartsWith("PipelinedCopy", StringComparison.Ordinal))
+                item.SetMetadata("Reference", "true");
+            if (name is "PipelinedCopyRange" or "FileTransferRequest")
+                item.SetMetadata("ServerWork", "Range");
+            if (name == "Peer")
+            {
+                item.SetMetadata("Peer", "true");
+                item.SetMetadata("OneClient", "true");
+            }
+            return item;
+        }).ToArray();
+        var plan = new PlanRounds { BuildEngine = engine, BatchSize = 500, Repetitions = 6, Seed = "5", ClientCounts = ["1+2"], Transports = transports, ReferenceEvery = 2 };
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        var measured = plan.Runs.Select(Properties).Where(r => r["Round"] != "0").ToList();
+        // Walking the runs at one client count in order: never more than two runs measured against PipelinedCopy (the four others) without
+        // a run of it between, nor two against PipelinedCopyRange (FileTransferRequest, whose server reads ranges) without one of that.
+        foreach (var clients in new[] { "1", "2" })
+            foreach (var (reference, measuredAgainst) in new[] { ("PipelinedCopy", new[] { "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient" }), ("PipelinedCopyRange", new[] { "FileTransferRequest" }) })
+            {
+                var since = 0;
+                foreach (var run in measured.Where(r => r["Clients"] == clients))
+                {
+                    if (run["Transport"] == reference)
+                        since = 0;
+                    else if (measuredAgainst.Contains(run["Transport"]) && ++since > 2)
+                        Assert.Fail($"{run["Transport"]} at {clients} clients is the third run since {reference} ran (round {run["Round"]}, {run["RoundPosition"]}).");
+                }
+            }
+        // Four runs a round against PipelinedCopy at one client, one of its own: extras, at most one for every two of those 24 runs.
+        var pipelined = measured.Count(r => r["Transport"] == "PipelinedCopy" && r["Clients"] == "1");
+        Assert.IsTrue(pipelined is > 6 and <= 6 + 24 / 2, $"{pipelined} runs of PipelinedCopy");
+        // The peer runs one client only and is measured against nothing; every transport but the references runs once a round.
+        Assert.IsTrue(new[] { "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient", "FileTransferRequest" }
+            .All(t => measured.Count(r => r["Transport"] == t && r["Clients"] == "1") == 6 && measured.Count(r => r["Transport"] == t && r["Clients"] == "2") == 6));
+        Assert.AreEqual(6, measured.Count(r => r["Transport"] == "Peer"));
+        // An extra run is its round's run of the reference: same round and repetition; its place in the round tells it from the other,
+        // so MSBuild runs both rather than taking one for the other; the positions count them.
+        foreach (var round in measured.GroupBy(r => r["Round"]))
+        {
+            var inRound = round.ToList();
+            Assert.IsTrue(inRound.All(r => r["Repetition"] == round.Key));
+            CollectionAssert.AllItemsAreUnique(inRound.Select(r => r["RoundPosition"]).ToArray());
+            Assert.AreEqual($"{inRound.Count} of {inRound.Count}", inRound[^1]["RoundPosition"]);
+        }
+        Assert.AreEqual(plan.Runs.Length * 1000L, plan.PlannedRecords);
+        // Without it: once a round at each client count, as before.
+        plan.ReferenceEvery = 0;
+        Assert.IsTrue(plan.Execute(), engine.Log);
+        Assert.AreEqual(6 * 2, plan.Runs.Select(Properties).Count(r => r["Round"] != "0" && r["Transport"] == "PipelinedCopy"));
+        plan.ReferenceEvery = -1;
+        Assert.IsFalse(plan.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void Each_server_is_started_once_and_servers_that_read_one_port_property_get_ports_of_their_own()
     {
         var engine = new FakeBuildEngine();
@@ -150,6 +212,34 @@ public sealed class RepetitionOrderTests
     }
 
     [TestMethod]
+    public void RunAll_with_ReferenceEvery_runs_the_reference_between_the_others_and_pairs_each_run_with_the_nearest()
+    {
+        // Each run measured against PipelinedCopy is followed by one of it: MSBuild must run the extra runs, not take them for the
+        // round's own (same transport, round and size) and skip them as built.
+        using var artifacts = new TempDirectory("it-rounds-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:ShuffleSeed=3", "-p:ReferenceEvery=1",
+            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
+            "-p:WarmupRuns=1", "-p:ReferenceReaders=2");
+        Assert.AreEqual(0, exitCode, output);
+        StringAssert.Contains(output, "RunAll: the reference (PipelinedCopy) also runs after every 1 runs measured against it (ReferenceEvery)");
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        var measured = runs.Where(r => !r.Warmup).ToList();
+        Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 3 }), string.Join("\n", runs));
+        Assert.AreEqual(3, measured.Count(r => r.Transport == "TcpClient2"));
+        Assert.AreEqual(6, measured.Count(r => r.Transport == "PipelinedCopy"), string.Join("\n", measured.Select(r => $"{r.Transport} {r.Repetition}")));
+        // Every TcpClient2 run has a PipelinedCopy run right after it.
+        for (var i = 0; i < measured.Count; i++)
+            if (measured[i].Transport == "TcpClient2")
+                Assert.AreEqual("PipelinedCopy", measured[i + 1].Transport);
+        StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(markdown, "(seed 3); PipelinedCopy also ran between the rounds' other runs (6 runs against 3 rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
+        StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
+            new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
+
+    [TestMethod]
     public void RunAll_interleaves_the_rounds_with_each_server_started_once_and_runs_by_transport_when_asked()
     {
         using var artifacts = new TempDirectory("it-rounds-");
@@ -181,7 +271,7 @@ public sealed class RepetitionOrderTests
         // Each row's encoding, from its transport's definition.
         var main = MarkdownTable.With(markdown, "Encoding");
         Assert.AreEqual(("XML", "–"), (main.Cell("TcpClient2", "Encoding"), main.Cell("PipelinedCopy", "Encoding")));
-        // Each transport's ratio to PipelinedCopy's run of the same round, over the three rounds.
+        // Each transport's ratio to PipelinedCopy's run nearest in time, over the three rounds.
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
         // The machine's noise: the four loops before the first run and after the last, in the log, the readings and the report.

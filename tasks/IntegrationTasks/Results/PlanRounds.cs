@@ -25,6 +25,12 @@ public sealed class PlanRounds : IntegrationTask
     public bool Warmup { get; set; } = true;
     public int WarmupRuns { get; set; } = 1;
 
+    /// <summary>
+    /// Also run the reference (a transport whose metadata has Reference=true: PipelinedCopy, PipelinedCopyRange) after every this many
+    /// runs that are measured against it, so that each run has a reference run close by in time to be paired with; 0: once a round.
+    /// </summary>
+    public int ReferenceEvery { get; set; }
+
     /// <summary>The shuffle's seed; empty: a new one, printed and recorded.</summary>
     public string Seed { get; set; } = "";
 
@@ -38,6 +44,9 @@ public sealed class PlanRounds : IntegrationTask
     [Output] public ITaskItem[] OtherServerUsers { get; private set; } = [];
 
     [Output] public int SeedUsed { get; private set; }
+
+    /// <summary>The records every planned run moves, warm-ups and the reference's extra runs included (for the time-left estimate).</summary>
+    [Output] public long PlannedRecords { get; private set; }
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
@@ -62,15 +71,22 @@ public sealed class PlanRounds : IntegrationTask
         var warmups = combinations.Where(c => c.Run.Repetition == 0).OrderBy(c => c.Run.WarmupRun).ToList();
         foreach (var (transport, run) in warmups)
             ordered.Add(RunItem(transport, run, ports, round: 0, position: ordered.Count + 1, of: warmups.Count));
+        PlannedRecords = warmups.Sum(c => (long)c.Run.Records);
+        if (ReferenceEvery < 0)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ReferenceEvery must be 0 (the reference once a round) or more (was {ReferenceEvery}).");
         var random = new Random(SeedUsed);
+        var sinceReference = new Dictionary<(string Reference, int Records, int Clients), int>();
         for (var round = 1; round <= Repetitions; round++)
         {
             var inRound = combinations.Where(c => c.Run.Repetition == round).ToArray();
             random.Shuffle(inRound);
-            for (var i = 0; i < inRound.Length; i++)
-                ordered.Add(RunItem(inRound[i].Transport, inRound[i].Run, ports, round, i + 1, inRound.Length));
+            var scheduled = WithReferenceBetween(inRound, transports, sinceReference);
+            for (var i = 0; i < scheduled.Count; i++)
+                ordered.Add(RunItem(scheduled[i].Transport, scheduled[i].Run, ports, round, i + 1, scheduled.Count));
+            PlannedRecords += scheduled.Sum(c => (long)c.Run.Records);
         }
         Runs = [.. ordered];
+
         var byName = transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);
         Servers = [.. ports.Select(server =>
         {
@@ -90,6 +106,51 @@ public sealed class PlanRounds : IntegrationTask
                 return item;
             })];
         return Task.CompletedTask;
+    }
+
+    private static bool IsReference(ITaskItem transport) => transport.GetMetadata("Reference") == "true";
+
+    /// <summary>
+    /// The reference a transport is measured against, as the report pairs them: the one that reads as its server does (ServerWork),
+    /// else the first; none for a reference itself or the peer.
+    /// </summary>
+    private static ITaskItem? ReferenceOf(ITaskItem transport, IReadOnlyList<ITaskItem> references) =>
+        IsReference(transport) || transport.GetMetadata("Peer") == "true" ? null
+        : references.FirstOrDefault(r => r.GetMetadata("ServerWork") == transport.GetMetadata("ServerWork")) ?? references.FirstOrDefault();
+
+    /// <summary>
+    /// A round's shuffled runs with an extra run of a reference after every <see cref="ReferenceEvery"/> runs measured against it (at
+    /// their record count and clients), counted across rounds; the round's own reference runs stay where the shuffle put them and
+    /// restart the count.
+    /// </summary>
+    private List<(ITaskItem Transport, PlanRuns.PlannedRun Run)> WithReferenceBetween((ITaskItem Transport, PlanRuns.PlannedRun Run)[] inRound,
+        IReadOnlyList<ITaskItem> transports, Dictionary<(string Reference, int Records, int Clients), int> sinceReference)
+    {
+        var scheduled = new List<(ITaskItem Transport, PlanRuns.PlannedRun Run)>();
+        var references = transports.Where(IsReference).ToList();
+        foreach (var (transport, run) in inRound)
+        {
+            scheduled.Add((transport, run));
+            if (ReferenceEvery == 0)
+                continue;
+            if (IsReference(transport))
+            {
+                sinceReference[(transport.ItemSpec, run.Records, run.Clients)] = 0;
+                continue;
+            }
+            // Only where the reference runs at this size and clients (it runs one client only); the extra run is a copy of its own.
+            var own = ReferenceOf(transport, references) is { } reference
+                ? inRound.FirstOrDefault(c => c.Transport == reference && c.Run.Records == run.Records && c.Run.Clients == run.Clients) : default;
+            if (own.Transport is null)
+                continue;
+            var key = (own.Transport.ItemSpec, run.Records, run.Clients);
+            sinceReference[key] = sinceReference.GetValueOrDefault(key) + 1;
+            if (sinceReference[key] < ReferenceEvery)
+                continue;
+            scheduled.Add(own);
+            sinceReference[key] = 0;
+        }
+        return scheduled;
     }
 
     private static TaskItem RunItem(ITaskItem transport, PlanRuns.PlannedRun run, Dictionary<string, (string Transport, string Override)> ports, int round, int position, int of)

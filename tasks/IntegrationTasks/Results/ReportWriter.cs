@@ -287,16 +287,27 @@ public static class ReportWriter
               + "the same database work with no transport), not against PipelinedCopy's reads by ID.\n"
             : "";
 
-    /// <summary>Each round's ratio of a transport's time to the reference's at the same clients, when both ran interleaved in one RunAll.</summary>
+    /// <summary>
+    /// Each run's ratio to the reference's run nearest to it in time (same clients), when both ran interleaved in one RunAll. The
+    /// machine's slow stretches outlast a run but not a round (consecutive runs' deviations correlated by r = 0.44-0.60, five runs
+    /// apart by 0.03-0.36, measured), so the nearest reference run shares more of a run's luck than the one of its round; with
+    /// ReferenceEvery the reference also runs between the round's other runs. A tie goes to the reference run of the same round.
+    /// </summary>
     internal static Summary? PairedRatio(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
     {
         if (reference is null || runs.Count == 0 || runs[0].RoundSeed is not { } seed
             || runs.Concat(reference).Any(r => r.RoundSeed != seed))
             return null;
-        var byRound = reference.Where(r => r.Clients == runs[0].Clients).GroupBy(r => r.Repetition).ToDictionary(g => g.Key, g => g.First().ElapsedSeconds);
-        var ratios = runs.Where(r => byRound.ContainsKey(r.Repetition) && byRound[r.Repetition] > 0)
-            .Select(r => r.ElapsedSeconds / byRound[r.Repetition]).ToList();
-        return ratios.Count > 0 ? Summary.Of(ratios) : null;
+        var candidates = reference.Where(r => r.Clients == runs[0].Clients && r.ElapsedSeconds > 0).ToList();
+        if (candidates.Count == 0)
+            return null;
+        var ratios = runs.Select(run => run.ElapsedSeconds / candidates
+                .MinBy(r => (Math.Abs((Middle(r) - Middle(run)).TotalSeconds), r.Repetition == run.Repetition ? 0 : 1))!.ElapsedSeconds)
+            .ToList();
+        return Summary.Of(ratios);
+
+        // A run's Timestamp is taken after its verification; its middle is near enough for telling which reference run is closest.
+        static DateTimeOffset Middle(Measurement run) => run.Timestamp - TimeSpan.FromSeconds(run.ElapsedSeconds / 2);
     }
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
@@ -414,7 +425,7 @@ public static class ReportWriter
                 md.Append(EncodingCosts(size));
             md.Append(AgainstRangeLimit(size));
             md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
-                ? "\nPaired × PipelinedCopy: the ratio of each round's run to PipelinedCopy's run of the same round (interleaved, so both met the same stretch of the machine), mean ±95% interval over the rounds; beside it × PipelinedCopy is the ratio of the means.\n"
+                ? "\nPaired × PipelinedCopy: the ratio of each run to PipelinedCopy's run nearest to it in time (interleaved, so both met much the same stretch of the machine), mean ±95% interval over the runs; beside it × PipelinedCopy is the ratio of the means.\n"
                 : "");
             md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");

@@ -59,6 +59,9 @@ public sealed class RunProgress : IntegrationTask
     /// <summary>Every transport's record counts ('+'-joined), to know the whole plan's records.</summary>
     public string[] Plan { get; set; } = [];
 
+    /// <summary>Interleaved: every planned run's records (PlanRounds', with the reference's extra runs); 0: from <see cref="Plan"/>.</summary>
+    public long PlannedRecords { get; set; }
+
     /// <summary>When RunAll started (round-trip UTC).</summary>
     [Required] public string StartedAt { get; set; } = "";
     public string? ResultsFile { get; set; }
@@ -72,7 +75,7 @@ public sealed class RunProgress : IntegrationTask
         var counts = PlanRuns.ParseRecordCounts([RecordCounts]);
         var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
         var runsEach = Repetitions + warmups;
-        var planned = Plan.Sum(p => PlanRuns.ParseRecordCounts([p]).Sum(c => (long)c)) * runsEach;
+        var planned = PlannedRecords > 0 ? PlannedRecords : Plan.Sum(p => PlanRuns.ParseRecordCounts([p]).Sum(c => (long)c)) * runsEach;
         var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile) ? MeasurementLog.Read(ResultsFile).Sum(m => (long)m.Records) : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
         Log.LogMessage(MessageImportance.High, "{0}", Round.Length > 0

@@ -46,6 +46,19 @@ public sealed class WriteReport : IntegrationTask
 
     [Output] public string[] Files { get; private set; } = [];
 
+    /// <summary>How often the reference ran when ReferenceEvery put it between the rounds' other runs; empty when it ran once a round.</summary>
+    internal static string ReferenceRunsBetween(IReadOnlyList<Measurement> measurements)
+    {
+        var measured = measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.Clients)).ToList();
+        var rounds = measured.Where(g => !ReportWriter.IsLimit(g.Key.Transport)).Select(g => g.Count()).DefaultIfEmpty().Max();
+        var extra = measured.Where(g => ReportWriter.IsLimit(g.Key.Transport) && g.Count() > rounds).ToList();
+        if (rounds == 0 || extra.Count == 0)
+            return "";
+        var (fewest, most) = (extra.Min(g => g.Count()), extra.Max(g => g.Count()));
+        return string.Join(", ", extra.Select(g => g.Key.Transport).Distinct()) + string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $" also ran between the rounds' other runs ({(fewest == most ? $"{most}" : $"{fewest}–{most}")} runs against {rounds} rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
+    }
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
@@ -85,6 +98,8 @@ public sealed class WriteReport : IntegrationTask
             environment["Repetition order"] = seeds is [{ } seed]
                 ? $"interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed {seed.ToString(System.Globalization.CultureInfo.InvariantCulture)})"
                 : seeds is [null] ? "by transport: every repetition of one transport, then the next" : "mixed (runs of several RunAlls)";
+            if (seeds is [not null] && ReferenceRunsBetween(measurements) is { Length: > 0 } between)
+                environment["Repetition order"] += "; " + between;
         }
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
