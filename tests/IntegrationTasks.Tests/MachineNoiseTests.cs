@@ -173,6 +173,13 @@ public sealed class MachineNoiseTests
         var tcp = ReportWriter.Summarise(runs).Single(r => r.Transport == "TcpClient2");
         Assert.AreEqual((3.0 / 2.0 + 5.0 / 2.5) / 2, tcp.PairedRatioToPipelined!.Mean, 1e-9);
         Assert.AreEqual(2, tcp.PairedRatioToPipelined.Count);
+        // The overhead pairs them alike: each run's time less its reference run's, per record, with the interval of those differences.
+        var differences = Summary.Of([3.0 - 2.0, 5.0 - 2.5]);
+        Assert.IsTrue(tcp.OverheadPaired);
+        Assert.AreEqual(differences.Mean / 100_000 * 1e6, tcp.OverheadMicrosPerRecord!.Value, 1e-9);
+        Assert.AreEqual(differences.Ci95 / 100_000 * 1e6, tcp.OverheadCi95Micros!.Value, 1e-9);
+        StringAssert.Contains(ReportWriter.Markdown(ReportWriter.Summarise(runs), new Dictionary<string, string>()),
+            "Transport overhead: each run's time less its PipelinedCopy run's (the one nearest in time, as paired above) / records");
         // The reference's own figures take every run of it, the extra ones too.
         Assert.AreEqual(4, ReportWriter.Summarise(runs).Single(r => r.Transport == "PipelinedCopy").Seconds.Count);
         // Equally near: the reference run of the same round.
@@ -210,7 +217,7 @@ public sealed class MachineNoiseTests
         Assert.IsGreaterThan(NoiseReport.CpuBoundCorrelation, spells.CpuCorrelation!.Value);
         var sentence = NoiseReport.SpellsSentence(spells);
         StringAssert.Contains(sentence, "In the order they ran (24 measured runs, 2.70 s a run, 6 s a round at the median), each run's deviation from its transport's mean went with the next run's by r = 0.");
-        StringAssert.Contains(sentence, "the machine's speed moved in spells longer than a run, which runs next to each other shared while a run and the reference's run of its round, up to a round apart, often met different ones");
+        StringAssert.Contains(sentence, "the machine's speed moved in spells longer than a run, which runs next to each other shared: pairing each run with the reference run nearest to it cancels part of it");
         StringAssert.Contains(sentence, "slow runs also spent more CPU on the same work");
 
         // Every third run slow, the CPU the same: no spell outlasted a run, and the slow runs waited.

@@ -446,7 +446,7 @@ public static class NoiseReport
             return "";
         var text = string.Create(Invariant, $"\nIn the order they ran ({spells.Runs} measured runs, {spells.RunSeconds:F2} s a run, {spells.RoundSeconds:F0} s a round at the median), each run's deviation from its transport's mean went with the next run's by r = {spells.NextRunCorrelation:F2}");
         text += spells.NextRunCorrelation > SpellCorrelation
-            ? string.Create(Invariant, $" (above {SpellCorrelation:F1}): the machine's speed moved in spells longer than a run, which runs next to each other shared while a run and the reference's run of its round, up to a round apart, often met different ones; pairing them cancels only part of it.")
+            ? string.Create(Invariant, $" (above {SpellCorrelation:F1}): the machine's speed moved in spells longer than a run, which runs next to each other shared: pairing each run with the reference run nearest to it cancels part of it, and more the nearer that run is (-p:ReferenceEvery=N runs the reference every N runs).")
             : string.Create(Invariant, $" (not above {SpellCorrelation:F1}): neighbouring runs did not share their luck, and no slow spell of the machine showed that outlasted a run.");
         if (spells.CpuCorrelation is { } cpu)
             text += cpu > CpuBoundCorrelation

@@ -40,14 +40,18 @@ public sealed record TransportSummary(
     public string Reference { get; init; } = ReportWriter.Pipelined;
 
     /// <summary>
-    /// The ratio to PipelinedCopy's time in each round of an interleaved RunAll (the two ran minutes apart at most, on the same
-    /// stretch of the machine), over the rounds: mean and 95% interval. Null when the runs were not interleaved.
+    /// Each run's ratio to the PipelinedCopy run nearest to it in time in an interleaved RunAll (<see cref="ReportWriter.Pairs"/>), over
+    /// the runs: mean and 95% interval. Null when the runs were not interleaved.
     /// </summary>
     public Summary? PairedRatioToPipelined { get; init; }
 
-    /// <summary>What the transport itself costs: (this mean − PipelinedCopy's mean) / records, in µs, with its 95% interval (Welch).</summary>
+    /// <summary>
+    /// What the transport itself costs, in µs a record, with its 95% interval: interleaved, the mean of each run's time less its paired
+    /// reference run's (<see cref="OverheadPaired"/>); otherwise (this mean − PipelinedCopy's mean) / records, the interval Welch's.
+    /// </summary>
     public double? OverheadMicrosPerRecord { get; init; }
     public double? OverheadCi95Micros { get; init; }
+    public bool OverheadPaired { get; init; }
 
     /// <summary>Mean time over the peer's (the database administrator's own tool); null without one at this record count.</summary>
     public double? RatioToPeer { get; init; }
@@ -236,8 +240,11 @@ public static class ReportWriter
                 if (limit.Transport is null)
                     limit = pipelinedCopy;
                 var pipelined = limit.Seconds;
+                var pairs = IsLimit(transport) || IsPeer(transport) ? null : Pairs(runs, limit.Runs);
+                // Interleaved: each run less the reference run nearest in time, so the machine's slow spells cancel out of the interval too.
+                var pairedDifference = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds - p.Reference.ElapsedSeconds).ToList());
                 var overhead = pipelined is null || IsLimit(transport) || IsPeer(transport) ? (double?)null
-                    : (seconds.Mean - pipelined.Mean) / size.Key * 1e6;
+                    : (pairedDifference?.Mean ?? seconds.Mean - pipelined.Mean) / size.Key * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
@@ -257,9 +264,10 @@ public static class ReportWriter
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
                     Reference = limit.Transport is { } reference ? BaseName(reference) : Pipelined,
-                    PairedRatioToPipelined = IsLimit(transport) || IsPeer(transport) ? null : PairedRatio(runs, limit.Runs),
+                    PairedRatioToPipelined = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds / p.Reference.ElapsedSeconds).ToList()),
                     OverheadMicrosPerRecord = overhead,
-                    OverheadCi95Micros = overhead is null ? null : Welch.DifferenceCi95(seconds, pipelined!) / size.Key * 1e6,
+                    OverheadCi95Micros = overhead is null ? null : (pairedDifference?.Ci95 ?? Welch.DifferenceCi95(seconds, pipelined!)) / size.Key * 1e6,
+                    OverheadPaired = overhead is not null && pairedDifference is not null,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
                     BatchLatency = Transfer.LatencySummary.Merge(runs.Select(r => r.BatchLatency)),
                 });
@@ -288,12 +296,12 @@ public static class ReportWriter
             : "";
 
     /// <summary>
-    /// Each run's ratio to the reference's run nearest to it in time (same clients), when both ran interleaved in one RunAll. The
+    /// Each run paired with the reference's run nearest to it in time (same clients), when both ran interleaved in one RunAll. The
     /// machine's slow stretches outlast a run but not a round (consecutive runs' deviations correlated by r = 0.44-0.60, five runs
     /// apart by 0.03-0.36, measured), so the nearest reference run shares more of a run's luck than the one of its round; with
     /// ReferenceEvery the reference also runs between the round's other runs. A tie goes to the reference run of the same round.
     /// </summary>
-    internal static Summary? PairedRatio(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
+    internal static List<(Measurement Run, Measurement Reference)>? Pairs(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
     {
         if (reference is null || runs.Count == 0 || runs[0].RoundSeed is not { } seed
             || runs.Concat(reference).Any(r => r.RoundSeed != seed))
@@ -301,10 +309,8 @@ public static class ReportWriter
         var candidates = reference.Where(r => r.Clients == runs[0].Clients && r.ElapsedSeconds > 0).ToList();
         if (candidates.Count == 0)
             return null;
-        var ratios = runs.Select(run => run.ElapsedSeconds / candidates
-                .MinBy(r => (Math.Abs((Middle(r) - Middle(run)).TotalSeconds), r.Repetition == run.Repetition ? 0 : 1))!.ElapsedSeconds)
-            .ToList();
-        return Summary.Of(ratios);
+        return [.. runs.Select(run => (run, candidates
+            .MinBy(r => (Math.Abs((Middle(r) - Middle(run)).TotalSeconds), r.Repetition == run.Repetition ? 0 : 1))!))];
 
         // A run's Timestamp is taken after its verification; its middle is near enough for telling which reference run is closest.
         static DateTimeOffset Middle(Measurement run) => run.Timestamp - TimeSpan.FromSeconds(run.ElapsedSeconds / 2);
@@ -427,7 +433,9 @@ public static class ReportWriter
             md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
                 ? "\nPaired × PipelinedCopy: the ratio of each run to PipelinedCopy's run nearest to it in time (interleaved, so both met much the same stretch of the machine), mean ±95% interval over the runs; beside it × PipelinedCopy is the ratio of the means.\n"
                 : "");
-            md.Append("\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
+            md.Append(size.Any(s => s.OverheadPaired)
+                ? "\nTransport overhead: each run's time less its PipelinedCopy run's (the one nearest in time, as paired above) / records, mean ±95% interval over the runs — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n"
+                : "\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
             md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
             md.Append(ReportTable.Markdown(ReportColumns.Costs, records.Where(s => s.Costs is not null)));
             md.Append(BatchLatencyTable(records.ToList()));
