@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
@@ -233,5 +234,40 @@ public sealed class MachineNoiseTests
         Assert.AreEqual("", NoiseReport.SpellsSentence(null));
         StringAssert.Contains(NoiseReport.Markdown([NoiseReading.Of("Before", MachineNoise.Cpu, [1.0, 1.0])], [],
             Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true)), "In the order they ran (24 measured runs");
+    }
+
+    [TestMethod]
+    public void The_hypervisors_steal_during_the_runs_is_set_beside_their_deviations()
+    {
+        string[] transports = ["PipelinedCopy", "GrpcClient", "TcpClient2", "RestJson"];
+        // The slow runs are the ones the hypervisor took 0.2 s a second from (over both CPUs); the others met none.
+        var taken = Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: false)
+            .Select(r => r with { HostStealSeconds = r.ElapsedSeconds / (1.0 + Array.IndexOf(transports, r.Transport)) > 1.1 ? 0.2 * r.ElapsedSeconds : 0 }).ToList();
+        var steal = NoiseReport.Spells.Of(taken)!.Steal!;
+        Assert.AreEqual(taken.Sum(r => r.HostStealSeconds!.Value) / taken.Sum(r => r.ElapsedSeconds), steal.PerSecond, 1e-9);
+        Assert.AreEqual(0.2, steal.MostPerSecond, 1e-9);
+        Assert.AreEqual(1.0, steal.Correlation!.Value, 1e-9);
+        StringAssert.Contains(NoiseReport.SpellsSentence(NoiseReport.Spells.Of(taken)), "The hypervisor's steal (CPU time it gave to something else while this machine's CPUs had work, charged to no process) came to ");
+        StringAssert.Contains(NoiseReport.SpellsSentence(NoiseReport.Spells.Of(taken)), "ms a second of run over the CPUs together, 200 in the run that met the most; a run's deviation in time went with it by r = 1.00: part of the slow runs' time was the CPU taken away.");
+        // A steady trickle that has nothing to do with which runs were slow.
+        var trickle = taken.Select((r, i) => r with { HostStealSeconds = (i % 2 == 0 ? 0.001 : 0.002) * r.ElapsedSeconds }).ToList();
+        StringAssert.Contains(NoiseReport.SpellsSentence(NoiseReport.Spells.Of(trickle)), ": the slow runs were not the CPU taken away.");
+        // Where a run has none recorded (not Linux, or a log from before), nothing is said of it.
+        Assert.IsNull(NoiseReport.Spells.Of([.. taken.Select((r, i) => i == 3 ? r with { HostStealSeconds = null } : r)])!.Steal);
+        Assert.IsFalse(NoiseReport.SpellsSentence(NoiseReport.Spells.Of(Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, true))).Contains("steal", StringComparison.Ordinal));
+    }
+
+    [TestMethod]
+    public void Steal_is_the_eighth_figure_of_proc_stats_cpu_line_in_hundredths_of_a_second()
+    {
+        Assert.AreEqual(373.24, MachineCpu.ParseSteal("cpu  922751 156 227721 2535764 8051 0 6867 37324 0 0")!.Value, 1e-9);
+        Assert.IsNull(MachineCpu.ParseSteal("cpu0 432347 90 109199 1303957 2136 0 2563 18641 0 0"), "a CPU's line, not the machine's");
+        Assert.IsNull(MachineCpu.ParseSteal("cpu  1 2 3 4 5 6 7"), "no steal field");
+        Assert.IsNull(MachineCpu.ParseSteal(null));
+        Assert.IsNull(MachineCpu.StealSeconds(Path.Combine(Path.GetTempPath(), "no-such-dir-it", "stat")));
+        // Here (Linux) it reads, and never goes back.
+        var first = MachineCpu.StealSeconds();
+        Assert.IsNotNull(first);
+        Assert.IsGreaterThanOrEqualTo(first.Value, MachineCpu.StealSeconds()!.Value);
     }
 }

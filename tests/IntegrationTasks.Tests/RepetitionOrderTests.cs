@@ -143,6 +143,10 @@ public sealed class RepetitionOrderTests
         Assert.IsTrue(new[] { "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient", "FileTransferRequest" }
             .All(t => measured.Count(r => r["Transport"] == t && r["Clients"] == "1") == 6 && measured.Count(r => r["Transport"] == t && r["Clients"] == "2") == 6));
         Assert.AreEqual(6, measured.Count(r => r["Transport"] == "Peer"));
+        // Never an extra run right before the round's own: within a round no reference runs twice in a row at one client count.
+        foreach (var round in measured.GroupBy(r => r["Round"]))
+            foreach (var (a, b) in round.Zip(round.Skip(1)))
+                Assert.IsFalse(a["Transport"] == b["Transport"] && a["Clients"] == b["Clients"], $"{a["Transport"]} twice in a row in round {round.Key}");
         // An extra run is its round's run of the reference: same round and repetition; its place in the round tells it from the other,
         // so MSBuild runs both rather than taking one for the other; the positions count them.
         foreach (var round in measured.GroupBy(r => r["Round"]))
@@ -214,8 +218,8 @@ public sealed class RepetitionOrderTests
     [TestMethod]
     public void RunAll_with_ReferenceEvery_runs_the_reference_between_the_others_and_pairs_each_run_with_the_nearest()
     {
-        // Each run measured against PipelinedCopy is followed by one of it: MSBuild must run the extra runs, not take them for the
-        // round's own (same transport, round and size) and skip them as built.
+        // Each run measured against PipelinedCopy is followed by one of it (an extra one, or the round's own when that comes next anyway):
+        // MSBuild must run the extra runs, not take them for the round's own (same transport, round and size) and skip them as built.
         using var artifacts = new TempDirectory("it-rounds-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:ShuffleSeed=3", "-p:ReferenceEvery=1",
             "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
@@ -225,15 +229,16 @@ public sealed class RepetitionOrderTests
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         var measured = runs.Where(r => !r.Warmup).ToList();
         Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 3 }), string.Join("\n", runs));
+        Assert.IsTrue(runs.All(r => r.HostStealSeconds >= 0), "each run records the hypervisor's steal (Linux)");
         Assert.AreEqual(3, measured.Count(r => r.Transport == "TcpClient2"));
-        Assert.AreEqual(6, measured.Count(r => r.Transport == "PipelinedCopy"), string.Join("\n", measured.Select(r => $"{r.Transport} {r.Repetition}")));
+        Assert.AreEqual(4, measured.Count(r => r.Transport == "PipelinedCopy"), string.Join("\n", measured.Select(r => $"{r.Transport} {r.Repetition}")));
         // Every TcpClient2 run has a PipelinedCopy run right after it.
         for (var i = 0; i < measured.Count; i++)
             if (measured[i].Transport == "TcpClient2")
                 Assert.AreEqual("PipelinedCopy", measured[i + 1].Transport);
-        StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
+        StringAssert.Contains(output, "RunAll round 3 of 3, run 1 of ");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "(seed 3); PipelinedCopy also ran between the rounds' other runs (6 runs against 3 rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
+        StringAssert.Contains(markdown, "(seed 3); PipelinedCopy also ran between the rounds' other runs (4 runs against 3 rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
         HostingTests.AssertNoProcessMentions(artifacts);

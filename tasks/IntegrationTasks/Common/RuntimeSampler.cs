@@ -24,6 +24,7 @@ public sealed class RuntimeSampler : IAsyncDisposable
     private readonly int _gen0AtStart = GC.CollectionCount(0);
     private readonly int _gen1AtStart = GC.CollectionCount(1);
     private readonly int _gen2AtStart = GC.CollectionCount(2);
+    private readonly double? _stealAtStart = MachineCpu.StealSeconds();
     private readonly Action<RuntimeSample>? _observer;
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _sampling;
@@ -44,8 +45,9 @@ public sealed class RuntimeSampler : IAsyncDisposable
     /// <param name="JitMethods">Methods the JIT compiled meanwhile (a method tiered up counts again): code still warming up.</param>
     /// <param name="GcPauseSeconds">Time the process's threads were paused by the GC meanwhile (every generation).</param>
     /// <param name="GcCollections">Collections meanwhile by generation (0, 1, 2); a gen 2 collection counts in gen 0 and 1 too, as .NET counts.</param>
+    /// <param name="StealSeconds">The machine's steal meanwhile, over all its CPUs (<see cref="MachineCpu"/>); null where not readable.</param>
     public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems,
-        long JitMethods, double JitSeconds, double GcPauseSeconds, int[] GcCollections);
+        long JitMethods, double JitSeconds, double GcPauseSeconds, int[] GcCollections, double? StealSeconds = null);
 
     /// <summary>
     /// On a thread of its own, not the thread pool: a pool timer's tick is a work item (so an idle process never looked idle in its
@@ -105,7 +107,8 @@ public sealed class RuntimeSampler : IAsyncDisposable
             last.MaxThreads, last.MaxQueueLength, last.CompletedWorkItems - _completedAtStart,
             System.Runtime.JitInfo.GetCompiledMethodCount() - _jitMethodsAtStart, (System.Runtime.JitInfo.GetCompilationTime() - _jitTimeAtStart).TotalSeconds,
             (GC.GetTotalPauseDuration() - _gcPauseAtStart).TotalSeconds,
-            [GC.CollectionCount(0) - _gen0AtStart, GC.CollectionCount(1) - _gen1AtStart, GC.CollectionCount(2) - _gen2AtStart]);
+            [GC.CollectionCount(0) - _gen0AtStart, GC.CollectionCount(1) - _gen1AtStart, GC.CollectionCount(2) - _gen2AtStart],
+            MachineCpu.StealSeconds() - _stealAtStart is { } steal ? Math.Round(steal, 2) : null); // counted in hundredths
     }
 
     private async Task StopSamplingAsync()

@@ -390,7 +390,8 @@ public static class NoiseReport
     /// <param name="CpuCorrelation">Between a run's deviation in time and in its client's CPU (null where not every run has both).</param>
     /// <param name="RunSeconds">Median time of one run.</param>
     /// <param name="RoundSeconds">Median time from a round's first run's end to its last one's.</param>
-    public sealed record Spells(int Runs, double NextRunCorrelation, double? CpuCorrelation, double RunSeconds, double RoundSeconds)
+    /// <param name="Steal">The hypervisor's steal during the runs, where every run has it.</param>
+    public sealed record Spells(int Runs, double NextRunCorrelation, double? CpuCorrelation, double RunSeconds, double RoundSeconds, StealFigures? Steal = null)
     {
         /// <summary>Fewer runs than this (or fewer than two per transport) say nothing about spells.</summary>
         public const int MinimumRuns = 12;
@@ -412,8 +413,16 @@ public static class NoiseReport
             var cpu = deviations.All(d => d.Cpu is not null) ? Correlation(times, [.. deviations.Select(d => d.Cpu!.Value)]) : null;
             var rounds = deviations.GroupBy(d => d.Run.Repetition).Where(g => g.Count() > 1)
                 .Select(g => (g.Max(d => d.Run.Timestamp) - g.Min(d => d.Run.Timestamp)).TotalSeconds).Order().ToList();
+            StealFigures? steal = null;
+            if (deviations.All(d => d.Run.HostStealSeconds is not null))
+            {
+                // Steal per second of run: a long run meets more of it whatever the machine did.
+                var perSecond = deviations.Select(d => d.Run.HostStealSeconds!.Value / d.Run.ElapsedSeconds).ToList();
+                steal = new StealFigures(deviations.Sum(d => d.Run.HostStealSeconds!.Value) / deviations.Sum(d => d.Run.ElapsedSeconds), perSecond.Max(),
+                    Correlation(times, perSecond));
+            }
             return next is null ? null : new Spells(deviations.Count, next.Value, cpu,
-                Summary.Quantile([.. measured.Select(r => r.ElapsedSeconds).Order()], 0.5), rounds.Count > 0 ? Summary.Quantile(rounds, 0.5) : 0);
+                Summary.Quantile([.. measured.Select(r => r.ElapsedSeconds).Order()], 0.5), rounds.Count > 0 ? Summary.Quantile(rounds, 0.5) : 0, steal);
         }
 
         /// <summary>Pearson's r; null where either side does not vary.</summary>
@@ -432,6 +441,12 @@ public static class NoiseReport
             return varianceA > none && varianceB > none ? covariance / Math.Sqrt(varianceA * varianceB) : null;
         }
     }
+
+    /// <summary>The hypervisor's steal during an interleaved RunAll's measured runs.</summary>
+    /// <param name="PerSecond">Steal over the runs' time: CPU-seconds a second of run, summed over the machine's CPUs.</param>
+    /// <param name="MostPerSecond">The same in the run that met the most.</param>
+    /// <param name="Correlation">Between a run's deviation in time and its steal a second (null where the steal did not vary).</param>
+    public sealed record StealFigures(double PerSecond, double MostPerSecond, double? Correlation);
 
     /// <summary>Above this, a run's neighbours in time shared its luck: the machine moved in spells longer than a run.</summary>
     public const double SpellCorrelation = 0.3;
@@ -452,6 +467,13 @@ public static class NoiseReport
             text += cpu > CpuBoundCorrelation
                 ? string.Create(Invariant, $" A run's deviation in time went with its deviation in client CPU by r = {cpu:F2}: slow runs also spent more CPU on the same work, as when the machine itself runs slower (another tenant of the host, its caches and memory) rather than the runs only waiting.")
                 : string.Create(Invariant, $" A run's deviation in time went with its deviation in client CPU by r = {cpu:F2} only: slow runs mostly waited rather than computed more slowly.");
+        if (spells.Steal is { } steal)
+            text += string.Create(Invariant, $" The hypervisor's steal (CPU time it gave to something else while this machine's CPUs had work, charged to no process) came to {steal.PerSecond * 1000:F0} ms a second of run over the CPUs together, {steal.MostPerSecond * 1000:F0} in the run that met the most")
+                    + (steal.Correlation is { } r
+                        ? string.Create(Invariant, $"; a run's deviation in time went with it by r = {r:F2}") + (r > SpellCorrelation
+                            ? ": part of the slow runs' time was the CPU taken away."
+                            : ": the slow runs were not the CPU taken away.")
+                        : ".");
         return text + "\n";
     }
 

@@ -121,15 +121,16 @@ public sealed class PlanRounds : IntegrationTask
     /// <summary>
     /// A round's shuffled runs with an extra run of a reference after every <see cref="ReferenceEvery"/> runs measured against it (at
     /// their record count and clients), counted across rounds; the round's own reference runs stay where the shuffle put them and
-    /// restart the count.
+    /// restart the count (an extra run that would come right before one is left out).
     /// </summary>
     private List<(ITaskItem Transport, PlanRuns.PlannedRun Run)> WithReferenceBetween((ITaskItem Transport, PlanRuns.PlannedRun Run)[] inRound,
         IReadOnlyList<ITaskItem> transports, Dictionary<(string Reference, int Records, int Clients), int> sinceReference)
     {
         var scheduled = new List<(ITaskItem Transport, PlanRuns.PlannedRun Run)>();
         var references = transports.Where(IsReference).ToList();
-        foreach (var (transport, run) in inRound)
+        for (var i = 0; i < inRound.Length; i++)
         {
+            var (transport, run) = inRound[i];
             scheduled.Add((transport, run));
             if (ReferenceEvery == 0)
                 continue;
@@ -145,7 +146,8 @@ public sealed class PlanRounds : IntegrationTask
                 continue;
             var key = (own.Transport.ItemSpec, run.Records, run.Clients);
             sinceReference[key] = sinceReference.GetValueOrDefault(key) + 1;
-            if (sinceReference[key] < ReferenceEvery)
+            // Due, unless the round's own run of it comes next anyway.
+            if (sinceReference[key] < ReferenceEvery || (i + 1 < inRound.Length && inRound[i + 1] == own))
                 continue;
             scheduled.Add(own);
             sinceReference[key] = 0;

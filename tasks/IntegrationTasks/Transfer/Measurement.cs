@@ -94,6 +94,12 @@ public sealed record Measurement
     public int[]? ClientGcCollections { get; init; }
 
     /// <summary>
+    /// CPU time the machine's hypervisor gave to something else while its CPUs had work, during the run, summed over the CPUs (Linux's
+    /// steal); no process is charged for it. Null where it was not readable.
+    /// </summary>
+    public double? HostStealSeconds { get; init; }
+
+    /// <summary>
     /// CPU the server's processes used during this run's timed transfer, read by the client at its start and end; where the client could
     /// not (a server started again under KillServer), since the same server's previous run (null for its first one, or no server).
     /// </summary>

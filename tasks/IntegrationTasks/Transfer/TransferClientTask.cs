@@ -258,7 +258,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 ClientJitMethods = costs.JitMethods, ClientJitSeconds = costs.JitSeconds, ClientGcPauseSeconds = costs.GcPauseSeconds,
-                ClientGcCollections = costs.GcCollections, ServerCpuSeconds = serverCpu,
+                ClientGcCollections = costs.GcCollections, HostStealSeconds = costs.StealSeconds, ServerCpuSeconds = serverCpu,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
                 Clients = Clients, Rate = Rate > 0 ? Rate : null, ClientLockWaitSeconds = importer.WriteLockWait.TotalSeconds, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
