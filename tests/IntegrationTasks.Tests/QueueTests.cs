@@ -332,7 +332,9 @@ public sealed class QueueTests
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
         Assert.Contains($"{(string)artifacts}/rabbitmq", Processes.AllCommandLines(), "the node runs");
         Assert.AreEqual(0, RepositoryPaths.Run("kill", [$"-{signal}", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
-        await build.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        // Longer than the stop may take by its own bounds (rabbitmqctl 60 s, the node's exit 15 s, epmd 10 + 15 s): a build that took
+        // over 60 s to stop the node while another test class loaded both cores failed here once (CI at 27ce836); a hang still fails.
+        await build.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(120));
         // The servers watch their input and go with the build; the broker is stopped by the build's SIGTERM handler.
         var until = DateTime.UtcNow.AddSeconds(30);
         while (Processes.AllCommandLines().Contains($"{(string)artifacts}/", StringComparison.Ordinal) && DateTime.UtcNow < until)
