@@ -53,6 +53,8 @@ public sealed class PlanRounds : IntegrationTask
         SeedUsed = Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
             : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var seed) ? seed
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
+        if (ReferenceEvery < 0)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ReferenceEvery must be 0 (the reference once a round) or more (was {ReferenceEvery}).");
         // A transport capped below every record count asked for (CapRecordCounts: the small-requests transports) has none left to run.
         var transports = Transports.Where(t => t.GetMetadata("RecordCounts").Length > 0).ToList();
         var ports = AssignPorts(transports);
@@ -72,21 +74,19 @@ public sealed class PlanRounds : IntegrationTask
         foreach (var (transport, run) in warmups)
             ordered.Add(RunItem(transport, run, ports, round: 0, position: ordered.Count + 1, of: warmups.Count));
         PlannedRecords = warmups.Sum(c => (long)c.Run.Records);
-        if (ReferenceEvery < 0)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ReferenceEvery must be 0 (the reference once a round) or more (was {ReferenceEvery}).");
+        var references = transports.Where(IsReference).ToList();
         var random = new Random(SeedUsed);
         var sinceReference = new Dictionary<(string Reference, int Records, int Clients), int>();
         for (var round = 1; round <= Repetitions; round++)
         {
             var inRound = combinations.Where(c => c.Run.Repetition == round).ToArray();
             random.Shuffle(inRound);
-            var scheduled = WithReferenceBetween(inRound, transports, sinceReference);
+            var scheduled = WithReferenceBetween(inRound, references, sinceReference);
             for (var i = 0; i < scheduled.Count; i++)
                 ordered.Add(RunItem(scheduled[i].Transport, scheduled[i].Run, ports, round, i + 1, scheduled.Count));
             PlannedRecords += scheduled.Sum(c => (long)c.Run.Records);
         }
         Runs = [.. ordered];
-
         var byName = transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);
         Servers = [.. ports.Select(server =>
         {
@@ -124,10 +124,9 @@ public sealed class PlanRounds : IntegrationTask
     /// restart the count (an extra run that would come right before one is left out).
     /// </summary>
     private List<(ITaskItem Transport, PlanRuns.PlannedRun Run)> WithReferenceBetween((ITaskItem Transport, PlanRuns.PlannedRun Run)[] inRound,
-        IReadOnlyList<ITaskItem> transports, Dictionary<(string Reference, int Records, int Clients), int> sinceReference)
+        IReadOnlyList<ITaskItem> references, Dictionary<(string Reference, int Records, int Clients), int> sinceReference)
     {
         var scheduled = new List<(ITaskItem Transport, PlanRuns.PlannedRun Run)>();
-        var references = transports.Where(IsReference).ToList();
         for (var i = 0; i < inRound.Length; i++)
         {
             var (transport, run) = inRound[i];

@@ -240,10 +240,11 @@ public static class ReportWriter
                 if (limit.Transport is null)
                     limit = pipelinedCopy;
                 var pipelined = limit.Seconds;
-                var pairs = IsLimit(transport) || IsPeer(transport) ? null : Pairs(runs, limit.Runs);
+                var measuredAgainstLimit = !IsLimit(transport) && !IsPeer(transport);
+                var pairs = measuredAgainstLimit ? Pairs(runs, limit.Runs) : null;
                 // Interleaved: each run less the reference run nearest in time, so the machine's slow spells cancel out of the interval too.
                 var pairedDifference = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds - p.Reference.ElapsedSeconds).ToList());
-                var overhead = pipelined is null || IsLimit(transport) || IsPeer(transport) ? (double?)null
+                var overhead = pipelined is null || !measuredAgainstLimit ? (double?)null
                     : (pairedDifference?.Mean ?? seconds.Mean - pipelined.Mean) / size.Key * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
