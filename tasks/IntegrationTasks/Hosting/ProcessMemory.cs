@@ -23,7 +23,7 @@ public static class ProcessMemory
     {
         long total = 0;
         var any = false;
-        foreach (var pid in Tree(processId))
+        foreach (var pid in ProcessTree.Of(processId))
         {
             if (PeakBytes(pid) is { } peak)
             {
@@ -36,7 +36,7 @@ public static class ProcessMemory
 
     public static void ResetPeakOfTree(int processId)
     {
-        foreach (var pid in Tree(processId))
+        foreach (var pid in ProcessTree.Of(processId))
             ResetPeak(pid);
     }
 
@@ -45,7 +45,7 @@ public static class ProcessMemory
     {
         double total = 0;
         var any = false;
-        foreach (var pid in Tree(processId))
+        foreach (var pid in ProcessTree.Of(processId))
         {
             try
             {
@@ -64,34 +64,6 @@ public static class ProcessMemory
 
     /// <summary>USER_HZ: 100 on every Linux this suite targets (sysconf(_SC_CLK_TCK)).</summary>
     private const double ClockTicksPerSecond = 100;
-
-    /// <summary>The process and its descendants, from the parent ids in /proc/*/stat.</summary>
-    private static List<int> Tree(int root)
-    {
-        var children = new Dictionary<int, List<int>>();
-        foreach (var dir in Directory.EnumerateDirectories("/proc"))
-        {
-            if (!int.TryParse(Path.GetFileName(dir), out var pid))
-                continue;
-            try
-            {
-                // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
-                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
-                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-                var parent = int.Parse(fields[1], CultureInfo.InvariantCulture);
-                if (!children.TryGetValue(parent, out var list))
-                    children[parent] = list = [];
-                list.Add(pid);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
-            {
-            }
-        }
-        var tree = new List<int> { root };
-        for (var i = 0; i < tree.Count; i++)
-            tree.AddRange(children.GetValueOrDefault(tree[i]) ?? []);
-        return tree;
-    }
 
     public static bool ResetPeak(int processId)
     {

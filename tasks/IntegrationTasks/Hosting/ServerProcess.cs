@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Hosting;
@@ -301,7 +300,7 @@ public sealed class ServerProcess : IDisposable
             return _process.ExitCode;
         if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
         {
-            _ = SendSignal(_process.Id, SigInt);
+            _ = ProcessTree.Signal(_process.Id, ProcessTree.SigInt);
             if (await ExitsWithinAsync(TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false))
                 return _process.ExitCode;
         }
@@ -344,9 +343,4 @@ public sealed class ServerProcess : IDisposable
         _process.Dispose();
         _logFile?.Dispose();
     }
-
-    private const int SigInt = 2;
-
-    [DllImport("libc", EntryPoint = "kill", SetLastError = true)]
-    private static extern int SendSignal(int pid, int signal);
 }
