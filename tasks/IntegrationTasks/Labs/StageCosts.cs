@@ -40,11 +40,12 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
     public const string Insert = "Client insert: one transaction per batch";
     public const string JsonOut = "JSON out: serialise the response";
     public const string JsonIn = "JSON in: parse the response";
+    public const string JsonTokens = "JSON in: its tokens only, no values";
     public const string ProtobufOut = "Protobuf out: serialise the reply";
     public const string ProtobufIn = "Protobuf in: parse the reply";
 
     /// <summary>The stages that encode or decode a batch: not part of the series' per-record path, measured beside it.</summary>
-    public static readonly IReadOnlySet<string> OtherEncodings = new HashSet<string>(StringComparer.Ordinal) { JsonOut, JsonIn, ProtobufOut, ProtobufIn };
+    public static readonly IReadOnlySet<string> OtherEncodings = new HashSet<string>(StringComparer.Ordinal) { JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn };
 
     /// <summary>How long every stage runs untimed first (and at least <see cref="MinimumWarmUpBatches"/> batches).</summary>
     public static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(6);
@@ -57,7 +58,7 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         if (plan.Records != records)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records ({records}) must be a multiple of BatchSize ({batchSize}).");
         await client.EmptyAsync(RecordTable.Client, cancellationToken).ConfigureAwait(false);
-        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, JsonOut, JsonIn, ProtobufOut, ProtobufIn, Insert }.ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
+        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn, Insert }.ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
         var encoded = new Dictionary<string, long> { [XmlOut] = 0, [JsonOut] = 0, [ProtobufOut] = 0 };
         await using var perRecord = await RecordLookup.OpenAsync(server, ServerWork.PerRecord, cancellationToken).ConfigureAwait(false);
         await using var range = await RecordLookup.OpenAsync(server, ServerWork.Range, cancellationToken).ConfigureAwait(false);
@@ -136,6 +137,18 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
                 return Task.CompletedTask;
             }).ConfigureAwait(false);
             encoded[JsonOut] += message.Length;
+            // The floor under any JSON reader: the same bytes walked token by token, nothing made of them (what is left of JSON in
+            // is the values' parsing and the records' making).
+            var tokens = 0;
+            await TimeAsync(JsonTokens, () =>
+            {
+                var reader = new System.Text.Json.Utf8JsonReader(message.WrittenMemory.Span);
+                while (reader.Read())
+                    tokens++;
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            if (tokens < batch.Count * 2)
+                throw new IntegrationException(ErrorCodes.LabFailed, $"The JSON of {batch.Count} records had only {tokens} tokens.");
             List<ServiceRecord> fromJson = [];
             await TimeAsync(JsonIn, async () =>
             {
