@@ -66,7 +66,8 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         using var message = new PooledBufferStream();
         var batch = new List<ServiceRecord>(batchSize);
         // Untimed first, as long as the JIT takes to settle: without it each stage's first batches ran its tier-0 code, and the
-        // figures depended on the record count (XML in 14-16 µs a record at 20,000 records, 9-10 at 100,000, 6 at 200,000).
+        // figures depended on the record count (XML in 15.5-17.9 µs a record at 20,000 records, 7.0-9.6 at 100,000, 5.1-6.1 at 200,000;
+        // 1 s of warm-up still left 20,000 at 15.5-17.9, 3 s at 4.8-5.4; 6 s brought both to 3.1-3.3).
         var warmUp = Stopwatch.StartNew();
         var warmUpBatches = 0;
         while (warmUp.Elapsed < WarmUp || warmUpBatches < MinimumWarmUpBatches)
