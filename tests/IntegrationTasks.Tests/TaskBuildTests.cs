@@ -1,0 +1,84 @@
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// Every target but RunAll builds the task assemblies only when they are missing or older than their sources (a lab run after a pull
+/// used to run the old DLL). Driven on a tree of its own (IntegrationTasksRoot): a source file, and a host project whose "build"
+/// writes both DLLs and counts itself, so the suite's own DLLs are never touched.
+/// </summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class TaskBuildTests
+{
+    private const string CountingHostProject = """
+        <Project DefaultTargets="Build">
+          <Target Name="Restore" />
+          <Target Name="Build">
+            <MakeDir Directories="$(MSBuildThisFileDirectory)bin/$(Configuration)/net10.0;$(MSBuildThisFileDirectory)../IntegrationTasks/bin/$(Configuration)/net10.0" />
+            <Touch Files="$(MSBuildThisFileDirectory)bin/$(Configuration)/net10.0/IntegrationTasks.Host.dll;$(MSBuildThisFileDirectory)../IntegrationTasks/bin/$(Configuration)/net10.0/IntegrationTasks.dll" AlwaysCreate="true" />
+            <WriteLinesToFile File="$(MSBuildThisFileDirectory)builds.txt" Lines="built" />
+          </Target>
+        </Project>
+        """;
+
+    [TestMethod]
+    public void A_target_builds_the_tasks_when_a_source_is_newer_or_a_DLL_is_missing_and_not_otherwise()
+    {
+        using var root = new TempDirectory("it-taskbuild-");
+        var source = Path.Combine(root, "tasks", "IntegrationTasks", "Labs", "Stage.cs");
+        var host = Path.Combine(root, "tasks", "IntegrationTasks.Host");
+        Directory.CreateDirectory(Path.GetDirectoryName(source)!);
+        Directory.CreateDirectory(host);
+        File.WriteAllText(source, "// a source");
+        File.WriteAllText(Path.Combine(host, "IntegrationTasks.Host.csproj"), CountingHostProject);
+        var builds = Path.Combine(host, "builds.txt");
+        int Builds() => File.Exists(builds) ? File.ReadAllLines(builds).Length : 0;
+
+        // No DLL yet: built, and said so.
+        var output = Ensure(root);
+        Assert.AreEqual(1, Builds(), output);
+        StringAssert.Contains(output, "Building the task assemblies (Release) first: they are missing or older than their sources.");
+        var stamp = Path.Combine(host, "bin", "Release", "net10.0", "tasks-built.stamp");
+        Assert.IsTrue(File.Exists(stamp), output);
+
+        // Nothing changed: not built again (what every nested run of a RunAll finds).
+        output = Ensure(root);
+        Assert.AreEqual(1, Builds(), output);
+        Assert.DoesNotContain("Building the task assemblies", output);
+
+        // A source edited after the last build (a pull, an edit): built.
+        File.SetLastWriteTimeUtc(source, File.GetLastWriteTimeUtc(stamp).AddSeconds(10));
+        output = Ensure(root);
+        Assert.AreEqual(2, Builds(), output);
+
+        // Told not to build (the tests, a server started by a build): not built, whatever the times.
+        File.SetLastWriteTimeUtc(source, File.GetLastWriteTimeUtc(stamp).AddSeconds(10));
+        output = Ensure(root, "-p:SkipTasksBuild=true");
+        Assert.AreEqual(2, Builds(), output);
+        Assert.DoesNotContain("Building the task assemblies", output);
+        output = Ensure(root);
+        Assert.AreEqual(3, Builds(), output);
+        File.SetLastWriteTimeUtc(source, File.GetLastWriteTimeUtc(stamp).AddMinutes(-1));
+        output = Ensure(root);
+        Assert.AreEqual(3, Builds(), output);
+
+        // A DLL deleted, the stamp still there: built.
+        File.Delete(Path.Combine(root, "tasks", "IntegrationTasks", "bin", "Release", "net10.0", "IntegrationTasks.dll"));
+        output = Ensure(root);
+        Assert.AreEqual(4, Builds(), output);
+        // A file under bin or obj is no source.
+        var generated = Path.Combine(root, "tasks", "IntegrationTasks", "obj", "Release", "net10.0", "Generated.cs");
+        Directory.CreateDirectory(Path.GetDirectoryName(generated)!);
+        File.WriteAllText(generated, "// generated");
+        File.SetLastWriteTimeUtc(generated, File.GetLastWriteTimeUtc(stamp).AddSeconds(10));
+        output = Ensure(root);
+        Assert.AreEqual(4, Builds(), output);
+    }
+
+    private static string Ensure(string root, params string[] properties)
+    {
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
+            ["msbuild", RepositoryPaths.BuildProject, "-t:_EnsureTasksBuilt", "-nologo", "-tl:off", "-p:Configuration=Release", $"-p:IntegrationTasksRoot={root}/", .. properties]);
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        return stdout + stderr;
+    }
+}
