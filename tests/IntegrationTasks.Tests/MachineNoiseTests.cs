@@ -29,6 +29,10 @@ public sealed class MachineNoiseTests
         Assert.AreEqual("the cpu loop after the run varied by 26.1 % (more than 5 %)", warnings[0]); // sd 3 over a mean of 11.5
         Assert.AreEqual("the cpu loop ran 15 % slower after the run than before it (more than 10 %)", warnings[1]);
         Assert.AreEqual("the database loop ran 20 % slower after the run than before it (more than 10 %)", warnings[2]);
+        // RunAll warns once, with every reason.
+        Assert.AreEqual("The machine was noisy during this RunAll: " + string.Join("; ", warnings) + "; compare the transports' intervals with it.",
+            MachineNoise.BuildWarning(noisy));
+        Assert.IsNull(MachineNoise.BuildWarning(quiet));
     }
 
     [TestMethod]

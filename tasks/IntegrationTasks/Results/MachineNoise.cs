@@ -270,6 +270,14 @@ public static class MachineNoise
         string.IsNullOrEmpty(path) || !File.Exists(path) ? []
             : [.. File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<NoiseReading>(l, JsonFiles.Options)!)];
 
+    /// <summary>
+    /// RunAll's one IT5006 line: every reason in it, as the report has them (a warning each put up to six lines at the end of a run,
+    /// and the terminal's summary repeats them); null when the machine was quiet enough.
+    /// </summary>
+    public static string? BuildWarning(IReadOnlyList<NoiseReading> readings) => Warnings(readings) is { Count: > 0 } warnings
+        ? $"The machine was noisy during this RunAll: {string.Join("; ", warnings)}; compare the transports' intervals with it."
+        : null;
+
     /// <summary>What made the machine noisy during the run, in words; empty when it was quiet enough.</summary>
     public static List<string> Warnings(IReadOnlyList<NoiseReading> readings)
     {
@@ -329,9 +337,8 @@ public sealed class CalibrateNoise : IntegrationTask
             "Machine noise {0} the runs: {1}.", Phase == "Before" ? "before" : "after",
             string.Join(", ", new[] { cpu, memory, database, write }.Select(r => string.Create(CultureInfo.InvariantCulture,
                 $"{r.Loop.ToLowerInvariant().Replace("cpu", "CPU", StringComparison.Ordinal)} {r.MeanMs:F2} ms a chunk ±{r.SpreadPercent:F1} % ({r.Chunks} chunks)"))));
-        if (Phase == "After")
-            foreach (var warning in MachineNoise.Warnings(MachineNoise.Read(ReadingsFile)))
-                Log.LogWarning(null, ErrorCodes.MachineNoisy, null, null, 0, 0, 0, 0, "The machine was noisy during this RunAll: {0}; compare the transports' intervals with it.", warning);
+        if (Phase == "After" && MachineNoise.BuildWarning(MachineNoise.Read(ReadingsFile)) is { } warning)
+            Log.LogWarning(null, ErrorCodes.MachineNoisy, null, null, 0, 0, 0, 0, "{0}", warning);
     }
 }
 
