@@ -271,8 +271,8 @@ public static class MachineNoise
             : [.. File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<NoiseReading>(l, JsonFiles.Options)!)];
 
     /// <summary>
-    /// RunAll's one IT5006 line: every reason in it, as the report has them (a warning each put up to six lines at the end of a run,
-    /// and the terminal's summary repeats them); null when the machine was quiet enough.
+    /// RunAll's one IT5006 line: every reason in it, as the report has them (a warning per reason put four or five lines at the end of
+    /// a RunAll on this host, and the terminal's summary repeats them); null when the machine was quiet enough.
     /// </summary>
     public static string? BuildWarning(IReadOnlyList<NoiseReading> readings) => Warnings(readings) is { Count: > 0 } warnings
         ? $"The machine was noisy during this RunAll: {string.Join("; ", warnings)}; compare the transports' intervals with it."
