@@ -98,5 +98,24 @@ public sealed class ReferenceReportTests
         StringAssert.Contains(markdown, "server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (", "PipelinedCopyRange's name says how it reads");
         StringAssert.Contains(markdown, "FileTransferRequest: its server reads each batch with one range query whatever ServerWork says, so its × PipelinedCopy, paired ratio and overhead are against PipelinedCopyRange");
         StringAssert.Contains(string.Join("\n", ReportHeadline.Lines(rows, [], [], [])), "fastest transport FileTransferRequest, 1.520 ±0.025 s, 1.49× PipelinedCopyRange");
+
+        // Other database work than PipelinedCopy's: listed, never ranked (the default RunAll's summary called it fastest and PipelinedCopy
+        // "slower" than it). The ranking starts at the fastest row that is ranked, and each row is compared with the ranked row above it.
+        Assert.IsTrue(range.Unranked);
+        Assert.AreEqual("reads ranges, not ranked", ReportWriter.Verdict(range));
+        Assert.AreEqual("fastest", ReportWriter.Verdict(file));
+        Assert.IsFalse(file.Unranked);
+        Assert.AreEqual((5.02 / 1.52 - 1) * 100, tcp.PercentSlowerThanFastest, 1e-9);
+        var ranked = ReportWriter.Ranked(rows).ToList();
+        Assert.AreEqual("FileTransferRequest", ranked.Single(r => r.Fastest).Summary.Transport);
+        var table = MarkdownTable.With(markdown, "Against the one above");
+        Assert.AreEqual("reads ranges, not ranked", table.Row("PipelinedCopyRange")["Against the one above"]);
+        Assert.AreEqual("–", table.Row("PipelinedCopyRange")["% slower"]);
+        Assert.AreEqual("", table.Row("FileTransferRequest")["% slower"]);
+
+        // In a run of ranges both references do the same work: PipelinedCopyRange is ranked like any row.
+        var rangeRun = ReportWriter.Summarise([.. runs.Select(r => r with { ServerWork = "Range" })]);
+        Assert.IsFalse(rangeRun.Any(r => r.Unranked));
+        Assert.AreEqual("fastest", ReportWriter.Verdict(rangeRun.Single(r => r.Transport == "PipelinedCopyRange")));
     }
 }

@@ -67,6 +67,12 @@ public sealed record TransportSummary(
 
     /// <summary>A peer (Peer: …): moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     public bool IsPeer => ReportWriter.IsPeer(Transport);
+
+    /// <summary>
+    /// PipelinedCopyRange where PipelinedCopy reads by ID: other database work than the rows around it, so listed by its mean but kept
+    /// out of the ranking (never "fastest", not what the next row is compared with); the default RunAll called it fastest.
+    /// </summary>
+    public bool Unranked { get; init; }
 }
 
 /// <summary>What a transport's runs cost besides time, averaged over its measured repetitions.</summary>
@@ -222,8 +228,10 @@ public static class ReportWriter
                 .OrderBy(g => IsPeer(g.Transport) ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
             if (groups.Count == 0)
                 continue;
-            // Peers are listed after the transports and kept out of their ranking.
-            var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport)).Seconds?.Mean ?? groups[0].Seconds.Mean;
+            // Peers are listed after the transports and kept out of their ranking; so is a range reference beside a PipelinedCopy reading by ID.
+            bool Unranked(string transport, IReadOnlyList<Measurement> runs) => IsPeer(transport)
+                || (BaseName(transport) == PipelinedRange && groups.Any(g => BaseName(g.Transport) == Pipelined && g.Runs[0].ServerReads != runs[0].ServerReads));
+            var fastest = groups.FirstOrDefault(g => !Unranked(g.Transport, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
             var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
             // PipelinedCopy first: where both limits read alike (a Range run), it is the one.
@@ -235,6 +243,7 @@ public static class ReportWriter
             {
                 if (IsPeer(transport))
                     faster = null;
+                var unranked = !IsPeer(transport) && Unranked(transport, runs);
                 // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
                 var limit = limits.FirstOrDefault(g => !IsLimit(transport) && g.Runs[0].ServerReads == runs[0].ServerReads);
                 if (limit.Transport is null)
@@ -250,7 +259,7 @@ public static class ReportWriter
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
                     transport, size.Key, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
-                    faster is null ? null : Welch.PValue(faster, seconds),
+                    faster is null || unranked ? null : Welch.PValue(faster, seconds),
                     size.Key / seconds.Mean, // records over the mean time: the same figure in every table and the console
                     runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
                     baseline is > 0 ? seconds.Mean / baseline.Value : null,
@@ -271,8 +280,10 @@ public static class ReportWriter
                     OverheadPaired = overhead is not null && pairedDifference is not null,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
                     BatchLatency = Transfer.LatencySummary.Merge(runs.Select(r => r.BatchLatency)),
+                    Unranked = unranked,
                 });
-                faster = seconds;
+                if (!unranked)
+                    faster = seconds;
             }
         }
         return rows;
@@ -319,6 +330,7 @@ public static class ReportWriter
 
     /// <summary>How a row compares with the one ranked just above it.</summary>
     public static string Verdict(TransportSummary row) => row.IsPeer ? "peer, not ranked"
+        : row.Unranked ? "reads ranges, not ranked"
         : !row.Seconds.HasInterval ? row.PValueVsFaster is null ? "fastest mean (too few runs to tell)" : "too few runs to tell"
         : row.PValueVsFaster is { } p ? Significance(p) : "fastest";
 
@@ -469,7 +481,12 @@ public static class ReportWriter
     }
 
     /// <summary>The rows of one record count's main table, the first (fastest) marked.</summary>
-    public static IEnumerable<RankedSummary> Ranked(IEnumerable<TransportSummary> rows) => rows.Select((s, i) => new RankedSummary(s, i == 0));
+    public static IEnumerable<RankedSummary> Ranked(IEnumerable<TransportSummary> rows)
+    {
+        var list = rows.ToList();
+        var fastest = list.FirstOrDefault(s => !s.Unranked) ?? list.FirstOrDefault();
+        return list.Select(s => new RankedSummary(s, ReferenceEquals(s, fastest)));
+    }
 
     /// <summary>A peer (the databases' own tool) beside the fastest transport and the references at its record count.</summary>
     public sealed record PeerRow(TransportSummary Peer, TransportSummary? FastestTransport, TransportSummary? Pipelined, TransportSummary? Baseline);
