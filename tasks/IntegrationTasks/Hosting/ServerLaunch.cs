@@ -9,7 +9,10 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
     public static string DotnetHost =>
         Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } path && File.Exists(path) ? path : "dotnet";
 
-    /// <summary>The same `dotnet msbuild build.proj -t:Target` a person would type, told to stop when its input closes.</summary>
+    /// <summary>
+    /// The same `dotnet msbuild build.proj -t:Target` a person would type, told to stop when its input closes, and never to build
+    /// the tasks: the build that starts it has built them (or was told not to), and it runs the same DLL.
+    /// </summary>
     public static ServerLaunch ForTarget(string projectFile, string target, IReadOnlyDictionary<string, string> properties)
     {
         var arguments = new List<string>
@@ -19,6 +22,7 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
         };
         foreach (var (name, value) in properties)
             arguments.Add($"-p:{name}={Escape(value)}");
+        arguments.Add("-p:SkipTasksBuild=true"); // last, so that it wins over a SkipTasksBuild passed on
         return new ServerLaunch(DotnetHost, arguments, Path.GetDirectoryName(Path.GetFullPath(projectFile)) ?? ".");
     }
 

@@ -34,7 +34,6 @@ public sealed class RunOnTwoHosts : IntegrationTask
         {
             ["Hosts"] = "Two",
             ["_InsideClientHost"] = "true",
-            ["SkipTasksBuild"] = "true", // built before the hosts were made
             ["HostName"] = TwoHosts.ServerAddress,
             ["BindAddress"] = TwoHosts.ServerAddress,
             ["ServerCommandPrefix"] = string.Join(' ', TwoHosts.Exec(hosts.ServerNamespace)),

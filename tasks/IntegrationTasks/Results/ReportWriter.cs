@@ -228,10 +228,12 @@ public static class ReportWriter
                 .OrderBy(g => IsPeer(g.Transport) ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
             if (groups.Count == 0)
                 continue;
-            // Peers are listed after the transports and kept out of their ranking; so is a range reference beside a PipelinedCopy reading by ID.
-            bool Unranked(string transport, IReadOnlyList<Measurement> runs) => IsPeer(transport)
-                || (BaseName(transport) == PipelinedRange && groups.Any(g => BaseName(g.Transport) == Pipelined && g.Runs[0].ServerReads != runs[0].ServerReads));
-            var fastest = groups.FirstOrDefault(g => !Unranked(g.Transport, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
+            // Peers are listed after the transports and kept out of their ranking; so is PipelinedCopyRange beside a PipelinedCopy that
+            // reads by ID (other database work).
+            var pipelinedReads = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Runs?[0].ServerReads;
+            bool OtherWork(string transport, IReadOnlyList<Measurement> runs) =>
+                BaseName(transport) == PipelinedRange && pipelinedReads is not null && runs[0].ServerReads != pipelinedReads;
+            var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport) && !OtherWork(g.Transport, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
             var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
             // PipelinedCopy first: where both limits read alike (a Range run), it is the one.
@@ -243,7 +245,7 @@ public static class ReportWriter
             {
                 if (IsPeer(transport))
                     faster = null;
-                var unranked = !IsPeer(transport) && Unranked(transport, runs);
+                var unranked = OtherWork(transport, runs);
                 // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
                 var limit = limits.FirstOrDefault(g => !IsLimit(transport) && g.Runs[0].ServerReads == runs[0].ServerReads);
                 if (limit.Transport is null)
@@ -484,7 +486,7 @@ public static class ReportWriter
     public static IEnumerable<RankedSummary> Ranked(IEnumerable<TransportSummary> rows)
     {
         var list = rows.ToList();
-        var fastest = list.FirstOrDefault(s => !s.Unranked) ?? list.FirstOrDefault();
+        var fastest = list.FirstOrDefault(s => !s.Unranked);
         return list.Select(s => new RankedSummary(s, ReferenceEquals(s, fastest)));
     }
 
