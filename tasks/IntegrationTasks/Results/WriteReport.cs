@@ -100,6 +100,10 @@ public sealed class WriteReport : IntegrationTask
                 : seeds is [null] ? "by transport: every repetition of one transport, then the next" : "mixed (runs of several RunAlls)";
             if (seeds is [not null] && ReferenceRunsBetween(measurements) is { Length: > 0 } between)
                 environment["Repetition order"] += "; " + between;
+            // StopAtPrecision: what was asked and what the rounds reached, judged again on the runs as recorded.
+            if (environment.TryGetValue("StopAtPrecision", out var asked))
+                environment["StopAtPrecision"] = double.TryParse(asked, System.Globalization.NumberStyles.AllowDecimalPoint, System.Globalization.CultureInfo.InvariantCulture, out var precision)
+                    ? RatioPrecision.ReportLine(precision, measurements) : asked;
         }
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
@@ -120,6 +124,8 @@ public sealed class WriteReport : IntegrationTask
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
             completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
             ReportWriter.ConsoleSummary(ReportWriter.Summarise(completed)) + ReportWriter.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
+        if (RunProperties.Any(p => p.ItemSpec == "StopAtPrecision") && environment.TryGetValue("StopAtPrecision", out var judged))
+            Log.LogMessage(MessageImportance.High, "StopAtPrecision: {0}.", judged);
         foreach (var entry in failed)
             Log.LogMessage(MessageImportance.High, "Failed: {0} at {1} records: {2}: {3}", entry.Transport, entry.RecordsText, entry.Code, entry.Message);
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
