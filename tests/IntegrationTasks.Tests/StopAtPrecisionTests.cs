@@ -63,10 +63,31 @@ public sealed class StopAtPrecisionTests
         var halfWidth = RatioPrecision.Of(runs)!.HalfWidthPercent;
         Assert.AreEqual($"every paired ratio to the reference within ±2 % (95 % interval): reached after 4 rounds (the widest: TcpClient2 at 100,000 records, 1.500 ±{halfWidth:F1} %)",
             RatioPrecision.ReportLine(2, runs));
-        Assert.AreEqual($"every paired ratio to the reference within ±0.25 % (95 % interval): not reached in 4 rounds (the widest: TcpClient2 at 100,000 records, 1.500 ±{halfWidth:F1} %); more rounds (-p:Repetitions) narrow it",
+        var needed = RatioPrecision.RoundsNeeded(RatioPrecision.Of(runs)!, 0.25)!.Value;
+        Assert.AreEqual($"every paired ratio to the reference within ±0.25 % (95 % interval): not reached in 4 rounds (the widest: TcpClient2 at 100,000 records, 1.500 ±{halfWidth:F1} %); at this scatter about {needed:N0} rounds in all would reach it (-p:Repetitions)",
             RatioPrecision.ReportLine(0.25, runs));
         Assert.AreEqual("every paired ratio to the reference within ±2 % (95 % interval) asked; no run was paired with a reference, so it was not judged (4 rounds)",
             RatioPrecision.ReportLine(2, [.. runs.Select(m => m with { RoundSeed = null })]));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void The_rounds_needed_are_the_fewest_whose_interval_at_the_scatter_so_far_is_within_the_precision()
+    {
+        double[] shaky = [1.2, 1.5, 1.1, 1.4];
+        var widest = RatioPrecision.Of(Rounds(("TcpClient2", shaky)))!;
+        var scatter = Summary.Of(shaky).StdDev / Summary.Of(shaky).Mean * 100;
+        double HalfWidth(int rounds) => StudentT.Quantile(0.975, rounds - 1) * scatter / Math.Sqrt(rounds);
+        foreach (var precision in new[] { 10.0, 2.0, 0.5 })
+        {
+            var needed = RatioPrecision.RoundsNeeded(widest, precision)!.Value;
+            Assert.IsLessThanOrEqualTo(precision, HalfWidth(needed), $"±{precision} %: {needed} rounds");
+            Assert.IsGreaterThan(precision, HalfWidth(needed - 1), $"±{precision} %: {needed - 1} rounds are not enough");
+        }
+        // Already there: the rounds run so far; no interval yet: no estimate.
+        Assert.AreEqual(4, RatioPrecision.RoundsNeeded(widest, widest.HalfWidthPercent + 1e-9));
+        Assert.IsNull(RatioPrecision.RoundsNeeded(RatioPrecision.Of(Rounds(("RestJson", [1.3, 1.4])))!, 2));
+        Assert.AreEqual("", RatioPrecision.RoundsNeededText(RatioPrecision.Of(Rounds(("RestJson", [1.3, 1.4])))!, 2));
     }
 
     private static (CheckRoundsPrecision Task, FakeBuildEngine Engine) Check(TempDirectory directory, string precision, int round, bool first, int minRounds = 3)
@@ -75,7 +96,7 @@ public sealed class StopAtPrecisionTests
         return (new CheckRoundsPrecision
         {
             BuildEngine = engine, ResultsFile = Path.Combine(directory.Path, "runs.jsonl"), DecisionFile = Path.Combine(directory.Path, "rounds-stopped.txt"),
-            PrecisionPercent = precision, Round = round, FirstOfRound = first, MinRounds = minRounds,
+            PrecisionPercent = precision, Round = round, FirstOfRound = first, MinRounds = minRounds, MaxRounds = 30,
         }, engine);
     }
 
@@ -103,7 +124,8 @@ public sealed class StopAtPrecisionTests
         Assert.IsFalse(strict.Skip);
         Assert.IsFalse(File.Exists(decision));
         StringAssert.Contains(strictLog.Log, "RunAll: after round 4 the widest paired ratio is GrpcClient at 100,000 records, 1.300 ±");
-        StringAssert.Contains(strictLog.Log, "(StopAtPrecision=2): round 5 runs.");
+        StringAssert.Contains(strictLog.Log, "(StopAtPrecision=2): round 5 runs; at this scatter about ");
+        StringAssert.Contains(strictLog.Log, " rounds in all would reach it (Repetitions allows 30).");
 
         // Precise enough: this run and every later one is skipped; a run of a round before the stop (none is left) would not be.
         var (loose, looseLog) = Check(directory, "50", round: 5, first: true);

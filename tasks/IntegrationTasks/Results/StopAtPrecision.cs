@@ -30,6 +30,42 @@ public static class RatioPrecision
                 : new Widest(s.Transport, s.Records, s.PairedRatioToPipelined!.Mean, double.PositiveInfinity, s.PairedRatioToPipelined.Count))
             .MaxBy(w => w.HalfWidthPercent);
 
+    /// <summary>
+    /// The rounds in all that would bring this ratio within ±<paramref name="precisionPercent"/> % if its runs went on scattering as
+    /// they have (the interval narrows as t/√n); null without an interval, or beyond ten million.
+    /// </summary>
+    public static int? RoundsNeeded(Widest widest, double precisionPercent)
+    {
+        if (double.IsInfinity(widest.HalfWidthPercent) || widest.Runs < Summary.MinimumForInterval)
+            return null;
+        var scatter = widest.HalfWidthPercent * Math.Sqrt(widest.Runs) / StudentT.Quantile(0.975, widest.Runs - 1); // % of the mean
+        bool Enough(int rounds) => StudentT.Quantile(0.975, rounds - 1) * scatter / Math.Sqrt(rounds) <= precisionPercent;
+        int low = widest.Runs, high = widest.Runs;
+        if (Enough(high))
+            return high;
+        while (!Enough(high))
+        {
+            low = high;
+            high *= 2;
+            if (high > 10_000_000)
+                return null;
+        }
+        while (high - low > 1)
+        {
+            var middle = low + (high - low) / 2;
+            if (Enough(middle))
+                high = middle;
+            else
+                low = middle;
+        }
+        return high;
+    }
+
+    /// <summary>"; at this scatter about 104 rounds would reach it", or nothing when that cannot be told.</summary>
+    public static string RoundsNeededText(Widest widest, double precisionPercent) => RoundsNeeded(widest, precisionPercent) is { } rounds
+        ? string.Create(CultureInfo.InvariantCulture, $"; at this scatter about {rounds:N0} rounds in all would reach it")
+        : "";
+
     /// <summary>The report's line: what was asked, whether the rounds reached it, and the widest ratio they ended with.</summary>
     public static string ReportLine(double precisionPercent, IReadOnlyList<Measurement> measurements)
     {
@@ -39,7 +75,7 @@ public static class RatioPrecision
         {
             null => $"{asked} asked; no run was paired with a reference, so it was not judged ({rounds} rounds)",
             { } widest when widest.HalfWidthPercent <= precisionPercent => $"{asked}: reached after {rounds} rounds (the widest: {widest.Describe()})",
-            { } widest => $"{asked}: not reached in {rounds} rounds (the widest: {widest.Describe()}); more rounds (-p:Repetitions) narrow it",
+            { } widest => $"{asked}: not reached in {rounds} rounds (the widest: {widest.Describe()}){RoundsNeededText(widest, precisionPercent)} (-p:Repetitions)",
         };
     }
 }
@@ -60,6 +96,9 @@ public sealed class CheckRoundsPrecision : IntegrationTask
     /// <summary>The run's round (0: the warm-ups, never skipped) and whether it is the round's first run.</summary>
     [Required] public int Round { get; set; }
     public bool FirstOfRound { get; set; }
+
+    /// <summary>The most rounds (Repetitions), for the log's "Repetitions allows"; 0: not said.</summary>
+    public int MaxRounds { get; set; }
 
     /// <summary>Rounds always run before the first judgement (at least <see cref="Summary.MinimumForInterval"/>).</summary>
     public int MinRounds { get; set; } = Summary.MinimumForInterval;
@@ -90,8 +129,11 @@ public sealed class CheckRoundsPrecision : IntegrationTask
         }
         if (widest.HalfWidthPercent > precision)
         {
-            Log.LogMessage(MessageImportance.High, "RunAll: after round {0} the widest paired ratio is {1} (StopAtPrecision={2}): round {3} runs.",
-                judged, widest.Describe(), PrecisionPercent, Round);
+            var needed = RatioPrecision.RoundsNeededText(widest, precision);
+            if (needed.Length > 0 && MaxRounds > 0)
+                needed += string.Create(CultureInfo.InvariantCulture, $" (Repetitions allows {MaxRounds})");
+            Log.LogMessage(MessageImportance.High, "RunAll: after round {0} the widest paired ratio is {1} (StopAtPrecision={2}): round {3} runs{4}.",
+                judged, widest.Describe(), PrecisionPercent, Round, needed);
             return Task.CompletedTask;
         }
         File.WriteAllText(DecisionFile, judged.ToString(CultureInfo.InvariantCulture));
