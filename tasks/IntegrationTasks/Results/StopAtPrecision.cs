@@ -13,6 +13,10 @@ namespace IntegrationTasks.Results;
 /// </summary>
 public static class RatioPrecision
 {
+    /// <summary>StopAtPrecision as written ("2", "0.5"): a plain decimal number, read the same in every culture.</summary>
+    public static bool TryParsePercent(string text, out double percent) =>
+        double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out percent);
+
     /// <summary>The ratio known least precisely; <see cref="HalfWidthPercent"/> is infinite while it has too few runs for an interval.</summary>
     public sealed record Widest(string Transport, int Records, double Ratio, double HalfWidthPercent, int Runs)
     {
@@ -41,8 +45,6 @@ public static class RatioPrecision
         var scatter = widest.HalfWidthPercent * Math.Sqrt(widest.Runs) / StudentT.Quantile(0.975, widest.Runs - 1); // % of the mean
         bool Enough(int rounds) => StudentT.Quantile(0.975, rounds - 1) * scatter / Math.Sqrt(rounds) <= precisionPercent;
         int low = widest.Runs, high = widest.Runs;
-        if (Enough(high))
-            return high;
         while (!Enough(high))
         {
             low = high;
@@ -61,7 +63,7 @@ public static class RatioPrecision
         return high;
     }
 
-    /// <summary>"; at this scatter about 104 rounds would reach it", or nothing when that cannot be told.</summary>
+    /// <summary>"; at this scatter about 104 rounds in all would reach it", or nothing when that cannot be told.</summary>
     public static string RoundsNeededText(Widest widest, double precisionPercent) => RoundsNeeded(widest, precisionPercent) is { } rounds
         ? string.Create(CultureInfo.InvariantCulture, $"; at this scatter about {rounds:N0} rounds in all would reach it")
         : "";
@@ -107,7 +109,7 @@ public sealed class CheckRoundsPrecision : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (!double.TryParse(PrecisionPercent, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var precision) || precision is not (> 0 and < double.PositiveInfinity))
+        if (!RatioPrecision.TryParsePercent(PrecisionPercent, out var precision) || precision is not (> 0 and < double.PositiveInfinity))
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"StopAtPrecision must be a percentage above 0, such as 2 for ±2 % (was '{PrecisionPercent}').");
         if (MinRounds < Summary.MinimumForInterval)

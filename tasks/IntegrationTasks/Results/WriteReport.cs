@@ -102,8 +102,7 @@ public sealed class WriteReport : IntegrationTask
                 environment["Repetition order"] += "; " + between;
             // StopAtPrecision: what was asked and what the rounds reached, judged again on the runs as recorded.
             if (environment.TryGetValue("StopAtPrecision", out var asked))
-                environment["StopAtPrecision"] = double.TryParse(asked, System.Globalization.NumberStyles.AllowDecimalPoint, System.Globalization.CultureInfo.InvariantCulture, out var precision)
-                    ? RatioPrecision.ReportLine(precision, measurements) : asked;
+                environment["StopAtPrecision"] = RatioPrecision.TryParsePercent(asked, out var precision) ? RatioPrecision.ReportLine(precision, measurements) : asked;
         }
         foreach (var note in Notes)
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
@@ -124,7 +123,7 @@ public sealed class WriteReport : IntegrationTask
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
             completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
             ReportWriter.ConsoleSummary(ReportWriter.Summarise(completed)) + ReportWriter.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
-        if (RunProperties.Any(p => p.ItemSpec == "StopAtPrecision") && environment.TryGetValue("StopAtPrecision", out var judged))
+        if (environment.TryGetValue("StopAtPrecision", out var judged))
             Log.LogMessage(MessageImportance.High, "StopAtPrecision: {0}.", judged);
         foreach (var entry in failed)
             Log.LogMessage(MessageImportance.High, "Failed: {0} at {1} records: {2}: {3}", entry.Transport, entry.RecordsText, entry.Code, entry.Message);
