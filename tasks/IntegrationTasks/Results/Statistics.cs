@@ -83,6 +83,32 @@ public static class Welch
     }
 }
 
+/// <summary>How many rounds a figure needs: the fewest n for a condition that, once it holds, holds for every larger n.</summary>
+public static class MonotoneSearch
+{
+    /// <summary>The fewest n ≥ <paramref name="from"/> for which <paramref name="holds"/> is true (doubling, then halving the gap); null past ten million.</summary>
+    public static int? Fewest(int from, Func<int, bool> holds)
+    {
+        int low = from, high = from;
+        while (!holds(high))
+        {
+            low = high;
+            high *= 2;
+            if (high > 10_000_000)
+                return null;
+        }
+        while (high - low > 1)
+        {
+            var middle = low + (high - low) / 2;
+            if (holds(middle))
+                high = middle;
+            else
+                low = middle;
+        }
+        return high;
+    }
+}
+
 /// <summary>Student's t distribution, through the regularized incomplete beta function.</summary>
 public static class StudentT
 {

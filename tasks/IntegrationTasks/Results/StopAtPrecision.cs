@@ -43,24 +43,7 @@ public static class RatioPrecision
         if (double.IsInfinity(widest.HalfWidthPercent) || widest.Runs < Summary.MinimumForInterval)
             return null;
         var scatter = widest.HalfWidthPercent * Math.Sqrt(widest.Runs) / StudentT.Quantile(0.975, widest.Runs - 1); // % of the mean
-        bool Enough(int rounds) => StudentT.Quantile(0.975, rounds - 1) * scatter / Math.Sqrt(rounds) <= precisionPercent;
-        int low = widest.Runs, high = widest.Runs;
-        while (!Enough(high))
-        {
-            low = high;
-            high *= 2;
-            if (high > 10_000_000)
-                return null;
-        }
-        while (high - low > 1)
-        {
-            var middle = low + (high - low) / 2;
-            if (Enough(middle))
-                high = middle;
-            else
-                low = middle;
-        }
-        return high;
+        return MonotoneSearch.Fewest(widest.Runs, rounds => StudentT.Quantile(0.975, rounds - 1) * scatter / Math.Sqrt(rounds) <= precisionPercent);
     }
 
     /// <summary>"; at this scatter about 104 rounds in all would reach it", or nothing when that cannot be told.</summary>
