@@ -109,6 +109,27 @@ public sealed class CompareTests
         StringAssert.StartsWith(table.Row("GrpcClient")["Ratio moved beyond its rounds' scatter"], "yes (p=");
         Assert.AreEqual("–", table.Row("PipelinedCopy")["Ratio moved beyond its rounds' scatter"]);
         StringAssert.Contains(engine.Log, "Judged against the scatter of each run's rounds (Welch, p < 0.05): 1 of 2 paired ratios moved (GrpcClient); the others within what their rounds vary by.");
+        // TcpClient2's paired ratio scatters by 9.0 % of its mean, GrpcClient's by 0.49 %: by chance alone, 5 rounds put both within
+        // 5 % of the other run 59 % of the time, 27 rounds 19 times in 20 (computed apart, by integrating Student's t density).
+        StringAssert.Contains(engine.Log, "By chance alone, at the scatter of these rounds (each paired ratio's over both runs, median 4.8 %), two runs of 5 rounds each put all 2 paired ratios within 5 % of each other 59 % of the time; about 27 rounds each would make it 19 times in 20 (-p:Repetitions).");
+    }
+
+    [TestMethod]
+    public void The_chance_that_two_runs_ratios_agree_by_chance_alone_is_the_product_over_the_ratios()
+    {
+        // One ratio scattering by 10 % of its mean, 5 rounds a run: P(|T| < 0.05 / (0.1·√(2/5))) with 8 degrees of freedom,
+        // 0.5480 by integrating the density apart.
+        Assert.AreEqual(0.5480, RatioAgreement.Chance([0.10], 5), 0.0005);
+        Assert.AreEqual(RatioAgreement.Chance([0.10], 5) * RatioAgreement.Chance([0.03], 5), RatioAgreement.Chance([0.10, 0.03], 5), 1e-12);
+        Assert.IsTrue(RatioAgreement.Chance([0.10], 30) > RatioAgreement.Chance([0.10], 10), "more rounds, likelier");
+        Assert.IsTrue(RatioAgreement.Chance([0.10], 5, withinPercent: 10) > RatioAgreement.Chance([0.10], 5), "a wider margin, likelier");
+        Assert.IsTrue(double.IsNaN(RatioAgreement.Chance([0.10], 1)), "one round has no scatter to go by");
+        // The fewest rounds that make it 19 times in 20, for 25 ratios as scattered as on this machine (9 %): one fewer does not.
+        var scatters = Enumerable.Repeat(0.09, 25).ToList();
+        var rounds = RatioAgreement.RoundsFor(scatters)!.Value;
+        Assert.IsTrue(RatioAgreement.Chance(scatters, rounds) >= 0.95 && RatioAgreement.Chance(scatters, rounds - 1) < 0.95, $"{rounds}");
+        Assert.IsTrue(rounds is > 50 and < 200, $"{rounds}");
+        Assert.AreEqual(2, RatioAgreement.RoundsFor([0.001]), "a quiet machine needs no more than two");
     }
 
     [TestMethod]

@@ -112,7 +112,7 @@ public static class Comparison
         var changes = rows.Where(r => r.RatioChangePercent is not null).Select(r => Math.Abs(r.RatioChangePercent!.Value)).Order().ToList();
         if (changes.Count > 0)
             md.Append(string.Create(CultureInfo.InvariantCulture,
-                $"\nThe ratios to PipelinedCopy (paired where the runs were interleaved) moved by {Summary.Quantile(changes, 0.5):F1} % (median) and at most {changes[^1]:F1} % ({rows.First(r => r.RatioChangePercent is { } c && Math.Abs(c) == changes[^1]).Transport}); {changes.Count(c => c < 5)} of {changes.Count} by less than 5 %.\n"));
+                $"\nThe ratios to PipelinedCopy (paired where the runs were interleaved) moved by {Summary.Quantile(changes, 0.5):F1} % (median) and at most {changes[^1]:F1} % ({rows.First(r => r.RatioChangePercent is { } c && Math.Abs(c) == changes[^1]).Transport}); {changes.Count(c => c < RatioAgreement.WithinPercent)} of {changes.Count} by less than {RatioAgreement.WithinPercent} %.\n"));
         var tested = rows.Where(r => r.RatioChangePValue is not null).ToList();
         if (tested.Count > 0)
         {
@@ -121,9 +121,62 @@ public static class Comparison
                 .Append(moved.Count == 0
                     ? $"none of the {tested.Count} paired ratios moved beyond what its rounds vary by.\n"
                     : $"{moved.Count} of {tested.Count} paired ratios moved ({string.Join(", ", moved)}); the others within what their rounds vary by.\n");
+            md.Append(RatioAgreement.Sentence(tested));
         }
         return md.ToString();
     }
+}
+
+/// <summary>
+/// How alike two runs' paired ratios come out by chance alone, at the scatter their rounds showed: what a reader may expect of a
+/// repeated RunAll before calling a ratio that moved a finding, and how many rounds would make every ratio repeat within
+/// <see cref="WithinPercent"/> %. Each ratio's difference between two runs of n rounds is taken as Student's t with 2n − 2 degrees of
+/// freedom and scale scatter·√(2/n), the ratios independent of each other; no true change is assumed.
+/// </summary>
+public static class RatioAgreement
+{
+    /// <summary>How close two runs' ratios should be to count as the same figure (#30's "changes by less than 5 %").</summary>
+    public const double WithinPercent = 5;
+
+    /// <summary>The chance that every ratio lands within <paramref name="withinPercent"/> % of the other run's.</summary>
+    /// <param name="scatters">Each ratio's standard deviation over its rounds, as a fraction of its mean.</param>
+    public static double Chance(IReadOnlyList<double> scatters, int rounds, double withinPercent = WithinPercent)
+    {
+        if (rounds < 2)
+            return double.NaN;
+        var chance = 1.0;
+        foreach (var scatter in scatters.Where(s => s > 0))
+            chance *= 2 * StudentT.Cdf(withinPercent / 100 / (scatter * Math.Sqrt(2.0 / rounds)), 2 * rounds - 2) - 1;
+        return chance;
+    }
+
+    /// <summary>The fewest rounds a run at which that chance reaches <paramref name="wanted"/>; null beyond ten million.</summary>
+    public static int? RoundsFor(IReadOnlyList<double> scatters, double wanted = 0.95, double withinPercent = WithinPercent) =>
+        MonotoneSearch.Fewest(2, rounds => Chance(scatters, rounds, withinPercent) >= wanted);
+
+    /// <summary>A ratio's scatter over both runs' rounds (pooled variance over the mean of both means).</summary>
+    public static double Pooled(Summary before, Summary after) =>
+        Math.Sqrt(((before.Count - 1) * before.StdDev * before.StdDev + (after.Count - 1) * after.StdDev * after.StdDev) / (before.Count + after.Count - 2))
+        / ((before.Mean + after.Mean) / 2);
+
+    /// <summary>The comparison's sentence on it, for rows whose paired ratios both runs measured with an interval.</summary>
+    public static string Sentence(IReadOnlyList<ComparisonRow> tested)
+    {
+        var scatters = tested.Select(r => Pooled(r.PairedBefore!, r.PairedAfter!)).ToList();
+        var rounds = tested.Min(r => Math.Min(r.PairedBefore!.Count, r.PairedAfter!.Count));
+        var chance = Chance(scatters, rounds);
+        var needed = RoundsFor(scatters);
+        return string.Create(CultureInfo.InvariantCulture,
+            $"By chance alone, at the scatter of these rounds (each paired ratio's over both runs, median {Summary.Quantile([.. scatters.Order()], 0.5) * 100:F1} %), two runs of {rounds} rounds each put all {scatters.Count} paired ratios within {WithinPercent} % of each other {Percent(chance)} of the time; ")
+            + (needed is { } n ? string.Create(CultureInfo.InvariantCulture, $"about {n:N0} rounds each would make it 19 times in 20 (-p:Repetitions).\n") : "no number of rounds would make it 19 times in 20.\n");
+    }
+
+    private static string Percent(double chance) => (chance * 100) switch
+    {
+        < 0.01 => "less than 0.01 %",
+        > 99 => "more than 99 %",
+        var percent => percent.ToString(percent >= 10 ? "F0" : "G2", CultureInfo.InvariantCulture) + " %",
+    };
 }
 
 /// <summary>
