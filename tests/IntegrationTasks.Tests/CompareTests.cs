@@ -148,6 +148,16 @@ public sealed class CompareTests
     }
 
     [TestMethod]
+    public void A_change_that_rounds_to_zero_reads_plus_zero_whichever_side_it_fell()
+    {
+        // Seen in tmux: the peer's 0.247 s → 0.247 s (a hair faster) read "-+0.0%".
+        var (before, after) = TwoRuns(after: 0.99999);
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(new CompareResults { BuildEngine = engine, Baseline = before, Current = after, ThresholdPercent = 10 }.Execute(), engine.Log);
+        Assert.AreEqual("+0.0%", MarkdownTable.With(engine.Log, "Verdict").Row("TcpClient2")["Change"]);
+    }
+
+    [TestMethod]
     public void Within_the_threshold_or_for_another_transport_the_gate_passes()
     {
         var (before, after) = TwoRuns(after: 1.3);

@@ -91,17 +91,20 @@ public static class Comparison
         new("records", "Records", r => r.Records.ToString("N0", CultureInfo.InvariantCulture)),
         new("beforeSeconds", "Before (s)", r => r.Before.MeanWithInterval()),
         new("afterSeconds", "After (s)", r => r.After.MeanWithInterval()),
-        new("changePercent", "Change", r => r.ChangePercent.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%"),
+        new("changePercent", "Change", r => SignedPercent(r.ChangePercent)),
         new("p", "p", r => r.PValue.ToString("0.###", CultureInfo.InvariantCulture)),
         new("ratioBefore", "× PipelinedCopy before", r => ReportTable.Cell(r.RatioBefore, "F3")),
         new("ratioAfter", "× PipelinedCopy after", r => ReportTable.Cell(r.RatioAfter, "F3")),
-        new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? c.ToString("+0.0;-0.0", CultureInfo.InvariantCulture) + "%" : "–"),
+        new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? SignedPercent(c) : "–"),
         new("ratioChangeP", "Ratio moved beyond its rounds' scatter", r => r.RatioChangePValue is { } p
             ? string.Create(CultureInfo.InvariantCulture, $"{(p < ReportWriter.SignificanceLevel ? "yes" : "no")} (p={p:0.###})") : "–", Numeric: false),
         new("verdict", "Verdict", r => !r.Significant ? "no significant change"
             : r.RegressesBeyond(thresholdPercent) ? string.Create(CultureInfo.InvariantCulture, $"**regression** (over {thresholdPercent}%)")
             : r.ChangePercent > 0 ? "slower, within the threshold" : "faster", Numeric: false),
     ];
+
+    /// <summary>"+2.3%", "-1.0%"; a change that rounds to zero is "+0.0%" either side (with two sections .NET wrote "-+0.0%").</summary>
+    private static string SignedPercent(double percent) => percent.ToString("+0.0;-0.0;+0.0", CultureInfo.InvariantCulture) + "%";
 
     public static string Markdown(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent)
     {
