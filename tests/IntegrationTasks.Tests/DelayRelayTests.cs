@@ -168,7 +168,7 @@ public sealed class DelayRelayTests
         }
         await running;
     }
-    /// <summary>A server that writes its whole answer at once, before the client reads any of it (as HTTP's 1.6 MB did under the kill).</summary>
+    /// <summary>A server that writes its whole answer at once, before the client reads any of it (as HTTP's server did under the kill).</summary>
     private static async Task<(TcpListener Listener, Task<int> Written)> EagerServerAsync(int answerBytes)
     {
         var listener = new TcpListener(IPAddress.Loopback, 0);

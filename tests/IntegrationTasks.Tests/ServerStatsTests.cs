@@ -3,7 +3,7 @@ namespace IntegrationTasks.Tests;
 /// <summary>
 /// What a server writes for the orchestrator every 100 ms — and what that costs it while it waits: an interleaved RunAll keeps
 /// every server running, and fourteen idle servers that each sampled their thread pool from a pool timer and read /proc's TCP
-/// tables (3.5 ms a read) ten times a second took most of this 2-core machine from the runs.
+/// tables ten times a second took most of a small machine's CPU from the runs.
 /// </summary>
 [TestClass]
 [TestCategory("EndToEnd")]

@@ -89,8 +89,8 @@ public sealed class WcfBatchCallsTests
     }
 
     /// <summary>
-    /// Caught by #30's repeated RunAlls: the Task variants block a pool thread per batch in flight in a synchronous call, and each run
-    /// waited for the pool to grow again (1.8–10.1 s for the same work, 1.8–1.9 s with the pool's minimum raised).
+    /// The Task variants block a pool thread per batch in flight in a synchronous call, and each run
+    /// waited for the pool to grow again (far slower and more scattered than with the pool's minimum raised).
     /// </summary>
     [TestMethod]
     [DoNotParallelize]

@@ -3,7 +3,7 @@ using Npgsql;
 namespace IntegrationTasks.Host.Labs;
 
 /// <summary>
-/// Seed 003's two endpoints: each waits 500 ms inside PostgreSQL (pg_sleep), one through the
+/// The thread-pool starvation article's two endpoints: each waits 500 ms inside PostgreSQL (pg_sleep), one through the
 /// synchronous API (a thread-pool thread blocked for the whole wait), one through the asynchronous
 /// API (no thread held while the database waits). Arguments: --starvation-connstring, --min-threads.
 /// </summary>

@@ -7,7 +7,7 @@ namespace IntegrationTasks.Host.Wcf;
 
 /// <summary>
 /// Looks at a SOAP request's prolog before SoapCore parses it: a DTD is refused unread (SoapCore's reader expanded internal
-/// entities: `&amp;five;` came back as record 5, and a 946-byte "billion laughs" took 0.5–0.85 s of CPU before its refusal), and a
+/// entities: `&amp;five;` came back as record 5, and a 946-byte "billion laughs" cost heavy CPU before its refusal), and a
 /// SOAP 1.2 envelope gets a VersionMismatch fault saying that only SOAP 1.1 is served (it got "Parameter count mismatch").
 /// Nothing is consumed: SoapCore reads the same body afterwards.
 /// </summary>

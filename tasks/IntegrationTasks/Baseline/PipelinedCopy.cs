@@ -44,8 +44,8 @@ public sealed class PipelinedCopy : InProcessCopy
         CancellationToken cancellationToken)
     {
         // A reader holds a pool thread for as long as a synchronous (SQLite) read takes, and the writer needs one beside them. Met as
-        // starvation, the pool adds threads only slowly, from however many it kept through the other transports' runs: interleaved,
-        // the same 200,000 records took 1.08-1.95 s, the slow runs on 5-7 threads with 7-8 items queued, the fast ones on 10-14.
+        // starvation, the pool adds threads only slowly, from however many it kept through the other transports' runs, so the same
+        // work's time would depend on what ran before it.
         using var threads = ThreadPoolReservation.Reserve(lookups.Count + 1);
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;

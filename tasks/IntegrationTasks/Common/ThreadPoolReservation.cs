@@ -4,7 +4,7 @@ namespace IntegrationTasks.Common;
 /// Pool threads a caller is about to block in synchronous calls, added to the thread pool's minimum for as long as it holds them.
 /// Without it the pool meets them as starvation and adds threads only slowly (a synchronous WCF call also needs a pool thread to
 /// complete), and how long that takes depends on how many threads the pool kept from whatever ran before: the series' Task
-/// variants took 1.8–10.1 s for the same 400,000 records in one RunAll, and 1.8–1.9 s with the minimum raised (measured).
+/// variants' times for the same work scattered widely within one RunAll, and hardly at all with the minimum raised.
 /// Process-wide and counted, so clients running at once add up, and the minimum is back to what it was when the last one ends.
 /// </summary>
 public sealed class ThreadPoolReservation : IDisposable

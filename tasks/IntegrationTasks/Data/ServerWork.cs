@@ -5,7 +5,7 @@ namespace IntegrationTasks.Data;
 /// <summary>How the server reads a batch from its database.</summary>
 public enum ServerWork
 {
-    /// <summary>One SELECT per ID: the series' scenario, kept on purpose (seed 000).</summary>
+    /// <summary>One SELECT per ID: the series' scenario, kept on purpose (as in its Web Service (Async) part).</summary>
     PerRecord,
 
     /// <summary>One range query per batch, rows streamed as they come: what the series said would be far more efficient.</summary>

@@ -31,8 +31,8 @@ public sealed class ServerStatsWriter : IAsyncDisposable
     private ServerStatsSnapshot? _lastWritten;
 
     /// <summary>
-    /// Reading /proc's TCP tables costs 3.5 ms each on this machine however few sockets there are (the kernel walks its whole hash
-    /// table): every 100 ms that was 7 % of a core per server, idle or not, and an interleaved RunAll keeps every server running.
+    /// Reading /proc's TCP tables costs milliseconds however few sockets there are (the kernel walks its whole hash table): every
+    /// 100 ms that is a real share of a core per server, idle or not, and an interleaved RunAll keeps every server running.
     /// So connections are counted at most once a second, and only when the server did some work since the last count.
     /// </summary>
     private static readonly TimeSpan CountInterval = TimeSpan.FromSeconds(1);
@@ -76,10 +76,9 @@ public sealed class ServerStatsWriter : IAsyncDisposable
 
     /// <summary>
     /// Whether a snapshot says more than the one last written: other maxima, or more work items and allocations than a waiting server
-    /// makes on its own (Kestrel's heartbeat, this sampling: about 3 KB a sample), which the next write carries anyway. A server
-    /// waiting for its next run so writes every few seconds instead of ten times a second, which cost it half its CPU while it waited
-    /// (60 s idle, twice each: TcpServer2 5.1 against 2.5 ms of CPU a second, the host process 8.3 against 5.7), and an interleaved
-    /// RunAll keeps a dozen servers waiting beside every run.
+    /// makes on its own (Kestrel's heartbeat, this sampling), which the next write carries anyway. A server waiting for its next
+    /// run so writes every few seconds instead of ten times a second, which cost a waiting server a large share of its CPU, and an
+    /// interleaved RunAll keeps a dozen servers waiting beside every run.
     /// </summary>
     internal static bool HasNews(ServerStatsSnapshot? last, ServerStatsSnapshot now) =>
         last is null

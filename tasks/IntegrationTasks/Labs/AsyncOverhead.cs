@@ -7,7 +7,7 @@ using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 
-/// <summary>One benchmark of seed 004's lab: time and allocation per call.</summary>
+/// <summary>One benchmark of the async-overhead article's lab: time and allocation per call.</summary>
 public sealed record AsyncOverheadResult(string Method, double NanosecondsPerCall, double? ErrorNanoseconds, long BytesPerCall);
 
 /// <summary>Reads BenchmarkDotNet's full JSON report and writes the lab's section of the suite's report.</summary>
@@ -16,7 +16,7 @@ public static class AsyncOverheadReport
     public const string FileName = "asyncoverhead.json";
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    /// <summary>The article's figures (x64, 2017–2018), where it gives one.</summary>
+    /// <summary>The article's own published figures (x64), where it gives one.</summary>
     public static string Article(string method) => method switch
     {
         "Sync" => "baseline",
@@ -84,7 +84,7 @@ public sealed class AsyncOverheadTask : IntegrationTask
     [Required] public string ArtifactsDirectory { get; set; } = "";
     [Required] public string ResultsDirectory { get; set; } = "";
 
-    /// <summary>BenchmarkDotNet's job: short (3 iterations, under a minute here) or default (minutes, tighter intervals).</summary>
+    /// <summary>BenchmarkDotNet's job: short (3 iterations, a quick look) or default (minutes, tighter intervals).</summary>
     public string Job { get; set; } = "short";
 
     public int TimeoutSeconds { get; set; } = 1800;

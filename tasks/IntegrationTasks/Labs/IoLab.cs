@@ -2,7 +2,7 @@ using System.Diagnostics;
 
 namespace IntegrationTasks.Labs;
 
-/// <summary>The three ways seeds 000/001 run "write a file, then sort": one after the other, or overlapped.</summary>
+/// <summary>The three ways the 2014 I/O articles run "write a file, then sort": one after the other, or overlapped.</summary>
 public enum IoMode
 {
     /// <summary>Write (and flush to the device), then sort: the article's 21,781 ms.</summary>
@@ -39,7 +39,7 @@ public sealed record IoLabResult(IoMode Mode, double TotalMilliseconds, IReadOnl
 }
 
 /// <summary>
-/// Seeds 000/001's experiment. Every write is flushed to the device (fsync through
+/// The 2014 I/O articles' experiment. Every write is flushed to the device (fsync through
 /// <see cref="FileStream.Flush(bool)"/>), or the page cache would absorb 100 MB in a few
 /// milliseconds and there would be nothing to overlap. On Linux .NET has no asynchronous file I/O
 /// of the kernel's: an "async" FileStream write is a blocking pwrite run on a thread-pool thread,

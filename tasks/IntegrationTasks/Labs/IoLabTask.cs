@@ -3,7 +3,7 @@ using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 
-/// <summary>Runs seeds 000/001's I/O experiment in its three modes and records it beside the transports' results.</summary>
+/// <summary>Runs the 2014 I/O articles' experiment in its three modes and records it beside the transports' results.</summary>
 public sealed class IoLabTask : IntegrationTask
 {
     [Required] public string Directory { get; set; } = "";

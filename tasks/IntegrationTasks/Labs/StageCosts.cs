@@ -66,8 +66,7 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         using var message = new PooledBufferStream();
         var batch = new List<ServiceRecord>(batchSize);
         // Untimed first, as long as the JIT takes to settle: without it each stage's first batches ran its tier-0 code, and the
-        // figures depended on the record count (XML in 15.5-17.9 µs a record at 20,000 records, 7.0-9.6 at 100,000, 5.1-6.1 at 200,000;
-        // 1 s of warm-up still left 20,000 at 15.5-17.9, 3 s at 4.8-5.4; 6 s brought both to 3.1-3.3).
+        // figures depended on the record count; a short warm-up still left small runs slower than large ones.
         var warmUp = Stopwatch.StartNew();
         var warmUpBatches = 0;
         while (warmUp.Elapsed < WarmUp || warmUpBatches < MinimumWarmUpBatches)
@@ -184,8 +183,7 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         async Task TimeAsync(string stage, Func<Task> work)
         {
             // Allocations of the whole process (a stage's continuations may run on other threads), per batch; precise, since
-            // the cheap count leaves out each thread's allocation context (~8 KB), and PostgreSQL's insert of a batch of 500
-            // allocates ~3.8 KB: it read 0 or 8 KB by luck.
+            // the cheap count leaves out each thread's allocation context (~8 KB), more than some stages allocate per batch.
             var bytes = GC.GetTotalAllocatedBytes(precise: true);
             var start = Stopwatch.GetTimestamp();
             await work().ConfigureAwait(false);

@@ -6,7 +6,7 @@ using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 
-/// <summary>One load run of seed 003's lab: an endpoint, the thread pool's minimum, and what hey and the counters saw.</summary>
+/// <summary>One load run of the thread-pool starvation lab: an endpoint, the thread pool's minimum, and what hey and the counters saw.</summary>
 public sealed record StarvationRun(string Scenario, string Path, int MinThreads, int Concurrency, int Requests, HeyOutput Load,
     IReadOnlyList<CounterSample> Counters, double? ArticleRequestsPerSecond)
 {
@@ -15,7 +15,7 @@ public sealed record StarvationRun(string Scenario, string Path, int MinThreads,
 }
 
 /// <summary>
-/// Seed 003's experiment: a Kestrel app (the HTTP host process) whose two endpoints wait 500 ms in
+/// The thread-pool starvation article's experiment: a Kestrel app (the HTTP host process) whose two endpoints wait 500 ms in
 /// PostgreSQL, loaded with hey — the synchronous endpoint, the asynchronous one, and the synchronous
 /// one again with the thread pool's minimum raised (the mitigation a reader would try). The app
 /// samples its own thread count, queue length and completed work items once a second.

@@ -20,7 +20,7 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
     public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
 
     // Cancelled first when the server stops: a handler mid-lookup or mid-publish gives up without acknowledging,
-    // so the broker redelivers its request. (RabbitMQ.Client 7.2.1 made cancelling a confirmed publish safe, #1900.)
+    // so the broker redelivers its request. (RabbitMQ.Client 7.2.1 made cancelling a confirmed publish safe.)
     private readonly CancellationTokenSource _stopping = new();
     private long _answered;
     private long _rejected;

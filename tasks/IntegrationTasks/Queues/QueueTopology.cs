@@ -64,8 +64,8 @@ public sealed record BrokerOptions
             HostName = HostName, Port = Port, UserName = UserName, Password = Password, ClientProvidedName = clientName,
             AutomaticRecoveryEnabled = false,
             // A connection cut mid-frame can leave the client's frame reader at end of stream with half a frame, spinning until
-            // heartbeats lapse (traced under the relay's Reset: RabbitMQ.Client's InboundFrame.ReadFromPipeAsync at 100% CPU for
-            // ≈3 min with the default 60 s). 10 s bounds that to about half a minute and is still far above any honest pause.
+            // heartbeats lapse (seen under the relay's Reset: RabbitMQ.Client's InboundFrame.ReadFromPipeAsync spinning a core for
+            // minutes with the default 60 s). 10 s bounds that and is still far above any honest pause.
             RequestedHeartbeat = TimeSpan.FromSeconds(10),
         };
         try

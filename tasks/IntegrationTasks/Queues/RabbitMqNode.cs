@@ -108,7 +108,7 @@ public sealed class RabbitMqNode : IDisposable
     /// <summary>
     /// Stops the node with SIGTERM to its Erlang VM, which RabbitMQ takes as a graceful stop (its log: "SIGTERM received - shutting
     /// down"), then its epmd; kills whatever is left. Not with rabbitmqctl: that boots a second Erlang VM to ask the first, which
-    /// took 12 s of a 15 s stop under two busy loops (measured) and more under the test suite's load. rabbitmqctl only when the VM
+    /// took most of the stop's time under busy loops, and longer under the test suite's load. rabbitmqctl only when the VM
     /// is not known (no pid file yet).
     /// </summary>
     public async Task StopAsync(CancellationToken cancellationToken)

@@ -40,7 +40,7 @@ public static class RestProtocol
 /// <summary>
 /// A record as the client reads it: a class with settable properties, the shape an OpenAPI client generator makes, and the one
 /// System.Text.Json fills directly. Into the positional <see cref="ServiceRecord"/> it goes through constructor arguments, which
-/// costs more (measured: 0.68 against 0.55 µs a record, 1,000 sample records read from memory, best of seven).
+/// costs more per record.
 /// </summary>
 public sealed class RecordJson
 {

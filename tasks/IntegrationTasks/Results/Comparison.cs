@@ -138,7 +138,7 @@ public static class Comparison
 /// </summary>
 public static class RatioAgreement
 {
-    /// <summary>How close two runs' ratios should be to count as the same figure (#30's "changes by less than 5 %").</summary>
+    /// <summary>How close two runs' ratios should be to count as the same figure (a change of less than 5 %).</summary>
     public const double WithinPercent = 5;
 
     /// <summary>The chance that every ratio lands within <paramref name="withinPercent"/> % of the other run's.</summary>

@@ -119,7 +119,7 @@ public static class HtmlReport
     public sealed record Bar(string Label, double Value, double Interval = 0, bool Baseline = false);
 
     /// <summary>
-    /// A chart of the transports; a peer (often 10–30× faster, which would flatten every other bar) is written beside it, not drawn.
+    /// A chart of the transports; a peer (often many times faster, which would flatten every other bar) is written beside it, not drawn.
     /// </summary>
     private static string BarChart(string id, string title, IReadOnlyList<TransportSummary> rows,
         Func<TransportSummary, double> value, Func<TransportSummary, double> interval, string format)
@@ -144,7 +144,7 @@ public static class HtmlReport
         var labelWidth = Math.Max(200, 16 + (int)Math.Ceiling(7.2 * rows.Max(r => r.Label.Length)));
         var max = rows.Max(r => value(r) + interval(r));
         max = max > 0 ? max : 1;
-        // When the bars span more than 20× (a peer 30× faster, a lock-step transport 100× slower), a linear axis flattens all the
+        // When the bars span more than 20× (a peer far faster, a lock-step transport far slower), a linear axis flattens all the
         // others to slivers: the axis turns logarithmic, from half the smallest value, and the title says so.
         var positives = rows.Select(value).Where(v => v > 0).ToList();
         var floor = positives.Count > 0 ? positives.Min() / 2 : 0;

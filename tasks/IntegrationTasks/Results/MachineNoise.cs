@@ -46,16 +46,15 @@ public static class MachineNoise
     public const double NoisyPercent = 5;
 
     /// <summary>
-    /// The database loop's: its lookups allocate, and its own garbage collections vary it by 3–10 % on this machine with nothing else
-    /// running (measured: eight readings, after the warm-up), where the CPU loop varies by 0.3–2.6 %.
+    /// The database loop's: its lookups allocate, and its own garbage collections vary it several times more than the CPU loop on
+    /// a quiet machine.
     /// </summary>
     public const double NoisyDatabasePercent = 15;
 
     /// <summary>
     /// PostgreSQL's database loop: each lookup is a round trip between this process and a backend process, and where the scheduler
-    /// puts the two on two cores decides its speed. Measured with nothing else running (eight RunAlls of PipelinedCopy, each on a
-    /// fresh server): 9.6–22.9 % within a reading, 67–122 ms a chunk from one reading to the next, before and after one RunAll
-    /// 12–56 % apart in either direction. So its spread is judged at 25 %, and its drift not at all.
+    /// puts the two on two cores decides its speed. On a quiet machine its spread within a reading is wide, and its speed moves
+    /// far in either direction between readings. So its spread is judged at 25 %, and its drift not at all.
     /// </summary>
     public const double NoisyRoundTripPercent = 25;
 
@@ -76,20 +75,20 @@ public static class MachineNoise
     /// <summary>
     /// How long each loop runs untimed first: the first chunks in a process are the JIT's (tiered compilation), not the machine's.
     /// With half a second for the database and write loops and none for the others, the readings before a RunAll spread more than
-    /// those taken right after them in the same process (database loop 23-35 % against 15-19 %, four runs); with a second, alike.
+    /// those taken right after them in the same process; with a second, alike.
     /// </summary>
     public static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
 
     /// <summary>
-    /// The write loop's: SQLite's WAL checkpoints (a file write and an fsync) fall into some chunks and not others. Measured with
-    /// nothing else running (eight readings, four RunAlls): 17–29 % within a reading, and the mean 6 % faster to 20 % slower after a
-    /// RunAll than before it. So its spread is judged at 40 % and its drift at <see cref="WriteDriftPercent"/>.
+    /// The write loop's: SQLite's WAL checkpoints (a file write and an fsync) fall into some chunks and not others, so on a quiet
+    /// machine it spreads far more than the other loops and its mean moves either way between before and after a RunAll. So its
+    /// spread is judged at 40 % and its drift at <see cref="WriteDriftPercent"/>.
     /// </summary>
     public const double NoisyWritePercent = 40;
 
     /// <summary>
-    /// The write loop's on PostgreSQL: each commit waits for the server's WAL to reach the disk. Measured with nothing else running
-    /// (eight readings, four RunAlls on a fresh server): 15–52 % within a reading, 28 % faster to 8 % slower after than before.
+    /// The write loop's on PostgreSQL: each commit waits for the server's WAL to reach the disk, which spreads it wider still on a
+    /// quiet machine and moves it either way between before and after.
     /// </summary>
     public const double NoisyWritePostgresPercent = 60;
 
@@ -97,8 +96,8 @@ public static class MachineNoise
     public const double WriteDriftPercent = 30;
 
     /// <summary>
-    /// The memory loop's: measured with nothing else running (the same eight readings), 2.4–6.1 % within a reading and at most 6 %
-    /// between before and after (the CPU loop's: 0.5–3.4 %).
+    /// The memory loop's: on a quiet machine it spreads a little more than the CPU loop, within a reading and between before and
+    /// after.
     /// </summary>
     public const double NoisyMemoryPercent = 10;
 
@@ -179,8 +178,8 @@ public static class MachineNoise
 
     /// <summary>
     /// The database loop: chunks of 2,000 lookups by ID (IDs 1 to 200, ten times over) on the server's database, until
-    /// <paramref name="duration"/> has passed. A chunk of 200 varied by 15 % on a quiet machine (a garbage collection or a
-    /// scheduling slice is a large part of 1 ms); one of 2,000 takes about 10 ms.
+    /// <paramref name="duration"/> has passed. A chunk of only 200 varied too much on a quiet machine (a garbage collection or a
+    /// scheduling slice is a large part of it).
     /// </summary>
     public static async Task<NoiseReading> DatabaseLoopAsync(string phase, Database database, TimeSpan duration, CancellationToken cancellationToken)
     {
@@ -217,8 +216,8 @@ public static class MachineNoise
     /// <summary>
     /// The write loop: chunks of ten batches of 1,000 sample records, each batch inserted in one transaction, into a table shaped as
     /// ClientTable on the client's database: the client's work in every run (the same writer, the table growing, SQLite's WAL
-    /// checkpoints falling where they fall), until <paramref name="duration"/> has passed. A chunk of one batch varied by 50–76 %
-    /// on a quiet machine (most took 2 ms, the one with a checkpoint 10–16 ms); ten hold about one checkpoint each. A scratch table,
+    /// checkpoints falling where they fall), until <paramref name="duration"/> has passed. A chunk of one batch varied widely on a
+    /// quiet machine (one with a checkpoint is several times slower); ten hold about one checkpoint each. A scratch table,
     /// dropped after, so ClientTable keeps the last run's rows. The database loop only reads: a disk or a commit that got slower
     /// shows here.
     /// </summary>
@@ -271,8 +270,8 @@ public static class MachineNoise
             : [.. File.ReadLines(path).Where(l => l.Length > 0).Select(l => JsonSerializer.Deserialize<NoiseReading>(l, JsonFiles.Options)!)];
 
     /// <summary>
-    /// RunAll's one IT5006 line: every reason in it, as the report has them (a warning per reason put four or five lines at the end of
-    /// a RunAll on this host, and the terminal's summary repeats them); null when the machine was quiet enough.
+    /// RunAll's one IT5006 line: every reason in it, as the report has them (a warning per reason put several lines at the end of
+    /// a RunAll, and the terminal's summary repeats them); null when the machine was quiet enough.
     /// </summary>
     public static string? BuildWarning(IReadOnlyList<NoiseReading> readings) => Warnings(readings) is { Count: > 0 } warnings
         ? $"The machine was noisy during this RunAll: {string.Join("; ", warnings)}; compare the transports' intervals with it."
@@ -377,7 +376,7 @@ public static class NoiseReport
         md.Append(ReportTable.Markdown(Columns, readings));
         if (TransportSpreadPercent(rows) is { } spread)
             md.Append(string.Create(Invariant, $"\nThe transports' runs varied by {spread:F1} % (the median over the rows of std dev / mean)."))
-                // Not the write loop's spread: its chunks differ by where the checkpoints fall (17–29 % on a quiet machine).
+                // Not the write loop's spread: its chunks differ by where the checkpoints fall (wide even on a quiet machine).
                 .Append(readings.Where(r => r.Loop != MachineNoise.WriteLoop).DefaultIfEmpty().Max(r => r?.SpreadPercent ?? 0) is var noisiest && spread > 2 * noisiest
                     ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
                     : " The loops varied about as much: much of the runs' spread is the machine's.\n");

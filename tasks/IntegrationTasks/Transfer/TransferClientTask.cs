@@ -68,7 +68,7 @@ public abstract class TransferClientTask : IntegrationTask
     public int MaxInFlight { get; set; } = 8;
 
     /// <summary>
-    /// When several client machines load one server: the UTC time (ISO 8601, "2026-11-24T08:00:00Z") this run starts at, so that
+    /// When several client machines load one server: the UTC time (ISO 8601, "yyyy-MM-ddTHH:mm:ssZ") this run starts at, so that
     /// machines started with the same StartAt run at once (their clocks set by NTP); the wait is at most an hour. Recorded with the run.
     /// </summary>
     public string? StartAt { get; set; }
@@ -79,8 +79,8 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>
     /// The server's process, where the orchestrator started one (0: none, or not known): its CPU is read when the timed transfer starts
     /// and when it ends, so the run's server CPU is this run's only. Read between repetitions instead, it took in whatever the server
-    /// did while it waited for its next run: in an interleaved RunAll a whole round of the other transports (measured: gRPC's server
-    /// 1.5–2.4 s a run of 200,000 records against 0.8 s of its own work).
+    /// did while it waited for its next run: in an interleaved RunAll a whole round of the other transports (often more than the
+    /// run's own work).
     /// </summary>
     public int ServerProcessId { get; set; }
 

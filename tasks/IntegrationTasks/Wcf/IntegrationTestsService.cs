@@ -10,7 +10,7 @@ namespace IntegrationTasks.Wcf;
 /// <see cref="ServerWork.Range"/> one range query per call;
 /// lookups come from a fixed pool of connections, so concurrent calls wait for a connection instead of opening
 /// more. The gRPC service answers from the same <see cref="LookUpAsync(int, int, bool, CancellationToken)"/>. <see cref="GetRecords"/> looks the IDs up one after another; <see cref="GetRecordsConcurrently"/> spreads
-/// them over up to <c>concurrency</c> connections at once and gathers them in order (seed 000's server change).
+/// them over up to <c>concurrency</c> connections at once and gathers them in order (the Web Service (Async) part's server change).
 /// Bad arguments are faults whose reason is a coded message (<c>IT1001: …</c>); the service goes on serving.
 /// </summary>
 public sealed class IntegrationTestsService : IIntegrationTestsService, IAsyncDisposable
