@@ -24,4 +24,25 @@ public sealed class CapRecordCountsTests
         Assert.AreEqual("-p:SmallRequestsMaxRecords=1000000", task.NotRun[0].GetMetadata("Fix"));
         StringAssert.Contains(task.NotRun[0].GetMetadata("Reason"), "up to 50,000 records");
     }
+
+    [TestMethod]
+    public void A_cap_below_every_count_runs_the_transport_at_its_cap_with_the_references_there_too()
+    {
+        var capped = new Microsoft.Build.Utilities.TaskItem("SoapSmallRequests");
+        capped.SetMetadata("MaxRecords", "5000");
+        capped.SetMetadata("MaxRecordsProperty", "SmallRequestsMaxRecords");
+        var reference = new Microsoft.Build.Utilities.TaskItem("PipelinedCopy");
+        reference.SetMetadata("Reference", "true");
+        var odd = new Microsoft.Build.Utilities.TaskItem("NetTcpSmallRequests");
+        odd.SetMetadata("MaxRecords", "4500"); // not a whole number of batches: not run at all, as before
+        var task = new IntegrationTasks.Results.CapRecordCounts
+        {
+            BuildEngine = new FakeBuildEngine(), Transports = [capped, reference, odd, new Microsoft.Build.Utilities.TaskItem("TcpClient2")],
+            RecordCounts = ["20000+50000"], BatchSize = 1000,
+        };
+        Assert.IsTrue(task.Execute());
+        CollectionAssert.AreEqual(new[] { "5000", "5000+20000+50000", "", "20000+50000" }, task.Capped.Select(t => t.GetMetadata("RecordCounts")).ToArray());
+        CollectionAssert.AreEqual(new[] { "SoapSmallRequests at 20,000 records", "SoapSmallRequests at 50,000 records", "NetTcpSmallRequests at 20,000 records", "NetTcpSmallRequests at 50,000 records" },
+            task.NotRun.Select(n => n.ItemSpec).ToArray());
+    }
 }

@@ -1,3 +1,4 @@
+using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
 
@@ -6,24 +7,25 @@ namespace IntegrationTasks.Tests;
 public sealed class EstimateRunAllTests
 {
     [TestMethod]
-    public void An_earlier_run_here_gives_the_plan_its_time_scaled_to_the_record_counts()
+    public void An_earlier_run_here_gives_a_transport_its_measured_time_and_the_others_keep_their_prior()
     {
         using var folder = new TempDirectory("it-estimate-");
-        var measurements = Enumerable.Range(1, 3).SelectMany(r => new[]
-        {
-            new IntegrationTasks.Transfer.Measurement { Transport = "TcpClient2", Records = 20_000, Repetition = r, ElapsedSeconds = 2.0, Verified = true },
-            new IntegrationTasks.Transfer.Measurement { Transport = "GrpcClient", Records = 20_000, Repetition = r, ElapsedSeconds = 1.0, Verified = true },
-        }).ToList();
-        IntegrationTasks.Results.ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
-        var results = Directory.GetFiles(folder, "results-*.json").Single();
-        // TcpClient2 at 20,000 and 40,000 (scaled from 20,000: 4 s), 2 runs each; HttpRequest never measured there.
-        var estimate = IntegrationTasks.Results.EstimateRunAll.Estimate([("TcpClient2", [20_000, 40_000]), ("HttpRequest", [20_000])], runsEach: 2, results);
-        Assert.AreEqual((TimeSpan.FromSeconds((2.0 + 4.0) * 2), 1), estimate);
-        Assert.IsNull(IntegrationTasks.Results.EstimateRunAll.Estimate([("HttpRequest", [20_000])], 2, results));
+        var measurements = Enumerable.Range(1, 3).Select(r =>
+            new IntegrationTasks.Transfer.Measurement { Transport = "TcpClient2", Records = 20_000, Repetition = r, ElapsedSeconds = 2.0, Verified = true }).ToList();
+        ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
+        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(folder, "results-*.json").Single());
+        var http = new Microsoft.Build.Utilities.TaskItem("HttpRequest");
+        http.SetMetadata(RunCostPrior.MetadataName, "50");
+        // TcpClient2 at 20,000 (measured: 2 s) and 40,000 (scaled from 20,000: 4 s), each with what a run adds around its transfer;
+        // HttpRequest never measured there: its prior, 50 µs a record.
+        var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [20_000, 40_000]), ("HttpRequest", [20_000])], RunCostPrior.PerRecord([http]), measured);
+        var around = (double records) => RunCostPrior.RunOverheadSeconds + records * RunCostPrior.VerifyMicrosecondsPerRecord / 1e6;
+        Assert.AreEqual(2.0 + around(20_000) + 4.0 + around(40_000) + around(20_000) + 20_000 * 50 / 1e6, seconds, 1e-9);
+        Assert.AreEqual(1, known);
     }
 
     [TestMethod]
-    public void Several_client_counts_multiply_the_planned_runs_and_the_peer_runs_at_one()
+    public void The_plan_counts_warm_ups_at_the_smallest_count_of_each_client_count_and_the_peer_at_one_client()
     {
         using var folder = new TempDirectory("it-estimate-");
         var engine = new FakeBuildEngine();
@@ -32,12 +34,16 @@ public sealed class EstimateRunAllTests
         peer.SetMetadata("OneClient", "true");
         var tcp = new Microsoft.Build.Utilities.TaskItem("TcpClient2");
         tcp.SetMetadata("RecordCounts", "2000+200");
-        // -p:Clients=1+2+4, batches of 100: TcpClient2 at 2,000 records runs at 1, 2 and 4 clients, at 200 (2 batches) at 1 and 2; the peer once.
-        Assert.IsTrue(new IntegrationTasks.Results.EstimateRunAll
+        // -p:Clients=1+2+4, batches of 100, 2 repetitions after 1 warm-up: TcpClient2 at 2,000 records runs at 1, 2 and 4 clients, at 200
+        // (2 batches) at 1 and 2: 10 measured runs, and warm-ups at 200 for 1 and 2 clients and at 2,000 for 4 (12,800 + 2,400 records);
+        // the peer at one client: 3 runs of 2,000.
+        var estimate = new EstimateRunAll
         {
             BuildEngine = engine, Transports = [peer, tcp], Repetitions = 2, Warmup = true, ResultsDirectory = folder, ClientCounts = ["1+2+4"], BatchSize = 100,
-        }.Execute(), engine.Log);
-        StringAssert.Contains(engine.Log, "RunAll plan: 18 runs moving 25,200 records in all");
-        CollectionAssert.AreEqual(new[] { 2000, 2000, 2000, 200, 200 }, IntegrationTasks.Results.EstimateRunAll.AtClientCounts([2000, 200], [1, 2, 4], 100));
+        };
+        Assert.IsTrue(estimate.Execute(), engine.Log);
+        StringAssert.Contains(engine.Log, "RunAll plan: 16 runs moving 21,200 records in all");
+        var runs = new[] { 2000, 2000, 2000, 200, 200 }.SelectMany(r => new[] { r, r }).Concat([200, 200, 2000]).Concat([2000, 2000, 2000]);
+        Assert.AreEqual(runs.Sum(r => RunCostPrior.RunSeconds(new Dictionary<string, double>(), "", r)), estimate.PlannedSeconds, 1e-9);
     }
 }

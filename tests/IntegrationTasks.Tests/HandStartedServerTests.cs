@@ -37,4 +37,22 @@ public sealed class HandStartedServerTests
         StringAssert.Contains(screen.ToString(), "TcpServer2 stopped (Ctrl+C); exit code 0.");
         HostingTests.AssertPortFree(port);
     }
+
+    [TestMethod]
+    [Timeout(300_000, CooperativeCancellation = true)]
+    public async Task A_RunAll_sent_SIGTERM_stops_its_servers_says_so_and_fails()
+    {
+        using var artifacts = new TempDirectory("it-runall-term-");
+        var port = TestPorts.Free();
+        using var build = HandStartedServer.Start("RunAll", artifacts, port, "-p:Transports=TcpClient2", "-p:Peers=false", "-p:Calibrate=false",
+            "-p:RecordCounts=200000", "-p:Repetitions=20");
+        await build.Screen.WaitForAsync("RunAll round 1 of 20", TimeSpan.FromSeconds(180));
+        using (var term = System.Diagnostics.Process.Start("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
+            await term.WaitForExitAsync();
+        await build.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(90));
+        Assert.AreNotEqual(0, build.Process.ExitCode, build.Screen.ToString());
+        Assert.IsTrue(build.Screen.Lines.Any(l => l.StartsWith($"{IntegrationTasks.Common.ErrorCodes.BuildTerminated}: ", StringComparison.Ordinal)), build.Screen.ToString());
+        HostingTests.AssertPortFree(port);
+        HostingTests.AssertNoProcessMentions(artifacts);
+    }
 }

@@ -330,7 +330,9 @@ public sealed class QueueTests
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        build.OutputDataReceived += (_, e) => { if (e.Data?.Contains("RabbitMQ is ready", StringComparison.Ordinal) == true) ready.TrySetResult(); };
+        var screen = new ProcessScreen();
+        build.OutputDataReceived += (_, e) => { screen.Add(e.Data); if (e.Data?.Contains("RabbitMQ is ready", StringComparison.Ordinal) == true) ready.TrySetResult(); };
+        build.ErrorDataReceived += (_, e) => screen.Add(e.Data);
         build.BeginOutputReadLine();
         build.BeginErrorReadLine();
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
@@ -339,6 +341,12 @@ public sealed class QueueTests
         // Longer than the stop may take by its own bounds (the node's exit 60 s, epmd 10 + 15 s): a build that took over 60 s to stop
         // the node with rabbitmqctl while another test class loaded both cores failed here once (CI at 27ce836); a hang still fails.
         await build.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(120));
+        if (signal == "TERM")
+        {
+            // Failed as Ctrl+C fails it, and said so: a script can tell a terminated run from a finished one.
+            Assert.AreNotEqual(0, build.ExitCode, screen.ToString());
+            Assert.IsTrue(screen.Lines.Any(l => l.StartsWith($"{ErrorCodes.BuildTerminated}: ", StringComparison.Ordinal)), screen.ToString());
+        }
         // The servers watch their input and go with the build; the broker is stopped by the build's SIGTERM handler.
         var until = DateTime.UtcNow.AddSeconds(30);
         while (Processes.AllCommandLines().Contains($"{(string)artifacts}/", StringComparison.Ordinal) && DateTime.UtcNow < until)

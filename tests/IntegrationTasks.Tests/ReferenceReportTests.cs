@@ -70,6 +70,22 @@ public sealed class ReferenceReportTests
     }
 
     [TestMethod]
+    public void The_findings_lead_with_the_size_most_transports_ran_at_and_a_capped_size_names_how_few_ran_there()
+    {
+        Measurement[] runs =
+        [
+            .. Enumerable.Range(1, 3).SelectMany(r => new[]
+            {
+                Run("PipelinedCopy", 4.0 + r * 0.01, r), Run("TcpClient2", 5.0 + r * 0.01, r), Run("GrpcClient", 5.5 + r * 0.01, r),
+                Run("PipelinedCopy", 0.2 + r * 0.01, r) with { Records = 5_000 }, Run("SoapSmallRequests", 2.3 + r * 0.01, r) with { Records = 5_000 },
+            }),
+        ];
+        var lines = ReportHeadline.Lines(ReportWriter.Summarise(runs), [], [], []);
+        StringAssert.StartsWith(lines[0], "100,000 records: fastest transport TcpClient2,");
+        StringAssert.StartsWith(lines[1], "5,000 records: fastest transport of the 1 run at this size SoapSmallRequests,");
+    }
+
+    [TestMethod]
     public void A_transport_whose_server_reads_ranges_in_a_per_ID_run_is_measured_against_PipelinedCopyRange()
     {
         // Found by #30's benchmark on PostgreSQL: FileTransferRequest at 0.29× a PipelinedCopy that read by ID while it read ranges.

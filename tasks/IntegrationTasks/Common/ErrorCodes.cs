@@ -44,6 +44,7 @@ public static class ErrorCodes
     public const string ServerRestarted = "IT4012";
     public const string FaultInjected = "IT4013";
     public const string FaultNotInjected = "IT4014";
+    public const string BuildTerminated = "IT4015";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

@@ -1,3 +1,5 @@
+using System.Runtime.ExceptionServices;
+using System.Threading.Channels;
 using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Data;
@@ -46,8 +48,8 @@ public sealed class TransferVerifier(Database server, Database client)
     {
         var report = new Report { Records = records };
         var matchedPerBatch = batchSize is > 0 ? new int[(records + batchSize.Value - 1) / batchSize.Value] : null;
-        await using var expected = RecordReader.ReadOrderedAsync(server, RecordTable.Service, 1, records, cancellationToken)
-            .GetAsyncEnumerator(cancellationToken);
+        // The server's rows are read on a task of their own, a few chunks ahead: both tables are read at once.
+        await using var expected = new ReadAhead(RecordReader.ReadOrderedAsync(server, RecordTable.Service, 1, records, cancellationToken), cancellationToken);
         await using var actual = RecordReader.ReadOrderedAsync(client, RecordTable.Client, null, null, cancellationToken)
             .GetAsyncEnumerator(cancellationToken);
 
@@ -149,5 +151,82 @@ public sealed class TransferVerifier(Database server, Database client)
         if (!string.Equals(expected.StringField1, actual.StringField1, StringComparison.Ordinal)) names.Add("StringField1");
         if (!string.Equals(expected.StringField2, actual.StringField2, StringComparison.Ordinal)) names.Add("StringField2");
         return string.Join("+", names);
+    }
+}
+
+/// <summary>
+/// A table's rows read on a task of their own, at most <see cref="ChunksAhead"/> chunks of <see cref="ChunkRows"/> rows ahead of the
+/// reader (memory bounded whatever the table's size); a failure of the read is thrown where the rows are asked for.
+/// </summary>
+internal sealed class ReadAhead : IAsyncEnumerator<ServiceRecord>
+{
+    public const int ChunkRows = 1024;
+    public const int ChunksAhead = 4;
+
+    private readonly Channel<ServiceRecord[]> _chunks = Channel.CreateBounded<ServiceRecord[]>(
+        new BoundedChannelOptions(ChunksAhead) { SingleReader = true, SingleWriter = true });
+    private readonly CancellationTokenSource _stop;
+    private readonly Task _reading;
+    private ServiceRecord[] _chunk = [];
+    private int _index = -1;
+
+    public ReadAhead(IAsyncEnumerable<ServiceRecord> rows, CancellationToken cancellationToken)
+    {
+        _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        _reading = Task.Run(() => FillAsync(rows, _stop.Token), CancellationToken.None);
+    }
+
+    public ServiceRecord Current => _chunk[_index];
+
+    private async Task FillAsync(IAsyncEnumerable<ServiceRecord> rows, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var chunk = new List<ServiceRecord>(ChunkRows);
+            await foreach (var row in rows.WithCancellation(cancellationToken).ConfigureAwait(false))
+            {
+                chunk.Add(row);
+                if (chunk.Count < ChunkRows)
+                    continue;
+                await _chunks.Writer.WriteAsync([.. chunk], cancellationToken).ConfigureAwait(false);
+                chunk.Clear();
+            }
+            if (chunk.Count > 0)
+                await _chunks.Writer.WriteAsync([.. chunk], cancellationToken).ConfigureAwait(false);
+            _chunks.Writer.Complete();
+        }
+        catch (Exception e)
+        {
+            _chunks.Writer.Complete(e);
+        }
+    }
+
+    public async ValueTask<bool> MoveNextAsync()
+    {
+        if (++_index < _chunk.Length)
+            return true;
+        try
+        {
+            while (await _chunks.Reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
+            {
+                if (_chunks.Reader.TryRead(out var chunk))
+                {
+                    (_chunk, _index) = (chunk, 0);
+                    return true;
+                }
+            }
+        }
+        catch (ChannelClosedException e) when (e.InnerException is not null)
+        {
+            ExceptionDispatchInfo.Throw(e.InnerException);
+        }
+        return false;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync().ConfigureAwait(false);
+        await _reading.ConfigureAwait(false);
+        _stop.Dispose();
     }
 }

@@ -42,6 +42,7 @@ public sealed class StartServer : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
+        BuildTermination.Watch();
         if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is ServerProcess running
             && !running.HasExited)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");

@@ -43,6 +43,9 @@ public sealed class StartRabbitMQ : IntegrationTask
     {
         if (MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxConnections must be at least 1 (was {MaxConnections}).");
+        // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
+        if (!WaitUntilCancelled)
+            BuildTermination.Watch();
         if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is NodeHandle running)
         {
             ProcessId = running.Node.ProcessId;

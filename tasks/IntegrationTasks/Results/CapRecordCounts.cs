@@ -8,7 +8,9 @@ namespace IntegrationTasks.Results;
 /// <summary>
 /// Gives each transport the record counts it runs at: all of RunAll's, except above a transport's
 /// <c>MaxRecords</c> (one call per record makes those runs long). Each count left out is reported
-/// as not run, with the reason and the property that raises the cap.
+/// as not run, with the reason and the property that raises the cap. A transport whose cap is below every count runs at its cap
+/// instead (when that is a whole number of batches), and the references run there too, so that its ratios are taken as every
+/// other transport's are.
 /// </summary>
 public sealed class CapRecordCounts : IntegrationTask
 {
@@ -16,6 +18,9 @@ public sealed class CapRecordCounts : IntegrationTask
     [Required] public ITaskItem[] Transports { get; set; } = [];
 
     [Required] public string[] RecordCounts { get; set; } = [];
+
+    /// <summary>The batch size: a cap runs in place of the counts only when it is a whole number of batches.</summary>
+    public int BatchSize { get; set; } = 1;
 
     /// <summary>The transports, each with metadata RecordCounts ('+'-separated; empty when none is left).</summary>
     [Output] public ITaskItem[] Capped { get; private set; } = [];
@@ -26,6 +31,7 @@ public sealed class CapRecordCounts : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var counts = PlanRuns.ParseRecordCounts(RecordCounts);
+        var belowEveryCount = new SortedSet<int>();
         var capped = new List<ITaskItem>();
         var notRun = new List<ITaskItem>();
         foreach (var transport in Transports)
@@ -35,7 +41,13 @@ public sealed class CapRecordCounts : IntegrationTask
                 : int.TryParse(cap, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n
                 : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{transport.ItemSpec}'s MaxRecords '{cap}' is not a whole number.");
             var item = new TaskItem(transport);
-            item.SetMetadata("RecordCounts", string.Join('+', counts.Where(c => c <= limit)));
+            var runAt = counts.Where(c => c <= limit).ToList();
+            if (runAt.Count == 0 && limit < int.MaxValue && limit > 0 && limit % Math.Max(BatchSize, 1) == 0)
+            {
+                runAt.Add(limit);
+                belowEveryCount.Add(limit);
+            }
+            item.SetMetadata("RecordCounts", string.Join('+', runAt));
             capped.Add(item);
             foreach (var count in counts.Where(c => c > limit))
             {
@@ -49,6 +61,8 @@ public sealed class CapRecordCounts : IntegrationTask
                 notRun.Add(entry);
             }
         }
+        foreach (var reference in capped.Where(t => t.GetMetadata("Reference") == "true" && t.GetMetadata("RecordCounts").Length > 0))
+            reference.SetMetadata("RecordCounts", string.Join('+', belowEveryCount.Concat(PlanRuns.ParseRecordCounts([reference.GetMetadata("RecordCounts")])).Distinct()));
         // Each transport's place in the run, for RunAll's progress lines ("transport 3 of 7").
         var running = capped.Where(c => c.GetMetadata("RecordCounts").Length > 0).ToList();
         for (var i = 0; i < running.Count; i++)

@@ -45,9 +45,6 @@ public sealed class PlanRounds : IntegrationTask
 
     [Output] public int SeedUsed { get; private set; }
 
-    /// <summary>The records every planned run moves, warm-ups and the reference's extra runs included (for the time-left estimate).</summary>
-    [Output] public long PlannedRecords { get; private set; }
-
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         SeedUsed = Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
@@ -73,7 +70,6 @@ public sealed class PlanRounds : IntegrationTask
         var warmups = combinations.Where(c => c.Run.Repetition == 0).OrderBy(c => c.Run.WarmupRun).ToList();
         foreach (var (transport, run) in warmups)
             ordered.Add(RunItem(transport, run, ports, round: 0, position: ordered.Count + 1, of: warmups.Count));
-        PlannedRecords = warmups.Sum(c => (long)c.Run.Records);
         var references = transports.Where(IsReference).ToList();
         var random = new Random(SeedUsed);
         var sinceReference = new Dictionary<(string Reference, int Records, int Clients), int>();
@@ -84,7 +80,6 @@ public sealed class PlanRounds : IntegrationTask
             var scheduled = WithReferenceBetween(inRound, references, sinceReference);
             for (var i = 0; i < scheduled.Count; i++)
                 ordered.Add(RunItem(scheduled[i].Transport, scheduled[i].Run, ports, round, i + 1, scheduled.Count));
-            PlannedRecords += scheduled.Sum(c => (long)c.Run.Records);
         }
         Runs = [.. ordered];
         var byName = transports.ToDictionary(t => t.ItemSpec, StringComparer.Ordinal);

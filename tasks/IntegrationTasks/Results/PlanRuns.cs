@@ -71,16 +71,21 @@ public sealed class PlanRuns : IntegrationTask
         return warmup ? warmupRuns : 0;
     }
 
-    /// <summary>Record counts × client counts × repetitions, in that order; a count with fewer batches than clients is left out and said so.</summary>
+    /// <summary>
+    /// Record counts (smallest first) × client counts × repetitions; a count with fewer batches than clients is left out and said so. The
+    /// warm-ups of each client count come with the smallest record count it runs at.
+    /// </summary>
     public static List<PlannedRun> Plan(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize, int repetitions, int warmupRuns,
-        Microsoft.Build.Utilities.TaskLoggingHelper log)
+        Microsoft.Build.Utilities.TaskLoggingHelper? log)
     {
         if (batchSize < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {batchSize}).");
         if (repetitions < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {repetitions}).");
         var runs = new List<PlannedRun>();
-        foreach (var records in recordCounts)
+        // Warm-ups warm the code, which is the same at every record count: each client count gets them at the smallest count it runs at.
+        var warmedClientCounts = new HashSet<int>();
+        foreach (var records in recordCounts.Order())
         {
             if (records % batchSize != 0)
                 throw new IntegrationException(ErrorCodes.InvalidParameter,
@@ -90,12 +95,13 @@ public sealed class PlanRuns : IntegrationTask
             {
                 if (clients > batches)
                 {
-                    log.LogMessage(MessageImportance.High, "Not run: {0:N0} records at {1} clients ({2} batches of {3}: each client needs a batch of its own).",
+                    log?.LogMessage(MessageImportance.High, "Not run: {0:N0} records at {1} clients ({2} batches of {3}: each client needs a batch of its own).",
                         records, clients, batches, batchSize);
                     continue;
                 }
-                for (var warmupRun = 1; warmupRun <= warmupRuns; warmupRun++)
-                    runs.Add(new PlannedRun(records, batches, clients, 0, warmupRun));
+                if (warmedClientCounts.Add(clients))
+                    for (var warmupRun = 1; warmupRun <= warmupRuns; warmupRun++)
+                        runs.Add(new PlannedRun(records, batches, clients, 0, warmupRun));
                 for (var repetition = 1; repetition <= repetitions; repetition++)
                     runs.Add(new PlannedRun(records, batches, clients, repetition));
             }

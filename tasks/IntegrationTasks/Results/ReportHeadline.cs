@@ -14,13 +14,17 @@ public static class ReportHeadline
         IReadOnlyList<NotRunEntry> notRun, IReadOnlyList<FaultRow> faults)
     {
         var lines = new List<string>();
-        foreach (var size in summaries.GroupBy(s => s.Records))
+        var sizes = summaries.GroupBy(s => s.Records)
+            .Select(g => (Records: g.Key, Transports: g.Where(s => !s.IsPeer && !ReportWriter.IsReference(s.Transport)).ToList(), All: g.ToList())).ToList();
+        var most = sizes.Count == 0 ? 0 : sizes.Max(s => s.Transports.Count);
+        // The sizes most transports ran at first; one that only a few ran at (a cap's: the one-call-per-record ones) says so.
+        foreach (var (records, transports, size) in sizes.OrderByDescending(s => s.Transports.Count == most).ThenBy(s => s.Records))
         {
-            var transports = size.Where(s => !s.IsPeer && !ReportWriter.IsReference(s.Transport)).ToList();
             var fastest = transports.FirstOrDefault();
             if (fastest is null)
                 continue;
-            var line = string.Create(Invariant, $"{size.Key:N0} records: fastest transport {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
+            var among = transports.Count < most ? string.Create(Invariant, $" of the {transports.Count} run at this size") : "";
+            var line = string.Create(Invariant, $"{records:N0} records: fastest transport{among} {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
             if (!fastest.Seconds.HasInterval)
                 line += " (too few runs to call it fastest)";
             line += fastest.RatioToPipelined is { } pipelined

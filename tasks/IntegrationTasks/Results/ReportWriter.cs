@@ -311,8 +311,8 @@ public static class ReportWriter
 
     /// <summary>
     /// Each run paired with the reference's run nearest to it in time (same clients), when both ran interleaved in one RunAll. The
-    /// machine's slow stretches outlast a run but not a round (consecutive runs' deviations correlated by r = 0.44-0.60, five runs
-    /// apart by 0.03-0.36, measured), so the nearest reference run shares more of a run's luck than the one of its round; with
+    /// machine's slow stretches outlast a run but not a round (consecutive runs' deviations correlate, runs further apart hardly
+    /// at all), so the nearest reference run shares more of a run's luck than the one of its round; with
     /// ReferenceEvery the reference also runs between the round's other runs. A tie goes to the reference run of the same round.
     /// </summary>
     internal static List<(Measurement Run, Measurement Reference)>? Pairs(IReadOnlyList<Measurement> runs, IReadOnlyList<Measurement>? reference)
@@ -430,7 +430,7 @@ public static class ReportWriter
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
-            var warmup = records.Max(s => s.WarmupRuns) switch { 0 => "", 1 => " after a warm-up run", var n => string.Create(Invariant, $" after {n} warm-up runs") };
+            var warmup = WarmupText(summaries, records.Key);
             md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
             md.Append(ReportTable.Markdown(ReportColumns.Summary, Ranked(size)));
             if (peers.Count > 0)
@@ -547,6 +547,20 @@ public static class ReportWriter
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
 
     /// <summary>The heading's account of how the server read: the mode of the run, and the transports that read otherwise.</summary>
+    /// <summary>The warm-ups behind a record count's means: its own, or those of the smallest count (warm-ups warm the code, not the data).</summary>
+    private static string WarmupText(IReadOnlyList<TransportSummary> summaries, int records)
+    {
+        var here = summaries.Where(s => s.Records == records).Max(s => s.WarmupRuns);
+        var warmed = summaries.Where(s => s.WarmupRuns > 0).MinBy(s => s.Records);
+        var (count, at) = here > 0 ? (here, "") : warmed is null ? (0, "") : (warmed.WarmupRuns, string.Create(Invariant, $" at {warmed.Records:N0} records"));
+        return count switch
+        {
+            0 => "",
+            1 => $" after a warm-up run{at}",
+            _ => string.Create(Invariant, $" after {count} warm-up runs{at}"),
+        };
+    }
+
     public static string ServerWorkHeading(IReadOnlyCollection<TransportSummary> rows)
     {
         if (rows.Count == 0)

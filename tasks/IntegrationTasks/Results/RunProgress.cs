@@ -5,22 +5,70 @@ using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Results;
 
+/// <summary>
+/// What a RunAll's runs are expected to take before any has been timed here: each transport's own cost per record (its definition's
+/// PriorMicrosecondsPerRecord, read from a typical run of the suite; <see cref="DefaultMicrosecondsPerRecord"/> without one) plus what
+/// every run adds around its transfer (emptying ClientTable, verifying every row, recording it). A prior, not a result: it only
+/// sizes the plan and the time left until the runs themselves say more.
+/// </summary>
+public static class RunCostPrior
+{
+    public const double DefaultMicrosecondsPerRecord = 15;
+
+    /// <summary>Emptying ClientTable and verifying every row, per record moved.</summary>
+    public const double VerifyMicrosecondsPerRecord = 6;
+
+    /// <summary>What a run costs whatever its size: its project instance, its progress line and its record.</summary>
+    public const double RunOverheadSeconds = 0.1;
+
+    /// <summary>What a RunAll costs before its first run whatever it runs: its checks, the data and the calibration.</summary>
+    public const double BeforeRunsSeconds = 30;
+
+    /// <summary>What it costs after its last run: the calibration again and the report.</summary>
+    public const double AfterRunsSeconds = 15;
+
+    /// <summary>What starting and stopping one server costs.</summary>
+    public const double ServerSeconds = 2;
+
+    /// <summary>How many seconds of runs the prior weighs as much as: the time left moves from the prior to the runs' own pace after about as long.</summary>
+    public const double PriorWeightSeconds = 60;
+
+    public const string MetadataName = "PriorMicrosecondsPerRecord";
+
+    /// <summary>Each transport's prior cost per record, from its definition's metadata (a transport without one is left out: the default applies).</summary>
+    public static Dictionary<string, double> PerRecord(IEnumerable<ITaskItem> definitions) =>
+        definitions.Where(d => double.TryParse(d.GetMetadata(MetadataName), NumberStyles.Float, CultureInfo.InvariantCulture, out _))
+            .GroupBy(d => d.ItemSpec, StringComparer.Ordinal)
+            .ToDictionary(g => g.Key, g => double.Parse(g.First().GetMetadata(MetadataName), CultureInfo.InvariantCulture), StringComparer.Ordinal);
+
+    public static double RunSeconds(IReadOnlyDictionary<string, double> perRecord, string transport, long records) =>
+        RunOverheadSeconds + records * (perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord) + VerifyMicrosecondsPerRecord) / 1e6;
+
+    /// <summary>
+    /// The time left: what the prior gives the runs still to do, scaled by how the runs so far kept to it — weighed against the prior
+    /// itself (<see cref="PriorWeightSeconds"/>), so that the first runs, which compile and fill caches, do not set the pace alone —
+    /// and what comes after the last run.
+    /// </summary>
+    /// <param name="plannedRunSeconds">The prior of every planned run (servers included, nothing before or after the runs).</param>
+    /// <param name="doneSeconds">The prior of the runs done.</param>
+    /// <param name="elapsed">The time since the runs began.</param>
+    public static TimeSpan Left(double plannedRunSeconds, double doneSeconds, TimeSpan elapsed)
+    {
+        var pace = (elapsed.TotalSeconds + PriorWeightSeconds) / (doneSeconds + PriorWeightSeconds);
+        return TimeSpan.FromSeconds(Math.Max(0, plannedRunSeconds - doneSeconds) * pace + AfterRunsSeconds);
+    }
+}
+
 /// <summary>Where a RunAll is: the transport about to run, what is done, the time so far and an estimate of the time left.</summary>
 public static class RunProgressEstimate
 {
-    /// <summary>
-    /// The records every run of the plan moves (each transport's counts × (repetitions + warm-up)); the time left is the time so far
-    /// scaled by the records still to move, which the runs so far allow once one has finished.
-    /// </summary>
     public static string Describe(string transport, int ordinal, int of, IReadOnlyList<int> counts, int repetitions, int warmupRuns,
-        long plannedRecords, long recordsDone, TimeSpan elapsed)
+        TimeSpan? left, TimeSpan elapsed)
     {
-        var runsEach = repetitions + warmupRuns;
+        var runs = counts.Count * repetitions + (warmupRuns > 0 ? warmupRuns : 0);
         var line = string.Create(CultureInfo.InvariantCulture,
-            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records × {repetitions} repetitions{WarmupText(warmupRuns)} ({counts.Count * runsEach} runs); {Duration(elapsed)} elapsed");
-        if (recordsDone > 0 && plannedRecords > recordsDone)
-            line += $", about {Duration(elapsed * ((double)(plannedRecords - recordsDone) / recordsDone))} left (from the runs so far)";
-        return line + ".";
+            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records × {repetitions} repetitions{WarmupText(warmupRuns)} ({runs} runs); {Duration(elapsed)} elapsed");
+        return line + LeftText(left) + ".";
     }
 
     public static string WarmupText(int warmupRuns) => warmupRuns switch
@@ -31,21 +79,18 @@ public static class RunProgressEstimate
     };
 
     /// <summary>The line before a run of an interleaved RunAll: its round, its place in the round, and the same estimate.</summary>
-    public static string DescribeRun(string round, string position, string transport, int records, long plannedRecords, long recordsDone, TimeSpan elapsed)
-    {
-        var line = string.Create(CultureInfo.InvariantCulture,
-            $"RunAll {round}, run {position}: {transport}, {records:N0} records; {Duration(elapsed)} elapsed");
-        if (recordsDone > 0 && plannedRecords > recordsDone)
-            line += $", about {Duration(elapsed * ((double)(plannedRecords - recordsDone) / recordsDone))} left (from the runs so far)";
-        return line + ".";
-    }
+    public static string DescribeRun(string round, string position, string transport, int records, TimeSpan? left, TimeSpan elapsed) =>
+        string.Create(CultureInfo.InvariantCulture,
+            $"RunAll {round}, run {position}: {transport}, {records:N0} records; {Duration(elapsed)} elapsed") + LeftText(left) + ".";
+
+    private static string LeftText(TimeSpan? left) => left is { } span ? $", about {Duration(span)} left" : "";
 
     public static string Duration(TimeSpan span) => span.TotalSeconds < 60
         ? string.Create(CultureInfo.InvariantCulture, $"{span.TotalSeconds:F0} s")
         : string.Create(CultureInfo.InvariantCulture, $"{(int)span.TotalMinutes} min {span.Seconds} s");
 }
 
-/// <summary>RunAll's progress line before each transport (<see cref="RunProgressEstimate"/>).</summary>
+/// <summary>RunAll's progress line before each transport, or before each run when interleaved (<see cref="RunProgressEstimate"/>).</summary>
 public sealed class RunProgress : IntegrationTask
 {
     [Required] public string Transport { get; set; } = "";
@@ -56,11 +101,11 @@ public sealed class RunProgress : IntegrationTask
     public bool Warmup { get; set; }
     public int WarmupRuns { get; set; } = 1;
 
-    /// <summary>Every transport's record counts ('+'-joined), to know the whole plan's records.</summary>
-    public string[] Plan { get; set; } = [];
+    /// <summary>The whole plan's expected seconds (<see cref="EstimateRunAll"/>'s PlannedSeconds); 0: no time left is said.</summary>
+    public double PlannedSeconds { get; set; }
 
-    /// <summary>Interleaved: every planned run's records (PlanRounds', with the reference's extra runs); 0: from <see cref="Plan"/>.</summary>
-    public long PlannedRecords { get; set; }
+    /// <summary>Every transport's definition, for each one's prior cost per record (<see cref="RunCostPrior"/>).</summary>
+    public ITaskItem[] Definitions { get; set; } = [];
 
     /// <summary>When RunAll started (round-trip UTC).</summary>
     [Required] public string StartedAt { get; set; } = "";
@@ -74,21 +119,23 @@ public sealed class RunProgress : IntegrationTask
     {
         var counts = PlanRuns.ParseRecordCounts([RecordCounts]);
         var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
-        var runsEach = Repetitions + warmups;
-        var planned = PlannedRecords > 0 ? PlannedRecords : Plan.Sum(p => PlanRuns.ParseRecordCounts([p]).Sum(c => (long)c)) * runsEach;
-        var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile) ? MeasurementLog.Read(ResultsFile).Sum(m => (long)m.Records) : 0;
+        var perRecord = RunCostPrior.PerRecord(Definitions);
+        var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile)
+            ? MeasurementLog.Read(ResultsFile).Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records))
+            : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
+        TimeSpan? left = PlannedSeconds > 0 ? RunCostPrior.Left(PlannedSeconds, done, elapsed) : null;
         Log.LogMessage(MessageImportance.High, "{0}", Round.Length > 0
-            ? RunProgressEstimate.DescribeRun(Round, RoundPosition, Transport, counts.Sum(), planned, done, elapsed)
-            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, warmups, planned, done, elapsed));
+            ? RunProgressEstimate.DescribeRun(Round, RoundPosition, Transport, counts.Sum(), left, elapsed)
+            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, warmups, left, elapsed));
         return Task.CompletedTask;
     }
 }
 
 /// <summary>
-/// RunAll's plan, with how long it should take where an earlier run here measured the same transports (the newest dated
-/// results-….json in the results folder): each planned run at its transport's mean time there, a missing record count scaled
-/// linearly from the nearest one measured.
+/// RunAll's plan and how long it should take, said before the first run: every planned run (as PlanRuns plans them) at its
+/// transport's mean time in the newest dated results here (results-….json) where it was measured there, at its prior
+/// (<see cref="RunCostPrior"/>) where not, with what every run and server adds around the transfers.
 /// </summary>
 public sealed class EstimateRunAll : IntegrationTask
 {
@@ -103,57 +150,78 @@ public sealed class EstimateRunAll : IntegrationTask
     public string[] ClientCounts { get; set; } = ["1"];
     public int BatchSize { get; set; } = 1;
 
+    /// <summary>Every transport's definition, for each one's prior cost per record.</summary>
+    public ITaskItem[] Definitions { get; set; } = [];
+
+    /// <summary>Interleaved: every server starts before the first run; by transport, each starts with its transport's runs.</summary>
+    public bool ServersStartFirst { get; set; }
+
+    /// <summary>The plan's runs' expected seconds (with their servers' starts when these come with the runs), for the progress lines' time left.</summary>
+    [Output] public double PlannedSeconds { get; private set; }
+
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var runsEach = Repetitions + PlanRuns.WarmupCount(Warmup, WarmupRuns);
         var clientCounts = Counts.Parse(ClientCounts, "Clients");
-        var plan = Transports.Select(t => (t.ItemSpec, Counts: AtClientCounts(PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]),
-            t.GetMetadata("OneClient") == "true" ? [1] : clientCounts, BatchSize))).ToList();
-        var runs = plan.Sum(p => p.Counts.Count) * runsEach;
-        var records = plan.Sum(p => p.Counts.Sum(c => (long)c)) * runsEach;
-        var line = string.Create(CultureInfo.InvariantCulture, $"RunAll plan: {runs:N0} runs moving {records:N0} records in all");
+        var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
+        var plan = Transports.Where(t => t.GetMetadata("RecordCounts").Length > 0).Select(t => (t.ItemSpec, Runs: PlanRuns.Plan(
+            PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]), t.GetMetadata("OneClient") == "true" || t.GetMetadata("Peer") == "true" ? [1] : clientCounts,
+            BatchSize, Repetitions, warmups, log: null).Select(r => r.Records).ToList())).ToList();
+        var runs = plan.Sum(p => p.Runs.Count);
+        var records = plan.Sum(p => p.Runs.Sum(r => (long)r));
         var earlier = Directory.Exists(ResultsDirectory)
             ? new DirectoryInfo(ResultsDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
             : null;
-        if (earlier is not null && Estimate(plan, runsEach, earlier.FullName) is { } estimate)
-            line += string.Create(CultureInfo.InvariantCulture,
-                $"; about {RunProgressEstimate.Duration(estimate.Seconds)} of transfers by {earlier.Name} ({estimate.Known} of {plan.Count} transports measured there)");
-        else
-            line += "; no earlier results here to estimate its time from";
-        Log.LogMessage(MessageImportance.High, "{0}.", line);
+        var measured = earlier is null ? [] : MeanSeconds(earlier.FullName);
+        var estimate = Estimate(plan, RunCostPrior.PerRecord(Definitions), measured);
+        var servers = Transports.Select(t => t.GetMetadata("ServerTarget")).Where(s => s.Length > 0).Distinct().Count() * RunCostPrior.ServerSeconds;
+        PlannedSeconds = estimate.Seconds + (ServersStartFirst ? 0 : servers);
+        var total = RunCostPrior.BeforeRunsSeconds + servers + estimate.Seconds + RunCostPrior.AfterRunsSeconds;
+        var source = estimate.Known == 0 ? "each transport's prior cost per record"
+            : string.Create(CultureInfo.InvariantCulture, $"{estimate.Known} of {plan.Count} transports at their times in {earlier!.Name}, the rest at their prior cost");
+        Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
+            $"RunAll plan: {runs:N0} runs moving {records:N0} records in all; about {RunProgressEstimate.Duration(TimeSpan.FromSeconds(total))} in all ({source})."));
         return Task.CompletedTask;
     }
 
-    /// <summary>Each record count once per client count it runs at, as PlanRuns plans them (a count with fewer batches than clients is not run).</summary>
-    internal static List<int> AtClientCounts(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize) =>
-        [.. recordCounts.SelectMany(records => clientCounts.Where(clients => clients <= records / Math.Max(batchSize, 1)).Select(_ => records))];
-
-    internal static (TimeSpan Seconds, int Known)? Estimate(IReadOnlyList<(string Transport, List<int> Counts)> plan, int runsEach, string resultsFile)
+    /// <summary>Each transport's mean seconds per record count over its measured runs in a results file (none when it cannot be read).</summary>
+    internal static Dictionary<string, Dictionary<int, double>> MeanSeconds(string resultsFile)
     {
-        List<Measurement> measured;
         try
         {
-            measured = Comparison.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup).ToList();
+            return Comparison.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup)
+                .GroupBy(m => m.Transport, StringComparer.Ordinal)
+                .ToDictionary(t => t.Key, t => t.GroupBy(m => m.Records).ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds)), StringComparer.Ordinal);
         }
         catch (IntegrationException)
         {
-            return null;
+            return [];
         }
+    }
+
+    /// <summary>
+    /// The plan's runs' seconds: each run at its transport's mean where measured (the nearest record count's, scaled by records) plus
+    /// what a run adds around its transfer, else at its prior.
+    /// </summary>
+    internal static (double Seconds, int Known) Estimate(IReadOnlyList<(string Transport, List<int> Runs)> plan, IReadOnlyDictionary<string, double> perRecord,
+        IReadOnlyDictionary<string, Dictionary<int, double>> measured)
+    {
         var seconds = 0.0;
         var known = 0;
-        foreach (var (transport, counts) in plan)
+        foreach (var (transport, runs) in plan)
         {
-            var means = measured.Where(m => m.Transport == transport).GroupBy(m => m.Records)
-                .ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds));
-            if (means.Count == 0)
-                continue;
-            known++;
-            foreach (var count in counts)
+            if (measured.TryGetValue(transport, out var means) && means.Count > 0)
             {
-                var nearest = means.Keys.MinBy(k => Math.Abs(Math.Log((double)k / count)));
-                seconds += means[nearest] * count / nearest * runsEach;
+                known++;
+                foreach (var records in runs)
+                {
+                    var nearest = means.Keys.MinBy(k => Math.Abs(Math.Log((double)k / records)));
+                    seconds += means[nearest] * records / nearest + RunCostPrior.RunSeconds(perRecord, transport, records)
+                               - records * perRecord.GetValueOrDefault(transport, RunCostPrior.DefaultMicrosecondsPerRecord) / 1e6;
+                }
             }
+            else
+                seconds += runs.Sum(records => RunCostPrior.RunSeconds(perRecord, transport, records));
         }
-        return known == 0 ? null : (TimeSpan.FromSeconds(seconds), known);
+        return (seconds, known);
     }
 }
