@@ -26,7 +26,7 @@ public sealed class CodedErrorTests
     {
         var engine = new FakeBuildEngine();
         var forward = ServerLog.To(new TaskLoggingHelper(engine, "StartServer"), "TcpServer2");
-        forward("/work/main/targets/Tcp/Tcp.targets(31,5): error IT4001: Port 8081 on 127.0.0.1 is already in use. [/work/main/build.proj]");
+        forward("/src/it/targets/Tcp/Tcp.targets(31,5): error IT4001: Port 8081 on 127.0.0.1 is already in use. [/src/it/build.proj]");
         forward("  warning IT2101: The frame declares 99,999,999 bytes, over the maximum.");
         forward("error IT1003: Cannot open the Sqlite database.");
         forward("TcpServer2: 20 requests answered.");
