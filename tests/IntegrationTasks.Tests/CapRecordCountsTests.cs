@@ -44,5 +44,13 @@ public sealed class CapRecordCountsTests
         CollectionAssert.AreEqual(new[] { "5000", "5000+20000+50000", "", "20000+50000" }, task.Capped.Select(t => t.GetMetadata("RecordCounts")).ToArray());
         CollectionAssert.AreEqual(new[] { "SoapSmallRequests at 20,000 records", "SoapSmallRequests at 50,000 records", "NetTcpSmallRequests at 20,000 records", "NetTcpSmallRequests at 50,000 records" },
             task.NotRun.Select(n => n.ItemSpec).ToArray());
+
+        // Five batches at the cap, but every run asks for at least eight clients, each needing a batch: not run at the cap either.
+        task = new IntegrationTasks.Results.CapRecordCounts
+        {
+            BuildEngine = new FakeBuildEngine(), Transports = [capped, reference], RecordCounts = ["20000+50000"], BatchSize = 1000, ClientCounts = ["8+16"],
+        };
+        Assert.IsTrue(task.Execute());
+        CollectionAssert.AreEqual(new[] { "", "20000+50000" }, task.Capped.Select(t => t.GetMetadata("RecordCounts")).ToArray());
     }
 }

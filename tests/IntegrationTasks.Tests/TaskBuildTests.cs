@@ -21,6 +21,34 @@ public sealed class TaskBuildTests
         """;
 
     [TestMethod]
+    public void The_quick_profile_selects_the_transport_each_family_marks_and_an_unknown_profile_is_refused()
+    {
+        var (code, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", "-t:_SelectTransports", "-p:Profile=Quick",
+            "-getItem:SelectedTransport", "-getProperty:RecordCounts", "-getProperty:Repetitions"]);
+        Assert.AreEqual(0, code, stderr + stdout);
+        using var json = System.Text.Json.JsonDocument.Parse(stdout);
+        var selected = json.RootElement.GetProperty("Items").GetProperty("SelectedTransport").EnumerateArray()
+            .Select(i => (Name: i.GetProperty("Identity").GetString()!, Family: i.GetProperty("Family").GetString()!)).ToList();
+        CollectionAssert.AreEquivalent(new[] { "Baseline", "Baseline", "Files", "Grpc", "Http", "Queues", "Rest", "Tcp", "Wcf", "WebSockets" },
+            selected.Select(s => s.Family).ToArray(), string.Join(", ", selected));
+        CollectionAssert.IsSubsetOf(new[] { "DirectCopy", "PipelinedCopy", "TcpClient2" }, selected.Select(s => s.Name).ToArray());
+        Assert.AreEqual(("20000", "5"), (json.RootElement.GetProperty("Properties").GetProperty("RecordCounts").GetString(),
+            json.RootElement.GetProperty("Properties").GetProperty("Repetitions").GetString()));
+
+        (code, stdout, _) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", "-t:_SelectTransports", "-p:Profile=Fast"]);
+        Assert.AreNotEqual(0, code);
+        StringAssert.Contains(stdout, "error IT1001: Profile must be Quick");
+    }
+
+    [TestMethod]
+    public void StopAtPrecision_shares_its_decision_through_a_file_in_the_results_folder_not_the_repository_root()
+    {
+        var (code, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", "-getProperty:RoundsDecisionFile"]);
+        Assert.AreEqual(0, code, stderr);
+        Assert.AreEqual(Path.Combine(RepositoryPaths.Root, "artifacts", "results", "rounds-stopped.txt"), Path.GetFullPath(stdout.Trim()));
+    }
+
+    [TestMethod]
     public void A_target_builds_the_tasks_when_a_source_is_newer_or_a_DLL_is_missing_and_not_otherwise()
     {
         using var root = new TempDirectory("it-taskbuild-");

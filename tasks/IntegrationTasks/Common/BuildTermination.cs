@@ -5,17 +5,16 @@ namespace IntegrationTasks.Common;
 
 /// <summary>
 /// SIGTERM to a build that starts servers is taken as Ctrl+C is: MSBuild cancels the build (every running task is told, every
-/// server and the broker are stopped as the build ends) and the build fails. Left to .NET's default, SIGTERM ended the process at
-/// once with exit code 0, so a script could not tell a terminated run from a finished one.
+/// server and the broker are stopped as the build ends) and the process ends with exit code 143 (128 + SIGTERM). Left to .NET's
+/// default, SIGTERM ended the process with exit code 0, so a script could not tell a terminated run from a finished one.
 /// </summary>
 public static class BuildTermination
 {
+    public const int ExitCode = 143;
+
     private static readonly Lock Gate = new();
     private static PosixSignalRegistration? _registration;
     private static int _terminated;
-
-    /// <summary>Whether this process was sent SIGTERM while watching for it.</summary>
-    public static bool Terminated => Volatile.Read(ref _terminated) == 1;
 
     /// <summary>Takes SIGTERM over for the rest of this process (once, whoever asks).</summary>
     public static void Watch()
@@ -23,18 +22,28 @@ public static class BuildTermination
         if (!OperatingSystem.IsLinux() && !OperatingSystem.IsMacOS())
             return;
         lock (Gate)
-            _registration ??= PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnTerminate);
+        {
+            if (_registration is not null)
+                return;
+            _registration = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnTerminate);
+            // However the process then ends (MSBuild returning from a cancelled build, or the runtime's own handling), not with 0.
+            AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+            {
+                if (Volatile.Read(ref _terminated) == 1 && Environment.ExitCode == 0)
+                    Environment.ExitCode = ExitCode;
+            };
+        }
     }
 
     private static void OnTerminate(PosixSignalContext context)
     {
-        context.Cancel = true;
+        // A second SIGTERM gets the default: the process ends (still with ExitCode).
         if (Interlocked.Exchange(ref _terminated, 1) == 1)
             return;
         Console.Error.WriteLine(CodedError.Format(ErrorCodes.BuildTerminated,
-            "terminated (SIGTERM): the build is cancelled and its servers stopped; its results are incomplete."));
-        if (!CancelBuild())
-            Environment.Exit(143);
+            $"terminated (SIGTERM): the build is cancelled and its servers stopped; its results are incomplete (exit code {ExitCode})."));
+        // Without a build to cancel, the default goes on, after every other handler (the broker's stop among them).
+        context.Cancel = CancelBuild();
     }
 
     /// <summary>
@@ -49,8 +58,18 @@ public static class BuildTermination
         var cancel = manager?.GetMethod("CancelAllSubmissions", BindingFlags.Public | BindingFlags.Instance, Type.EmptyTypes);
         if (instance is null || cancel is null)
             return false;
-        // Not on the signal's thread: the cancellation waits for the running tasks, which may need that thread's pool.
-        ThreadPool.QueueUserWorkItem(_ => cancel.Invoke(instance, null));
+        // Not on the signal's thread: the cancellation waits for the running tasks. A failure leaves the process to end at once.
+        ThreadPool.QueueUserWorkItem(_ =>
+        {
+            try
+            {
+                cancel.Invoke(instance, null);
+            }
+            catch (TargetInvocationException)
+            {
+                Environment.Exit(ExitCode);
+            }
+        });
         return true;
     }
 }

@@ -22,6 +22,9 @@ public sealed class CapRecordCounts : IntegrationTask
     /// <summary>The batch size: a cap runs in place of the counts only when it is a whole number of batches.</summary>
     public int BatchSize { get; set; } = 1;
 
+    /// <summary>The client counts a run starts at (-p:Clients): a cap runs in place of the counts only when it has a batch for the fewest.</summary>
+    public string[] ClientCounts { get; set; } = ["1"];
+
     /// <summary>The transports, each with metadata RecordCounts ('+'-separated; empty when none is left).</summary>
     [Output] public ITaskItem[] Capped { get; private set; } = [];
 
@@ -32,6 +35,7 @@ public sealed class CapRecordCounts : IntegrationTask
     {
         var counts = PlanRuns.ParseRecordCounts(RecordCounts);
         var belowEveryCount = new SortedSet<int>();
+        var fewestClients = Counts.Parse(ClientCounts, "Clients").Min();
         var capped = new List<ITaskItem>();
         var notRun = new List<ITaskItem>();
         foreach (var transport in Transports)
@@ -42,7 +46,8 @@ public sealed class CapRecordCounts : IntegrationTask
                 : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{transport.ItemSpec}'s MaxRecords '{cap}' is not a whole number.");
             var item = new TaskItem(transport);
             var runAt = counts.Where(c => c <= limit).ToList();
-            if (runAt.Count == 0 && limit < int.MaxValue && limit > 0 && limit % Math.Max(BatchSize, 1) == 0)
+            if (runAt.Count == 0 && limit < int.MaxValue && limit > 0 && limit % Math.Max(BatchSize, 1) == 0
+                && limit / Math.Max(BatchSize, 1) >= fewestClients)
             {
                 runAt.Add(limit);
                 belowEveryCount.Add(limit);

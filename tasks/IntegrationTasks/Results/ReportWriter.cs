@@ -546,7 +546,6 @@ public static class ReportWriter
 
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
 
-    /// <summary>The heading's account of how the server read: the mode of the run, and the transports that read otherwise.</summary>
     /// <summary>The warm-ups behind a record count's means: its own, or those of the smallest count (warm-ups warm the code, not the data).</summary>
     private static string WarmupText(IReadOnlyList<TransportSummary> summaries, int records)
     {
@@ -561,6 +560,7 @@ public static class ReportWriter
         };
     }
 
+    /// <summary>The heading's account of how the server read: the mode of the run, and the transports that read otherwise.</summary>
     public static string ServerWorkHeading(IReadOnlyCollection<TransportSummary> rows)
     {
         if (rows.Count == 0)

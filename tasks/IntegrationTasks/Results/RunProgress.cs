@@ -153,10 +153,7 @@ public sealed class EstimateRunAll : IntegrationTask
     /// <summary>Every transport's definition, for each one's prior cost per record.</summary>
     public ITaskItem[] Definitions { get; set; } = [];
 
-    /// <summary>Interleaved: every server starts before the first run; by transport, each starts with its transport's runs.</summary>
-    public bool ServersStartFirst { get; set; }
-
-    /// <summary>The plan's runs' expected seconds (with their servers' starts when these come with the runs), for the progress lines' time left.</summary>
+    /// <summary>The plan's runs at their prior (<see cref="RunCostPrior"/>), for the progress lines' time left.</summary>
     [Output] public double PlannedSeconds { get; private set; }
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
@@ -172,9 +169,12 @@ public sealed class EstimateRunAll : IntegrationTask
             ? new DirectoryInfo(ResultsDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
             : null;
         var measured = earlier is null ? [] : MeanSeconds(earlier.FullName);
-        var estimate = Estimate(plan, RunCostPrior.PerRecord(Definitions), measured);
+        var perRecord = RunCostPrior.PerRecord(Definitions);
+        var estimate = Estimate(plan, perRecord, measured);
         var servers = Transports.Select(t => t.GetMetadata("ServerTarget")).Where(s => s.Length > 0).Distinct().Count() * RunCostPrior.ServerSeconds;
-        PlannedSeconds = estimate.Seconds + (ServersStartFirst ? 0 : servers);
+        // The progress lines price the runs done at the prior, so the plan they compare with is priced the same way; the runs' pace
+        // then corrects both. Servers started with their runs are in the pace, not in the plan.
+        PlannedSeconds = Estimate(plan, perRecord, new Dictionary<string, Dictionary<int, double>>()).Seconds;
         var total = RunCostPrior.BeforeRunsSeconds + servers + estimate.Seconds + RunCostPrior.AfterRunsSeconds;
         var source = estimate.Known == 0 ? "each transport's prior cost per record"
             : string.Create(CultureInfo.InvariantCulture, $"{estimate.Known} of {plan.Count} transports at their times in {earlier!.Name}, the rest at their prior cost");
