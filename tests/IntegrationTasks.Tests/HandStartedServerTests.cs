@@ -50,7 +50,7 @@ public sealed class HandStartedServerTests
         using (var term = System.Diagnostics.Process.Start("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
             await term.WaitForExitAsync();
         await build.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(90));
-        Assert.AreNotEqual(0, build.Process.ExitCode, build.Screen.ToString());
+        Assert.AreEqual(IntegrationTasks.Common.BuildTermination.ExitCode, build.Process.ExitCode, build.Screen.ToString());
         Assert.IsTrue(build.Screen.Lines.Any(l => l.StartsWith($"{IntegrationTasks.Common.ErrorCodes.BuildTerminated}: ", StringComparison.Ordinal)), build.Screen.ToString());
         HostingTests.AssertPortFree(port);
         HostingTests.AssertNoProcessMentions(artifacts);

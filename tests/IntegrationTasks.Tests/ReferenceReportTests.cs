@@ -82,7 +82,7 @@ public sealed class ReferenceReportTests
         ];
         var lines = ReportHeadline.Lines(ReportWriter.Summarise(runs), [], [], []);
         StringAssert.StartsWith(lines[0], "100,000 records: fastest transport TcpClient2,");
-        StringAssert.StartsWith(lines[1], "5,000 records: fastest transport of the 1 run at this size SoapSmallRequests,");
+        StringAssert.StartsWith(lines[1], "5,000 records (only one transport ran at this size): fastest transport SoapSmallRequests,");
     }
 
     [TestMethod]

@@ -13,8 +13,22 @@ public static class BuildTermination
     public const int ExitCode = 143;
 
     private static readonly Lock Gate = new();
+    private static readonly List<Func<Task>> Stops = [];
     private static PosixSignalRegistration? _registration;
     private static int _terminated;
+
+    /// <summary>The longest the way out waits for the servers to stop.</summary>
+    public static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Something this build started that must be stopped if SIGTERM ends it: MSBuild's cancellation may end the process before the
+    /// build's own teardown has run. A stop that fails (already stopped, already disposed) is ignored.
+    /// </summary>
+    public static void StopOnTermination(Func<Task> stop)
+    {
+        lock (Gate)
+            Stops.Add(stop);
+    }
 
     /// <summary>Takes SIGTERM over for the rest of this process (once, whoever asks).</summary>
     public static void Watch()
@@ -26,11 +40,16 @@ public static class BuildTermination
             if (_registration is not null)
                 return;
             _registration = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnTerminate);
-            // However the process then ends (MSBuild returning from a cancelled build, or the runtime's own handling), not with 0.
             AppDomain.CurrentDomain.ProcessExit += (_, _) =>
             {
-                if (Volatile.Read(ref _terminated) == 1 && Environment.ExitCode == 0)
-                    Environment.ExitCode = ExitCode;
+                if (Volatile.Read(ref _terminated) != 1)
+                    return;
+                StopAll();
+                // MSBuild ends a cancelled build with 0 or 1 depending on when the cancellation landed, and through Environment.Exit,
+                // whose code no later setting changes: leave with 143 directly, now that the servers are stopped.
+                Console.Out.Flush();
+                Console.Error.Flush();
+                ExitNow(ExitCode);
             };
         }
     }
@@ -44,6 +63,28 @@ public static class BuildTermination
             $"terminated (SIGTERM): the build is cancelled and its servers stopped; its results are incomplete (exit code {ExitCode})."));
         // Without a build to cancel, the default goes on, after every other handler (the broker's stop among them).
         context.Cancel = CancelBuild();
+    }
+
+    [DllImport("libc", EntryPoint = "_exit")]
+    private static extern void ExitNow(int status);
+
+    private static void StopAll()
+    {
+        Func<Task>[] stops;
+        lock (Gate)
+            stops = [.. Stops];
+        var stopping = stops.Select(async stop =>
+        {
+            try
+            {
+                await stop().ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is InvalidOperationException or ObjectDisposedException or IOException or System.ComponentModel.Win32Exception)
+            {
+            }
+        });
+        // ProcessExit runs its handlers synchronously, and the process ends when they return.
+        Task.WhenAll(stopping).Wait(StopTimeout);
     }
 
     /// <summary>

@@ -74,6 +74,7 @@ public sealed class StartServer : IntegrationTask
         server.RestartOnExit = RestartOnExit;
         server.RestartReadyTimeout = TimeSpan.FromSeconds(ReadyTimeoutSeconds);
         BuildEngine4.RegisterTaskObject(RegistrationKey(Name), server, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        BuildTermination.StopOnTermination(() => server.StopAsync(TimeSpan.FromSeconds(5), CancellationToken.None));
         Log.LogMessage(MessageImportance.High, "{0} is ready at {1}.", Name, Endpoint);
     }
 }

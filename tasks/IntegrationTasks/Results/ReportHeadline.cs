@@ -23,8 +23,10 @@ public static class ReportHeadline
             var fastest = transports.FirstOrDefault();
             if (fastest is null)
                 continue;
-            var among = transports.Count < most ? string.Create(Invariant, $" of the {transports.Count} run at this size") : "";
-            var line = string.Create(Invariant, $"{records:N0} records: fastest transport{among} {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
+            var among = transports.Count >= most ? ""
+                : transports.Count == 1 ? " (only one transport ran at this size)"
+                : string.Create(Invariant, $" (only {transports.Count} transports ran at this size)");
+            var line = string.Create(Invariant, $"{records:N0} records{among}: fastest transport {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
             if (!fastest.Seconds.HasInterval)
                 line += " (too few runs to call it fastest)";
             line += fastest.RatioToPipelined is { } pipelined
