@@ -42,7 +42,10 @@ public static class RunCostPrior
             .ToDictionary(g => g.Key, g => double.Parse(g.First().GetMetadata(MetadataName), CultureInfo.InvariantCulture), StringComparer.Ordinal);
 
     public static double RunSeconds(IReadOnlyDictionary<string, double> perRecord, string transport, long records) =>
-        RunOverheadSeconds + records * (perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord) + VerifyMicrosecondsPerRecord) / 1e6;
+        AroundTransferSeconds(records) + records * perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord) / 1e6;
+
+    /// <summary>What a run adds around its transfer: emptying, verifying and recording.</summary>
+    public static double AroundTransferSeconds(long records) => RunOverheadSeconds + records * VerifyMicrosecondsPerRecord / 1e6;
 
     /// <summary>
     /// The time left: what the prior gives the runs still to do, scaled by how the runs so far kept to it — weighed against the prior
@@ -174,7 +177,7 @@ public sealed class EstimateRunAll : IntegrationTask
         var servers = Transports.Select(t => t.GetMetadata("ServerTarget")).Where(s => s.Length > 0).Distinct().Count() * RunCostPrior.ServerSeconds;
         // The progress lines price the runs done at the prior, so the plan they compare with is priced the same way; the runs' pace
         // then corrects both. Servers started with their runs are in the pace, not in the plan.
-        PlannedSeconds = Estimate(plan, perRecord, new Dictionary<string, Dictionary<int, double>>()).Seconds;
+        PlannedSeconds = plan.Sum(p => p.Runs.Sum(records => RunCostPrior.RunSeconds(perRecord, p.ItemSpec, records)));
         var total = RunCostPrior.BeforeRunsSeconds + servers + estimate.Seconds + RunCostPrior.AfterRunsSeconds;
         var source = estimate.Known == 0 ? "each transport's prior cost per record"
             : string.Create(CultureInfo.InvariantCulture, $"{estimate.Known} of {plan.Count} transports at their times in {earlier!.Name}, the rest at their prior cost");
@@ -215,8 +218,7 @@ public sealed class EstimateRunAll : IntegrationTask
                 foreach (var records in runs)
                 {
                     var nearest = means.Keys.MinBy(k => Math.Abs(Math.Log((double)k / records)));
-                    seconds += means[nearest] * records / nearest + RunCostPrior.RunSeconds(perRecord, transport, records)
-                               - records * perRecord.GetValueOrDefault(transport, RunCostPrior.DefaultMicrosecondsPerRecord) / 1e6;
+                    seconds += means[nearest] * records / nearest + RunCostPrior.AroundTransferSeconds(records);
                 }
             }
             else
