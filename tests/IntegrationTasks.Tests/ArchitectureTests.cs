@@ -17,7 +17,7 @@ public sealed partial class ArchitectureTests
     internal static readonly IReadOnlyDictionary<string, double> LayerRank = new Dictionary<string, double>(StringComparer.Ordinal)
     {
         ["Common"] = 0, ["Data"] = 1, ["Wire"] = 1.5, ["Hosting"] = 2, ["Transfer"] = 3, ["Streams"] = 4, ["Network"] = 5, ["Baseline"] = 5,
-        ["Results"] = 6, ["Labs"] = 7,
+        ["Planning"] = 5.5, ["Results"] = 6, ["Labs"] = 7,
     };
 
     private const double FamilyRank = 5;

@@ -11,7 +11,7 @@ public sealed class CapRecordCountsTests
         var capped = new Microsoft.Build.Utilities.TaskItem("SoapSmallRequests");
         capped.SetMetadata("MaxRecords", "50000");
         capped.SetMetadata("MaxRecordsProperty", "SmallRequestsMaxRecords");
-        var task = new IntegrationTasks.Results.CapRecordCounts
+        var task = new IntegrationTasks.Planning.CapRecordCounts
         {
             BuildEngine = new FakeBuildEngine(), Transports = [capped, new Microsoft.Build.Utilities.TaskItem("TcpClient2")],
             RecordCounts = ["20000", "50000+1000000"],
@@ -35,7 +35,7 @@ public sealed class CapRecordCountsTests
         reference.SetMetadata("Reference", "true");
         var odd = new Microsoft.Build.Utilities.TaskItem("NetTcpSmallRequests");
         odd.SetMetadata("MaxRecords", "4500"); // not a whole number of batches: not run at all, as before
-        var task = new IntegrationTasks.Results.CapRecordCounts
+        var task = new IntegrationTasks.Planning.CapRecordCounts
         {
             BuildEngine = new FakeBuildEngine(), Transports = [capped, reference, odd, new Microsoft.Build.Utilities.TaskItem("TcpClient2")],
             RecordCounts = ["20000+50000"], BatchSize = 1000,
@@ -46,7 +46,7 @@ public sealed class CapRecordCountsTests
             task.NotRun.Select(n => n.ItemSpec).ToArray());
 
         // Five batches at the cap, but every run asks for at least eight clients, each needing a batch: not run at the cap either.
-        task = new IntegrationTasks.Results.CapRecordCounts
+        task = new IntegrationTasks.Planning.CapRecordCounts
         {
             BuildEngine = new FakeBuildEngine(), Transports = [capped, reference], RecordCounts = ["20000+50000"], BatchSize = 1000, ClientCounts = ["8+16"],
         };

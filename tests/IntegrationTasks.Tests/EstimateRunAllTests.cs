@@ -1,3 +1,4 @@
+using IntegrationTasks.Planning;
 using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
@@ -29,18 +30,12 @@ public sealed class EstimateRunAllTests
     {
         using var folder = new TempDirectory("it-estimate-");
         var engine = new FakeBuildEngine();
-        var peer = new Microsoft.Build.Utilities.TaskItem("Peer: SQLite ATTACH");
-        peer.SetMetadata("RecordCounts", "2000");
-        peer.SetMetadata("OneClient", "true");
-        var tcp = new Microsoft.Build.Utilities.TaskItem("TcpClient2");
-        tcp.SetMetadata("RecordCounts", "2000+200");
         // -p:Clients=1+2+4, batches of 100, 2 repetitions after 1 warm-up: TcpClient2 at 2,000 records runs at 1, 2 and 4 clients, at 200
         // (2 batches) at 1 and 2: 10 measured runs, and warm-ups at 200 for 1 and 2 clients and at 2,000 for 4 (12,800 + 2,400 records);
         // the peer at one client: 3 runs of 2,000.
-        var estimate = new EstimateRunAll
-        {
-            BuildEngine = engine, Transports = [peer, tcp], Repetitions = 2, Warmup = true, ResultsDirectory = folder, ClientCounts = ["1+2+4"], BatchSize = 100,
-        };
+        var plan = RunPlanner.Plan([new("Peer: SQLite ATTACH", [2000], RunKind.Peer, OneClient: true), new("TcpClient2", [2000, 200], ServerTarget: "TcpServer2")],
+            new RunPlanSettings([1, 2, 4], 100, 2, 1, RunOrder.ByTransport, 0), () => 0);
+        var estimate = new EstimateRunAll { BuildEngine = engine, Steps = [.. PlanRunAll.ToItems(plan, progress: false)], ResultsDirectory = folder };
         Assert.IsTrue(estimate.Execute(), engine.Log);
         StringAssert.Contains(engine.Log, "RunAll plan: 16 runs moving 21,200 records in all");
         var runs = new[] { 2000, 2000, 2000, 200, 200 }.SelectMany(r => new[] { r, r }).Concat([200, 200, 2000]).Concat([2000, 2000, 2000]);

@@ -252,52 +252,6 @@ public sealed class ResultsTests
 
     [TestMethod]
     [TestCategory("Unit")]
-    public void PlanRuns_expands_sizes_times_repetitions_and_refuses_bad_sizes()
-    {
-        var engine = new FakeBuildEngine();
-        var plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000+3000", "1000"], BatchSize = 1000, Repetitions = 2 };
-        Assert.IsTrue(plan.Execute(), engine.Log);
-        // Smallest first; the warm-up warms the code, the same at every size: at the smallest only. 3 sizes × 2 + 1.
-        CollectionAssert.AreEqual(new[] { "1000-0", "1000-1", "1000-2", "2000-1", "2000-2", "3000-1", "3000-2" }, plan.Runs.Select(r => r.ItemSpec).ToArray());
-        Assert.AreEqual(3000, plan.MaxRecords);
-        Assert.AreEqual("3", plan.Runs[5].GetMetadata("TotalBatches"));
-        Assert.AreEqual("0", plan.Runs[0].GetMetadata("Repetition"));
-        Assert.AreEqual("2", plan.Runs[6].GetMetadata("Repetition"));
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], BatchSize = 1000, Repetitions = 2, Warmup = false };
-        Assert.IsTrue(plan.Execute(), engine.Log);
-        Assert.HasCount(2, plan.Runs);
-
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1500"], BatchSize = 1000, Repetitions = 2 };
-        Assert.IsFalse(plan.Execute());
-        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter));
-    }
-
-    /// <summary>
-    /// After one warm-up the client's JIT still compiled for a large share of the first measured rounds' runs,
-    /// and every transport's time drifted down round by round. Several warm-ups are planned as repetition 0 each; their
-    /// metadata differ (WarmupRun) so that MSBuild neither batches them into one call nor skips a call with the same properties.
-    /// </summary>
-    [TestMethod]
-    [TestCategory("Unit")]
-    public void PlanRuns_plans_several_warm_ups_each_a_run_of_its_own()
-    {
-        var engine = new FakeBuildEngine();
-        var plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000"], BatchSize = 1000, Repetitions = 2, WarmupRuns = 3 };
-        Assert.IsTrue(plan.Execute(), engine.Log);
-        CollectionAssert.AreEqual(new[] { "0/1", "0/2", "0/3", "1/0", "2/0" },
-            plan.Runs.Select(r => $"{r.GetMetadata("Repetition")}/{r.GetMetadata("WarmupRun")}").ToArray());
-        Assert.AreEqual(plan.Runs.Length, plan.Runs.Select(r => r.ItemSpec).Distinct().Count(), "each run its own name");
-
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000"], BatchSize = 1000, Repetitions = 2, WarmupRuns = 3, Warmup = false };
-        Assert.IsTrue(plan.Execute(), engine.Log);
-        Assert.HasCount(2, plan.Runs, "no warm-up at all");
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000"], BatchSize = 1000, Repetitions = 2, WarmupRuns = 0 };
-        Assert.IsFalse(plan.Execute());
-        StringAssert.Contains(engine.Log, "WarmupRuns must be at least 1 (was 0); -p:Warmup=false runs none.");
-    }
-
-    [TestMethod]
-    [TestCategory("Unit")]
     public void The_report_counts_the_warm_ups_and_says_how_long_the_JIT_compiled_during_the_measured_runs()
     {
         var quiet = new[]
@@ -341,26 +295,6 @@ public sealed class ResultsTests
         var column = ReportColumns.Costs.Single(c => c.Id == "clientGcPauseMsPerRun");
         Assert.AreEqual(("Client GC pause ms / run", "250"), (column.Header, column.Cell(rows[0])));
         Assert.IsNull(ReportWriter.Summarise([Run("PipelinedCopy", 1000, 1.0, 1)])[0].Costs!.ClientGcPauseMsPerRun, "older results: not measured");
-    }
-
-    [TestMethod]
-    [TestCategory("Unit")]
-    public void PlanRuns_runs_each_record_count_at_each_client_count_that_has_a_batch_per_client()
-    {
-        var engine = new FakeBuildEngine();
-        var plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["2000+8000"], ClientCounts = ["1+4"], BatchSize = 1000, Repetitions = 2, Warmup = false };
-        Assert.IsTrue(plan.Execute(), engine.Log);
-        CollectionAssert.AreEqual(new[] { "2000/1", "2000/1", "8000/1", "8000/1", "8000/4", "8000/4" },
-            plan.Runs.Select(r => $"{r.GetMetadata("Records")}/{r.GetMetadata("Clients")}").ToArray());
-        StringAssert.Contains(engine.Log, "Not run: 2,000 records at 4 clients (2 batches of 1000: each client needs a batch of its own).");
-        Assert.AreEqual(plan.Runs.Length, plan.Runs.Select(r => r.ItemSpec).Distinct().Count(), "each run its own name");
-
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], ClientCounts = ["2"], BatchSize = 1000, Repetitions = 1 };
-        Assert.IsFalse(plan.Execute());
-        StringAssert.Contains(engine.Log, "No record count has a batch for each of the clients asked for (2).");
-        plan = new PlanRuns { BuildEngine = engine, RecordCounts = ["1000"], ClientCounts = ["0"], BatchSize = 1000, Repetitions = 1 };
-        Assert.IsFalse(plan.Execute());
-        StringAssert.Contains(engine.Log, "Clients holds '0', which is not a positive whole number.");
     }
 
     [TestMethod]

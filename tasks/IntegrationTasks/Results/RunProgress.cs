@@ -1,5 +1,6 @@
 using System.Globalization;
 using IntegrationTasks.Common;
+using IntegrationTasks.Planning;
 using IntegrationTasks.Transfer;
 using Microsoft.Build.Framework;
 
@@ -97,12 +98,21 @@ public static class RunProgressEstimate
 public sealed class RunProgress : IntegrationTask
 {
     [Required] public string Transport { get; set; } = "";
+
+    /// <summary>By transport: the transport's place in the plan and how many it holds; its record counts, repetitions and warm-ups.</summary>
     public int Ordinal { get; set; }
     public int Of { get; set; }
-    [Required] public string RecordCounts { get; set; } = "";
+    public string RecordCounts { get; set; } = "";
     public int Repetitions { get; set; }
     public bool Warmup { get; set; }
     public int WarmupRuns { get; set; } = 1;
+
+    /// <summary>Interleaved: the run's round (0: the warm-ups), its place in the round, the round's runs, its records and clients.</summary>
+    public int Round { get; set; }
+    public int RoundPosition { get; set; }
+    public int RunsInRound { get; set; }
+    public int Records { get; set; }
+    public int Clients { get; set; } = 1;
 
     /// <summary>The whole plan's expected seconds (<see cref="EstimateRunAll"/>'s PlannedSeconds); 0: no time left is said.</summary>
     public double PlannedSeconds { get; set; }
@@ -114,44 +124,34 @@ public sealed class RunProgress : IntegrationTask
     [Required] public string StartedAt { get; set; } = "";
     public string? ResultsFile { get; set; }
 
-    /// <summary>Interleaved: the round ("round 2 of 5", "warm-ups") and the run's place in it ("3 of 7"); the line is then the run's.</summary>
-    public string Round { get; set; } = "";
-    public string RoundPosition { get; set; } = "";
-
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var counts = PlanRuns.ParseRecordCounts([RecordCounts]);
-        var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
         var perRecord = RunCostPrior.PerRecord(Definitions);
         var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile)
             ? MeasurementLog.Read(ResultsFile).Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records))
             : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
         TimeSpan? left = PlannedSeconds > 0 ? RunCostPrior.Left(PlannedSeconds, done, elapsed) : null;
-        Log.LogMessage(MessageImportance.High, "{0}", Round.Length > 0
-            ? RunProgressEstimate.DescribeRun(Round, RoundPosition, Transport, counts.Sum(), left, elapsed)
-            : RunProgressEstimate.Describe(Transport, Ordinal, Of, counts, Repetitions, warmups, left, elapsed));
+        var round = Round == 0 ? "warm-ups" : string.Create(CultureInfo.InvariantCulture, $"round {Round} of {Repetitions}");
+        var transport = Clients == 1 ? Transport : string.Create(CultureInfo.InvariantCulture, $"{Transport} ({Clients} clients)");
+        Log.LogMessage(MessageImportance.High, "{0}", Ordinal == 0
+            ? RunProgressEstimate.DescribeRun(round, string.Create(CultureInfo.InvariantCulture, $"{RoundPosition} of {RunsInRound}"), transport, Records, left, elapsed)
+            : RunProgressEstimate.Describe(Transport, Ordinal, Of, RunMatrix.ParseRecordCounts([RecordCounts]), Repetitions,
+                RunMatrix.WarmupCount(Warmup, WarmupRuns), left, elapsed));
         return Task.CompletedTask;
     }
 }
 
 /// <summary>
-/// RunAll's plan and how long it should take, said before the first run: every planned run (as PlanRuns plans them) at its
-/// transport's mean time in the newest dated results here (results-….json) where it was measured there, at its prior
-/// (<see cref="RunCostPrior"/>) where not, with what every run and server adds around the transfers.
+/// RunAll's plan and how long it should take, said before the first run: every planned run at its transport's mean time in the
+/// newest dated results here (results-….json) where it was measured there, at its prior (<see cref="RunCostPrior"/>) where not, with
+/// what every run and server adds around the transfers.
 /// </summary>
 public sealed class EstimateRunAll : IntegrationTask
 {
-    /// <summary>The transports to run (item spec), each with its RecordCounts ('+'-joined).</summary>
-    [Required] public ITaskItem[] Transports { get; set; } = [];
-    public int Repetitions { get; set; }
-    public bool Warmup { get; set; }
-    public int WarmupRuns { get; set; } = 1;
+    /// <summary>The plan's steps (PlanRunAll): its runs (Kind Run: metadata Transport and Records) and servers.</summary>
+    [Required] public ITaskItem[] Steps { get; set; } = [];
     [Required] public string ResultsDirectory { get; set; } = "";
-
-    /// <summary>The client counts each record count runs at (-p:Clients=1+4); a transport with OneClient (the peer) runs at one.</summary>
-    public string[] ClientCounts { get; set; } = ["1"];
-    public int BatchSize { get; set; } = 1;
 
     /// <summary>Every transport's definition, for each one's prior cost per record.</summary>
     public ITaskItem[] Definitions { get; set; } = [];
@@ -161,11 +161,9 @@ public sealed class EstimateRunAll : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var clientCounts = Counts.Parse(ClientCounts, "Clients");
-        var warmups = PlanRuns.WarmupCount(Warmup, WarmupRuns);
-        var plan = Transports.Where(t => t.GetMetadata("RecordCounts").Length > 0).Select(t => (t.ItemSpec, Runs: PlanRuns.Plan(
-            PlanRuns.ParseRecordCounts([t.GetMetadata("RecordCounts")]), t.GetMetadata("OneClient") == "true" || t.GetMetadata("Peer") == "true" ? [1] : clientCounts,
-            BatchSize, Repetitions, warmups, log: null).Select(r => r.Records).ToList())).ToList();
+        var plan = Steps.Where(s => s.GetMetadata("Kind") == "Run")
+            .Select(s => (Transport: s.GetMetadata("Transport"), Records: int.Parse(s.GetMetadata("Records"), CultureInfo.InvariantCulture)))
+            .GroupBy(r => r.Transport, StringComparer.Ordinal).Select(g => (g.Key, Runs: g.Select(r => r.Records).ToList())).ToList();
         var runs = plan.Sum(p => p.Runs.Count);
         var records = plan.Sum(p => p.Runs.Sum(r => (long)r));
         var earlier = Directory.Exists(ResultsDirectory)
@@ -174,10 +172,10 @@ public sealed class EstimateRunAll : IntegrationTask
         var measured = earlier is null ? [] : MeanSeconds(earlier.FullName);
         var perRecord = RunCostPrior.PerRecord(Definitions);
         var estimate = Estimate(plan, perRecord, measured);
-        var servers = Transports.Select(t => t.GetMetadata("ServerTarget")).Where(s => s.Length > 0).Distinct().Count() * RunCostPrior.ServerSeconds;
+        var servers = Steps.Count(s => s.GetMetadata("Kind") == "Server") * RunCostPrior.ServerSeconds;
         // The progress lines price the runs done at the prior, so the plan they compare with is priced the same way; the runs' pace
         // then corrects both. Servers started with their runs are in the pace, not in the plan.
-        PlannedSeconds = plan.Sum(p => p.Runs.Sum(records => RunCostPrior.RunSeconds(perRecord, p.ItemSpec, records)));
+        PlannedSeconds = plan.Sum(p => p.Runs.Sum(records => RunCostPrior.RunSeconds(perRecord, p.Key, records)));
         var total = RunCostPrior.BeforeRunsSeconds + servers + estimate.Seconds + RunCostPrior.AfterRunsSeconds;
         var source = estimate.Known == 0 ? "each transport's prior cost per record"
             : string.Create(CultureInfo.InvariantCulture, $"{estimate.Known} of {plan.Count} transports at their times in {earlier!.Name}, the rest at their prior cost");

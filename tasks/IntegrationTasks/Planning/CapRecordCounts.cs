@@ -3,7 +3,7 @@ using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Planning;
 
 /// <summary>
 /// Gives each transport the record counts it runs at: all of RunAll's, except above a transport's
@@ -33,7 +33,7 @@ public sealed class CapRecordCounts : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var counts = PlanRuns.ParseRecordCounts(RecordCounts);
+        var counts = RunMatrix.ParseRecordCounts(RecordCounts);
         var belowEveryCount = new SortedSet<int>();
         var fewestClients = Counts.Parse(ClientCounts, "Clients").Min();
         var capped = new List<ITaskItem>();
@@ -67,14 +67,7 @@ public sealed class CapRecordCounts : IntegrationTask
             }
         }
         foreach (var reference in capped.Where(t => t.GetMetadata("Reference") == "true" && t.GetMetadata("RecordCounts").Length > 0))
-            reference.SetMetadata("RecordCounts", string.Join('+', belowEveryCount.Concat(PlanRuns.ParseRecordCounts([reference.GetMetadata("RecordCounts")])).Distinct()));
-        // Each transport's place in the run, for RunAll's progress lines ("transport 3 of 7").
-        var running = capped.Where(c => c.GetMetadata("RecordCounts").Length > 0).ToList();
-        for (var i = 0; i < running.Count; i++)
-        {
-            running[i].SetMetadata("Ordinal", (i + 1).ToString(CultureInfo.InvariantCulture));
-            running[i].SetMetadata("Of", running.Count.ToString(CultureInfo.InvariantCulture));
-        }
+            reference.SetMetadata("RecordCounts", string.Join('+', belowEveryCount.Concat(RunMatrix.ParseRecordCounts([reference.GetMetadata("RecordCounts")])).Distinct()));
         Capped = [.. capped];
         NotRun = [.. notRun];
         return Task.CompletedTask;

@@ -1,0 +1,153 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Common;
+using Microsoft.Build.Framework;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Planning;
+
+/// <summary>
+/// RunAll's plan (<see cref="RunPlanner"/>) handed to MSBuild as one item per step, in the order to take them: each with metadata
+/// Group, Kind (Server, Run (with Records) or ServerUser: a transport told as failed when a server it shares does not start), ServerTarget, Transport,
+/// StopOnFailure (by transport: a transport's first failed run ends its runs) and AdditionalProperties for the MSBuild task.
+/// </summary>
+public sealed class PlanRunAll : IntegrationTask
+{
+    /// <summary>The transports (their definitions' metadata, RecordCounts after CapRecordCounts; Peer and ClientTarget for the peer).</summary>
+    [Required] public ITaskItem[] Transports { get; set; } = [];
+    [Required] public int BatchSize { get; set; }
+    [Required] public int Repetitions { get; set; }
+    public string[] ClientCounts { get; set; } = ["1"];
+    public bool Warmup { get; set; } = true;
+    public int WarmupRuns { get; set; } = 1;
+
+    /// <summary>Interleaved or ByTransport; a relay (latency, network profile, fault) is one per run of a transport, so with one the runs stay by transport.</summary>
+    public string RepetitionOrder { get; set; } = nameof(RunOrder.Interleaved);
+    public bool UseRelay { get; set; }
+
+    /// <summary>Also run the reference after every this many runs measured against it (interleaved); 0: once a round.</summary>
+    public int ReferenceEvery { get; set; }
+
+    /// <summary>The shuffle's seed; empty: a new one, printed and recorded.</summary>
+    public string Seed { get; set; } = "";
+
+    /// <summary>StopAtPrecision's target in percent, when set: it needs interleaved rounds.</summary>
+    public string StopAtPrecision { get; set; } = "";
+
+    /// <summary>Say the plan and each run's progress (RunAll); RunTransport's callers (FindBatchSize, Load, the sweeps) say their own.</summary>
+    public bool Progress { get; set; }
+
+    [Output] public ITaskItem[] Steps { get; private set; } = [];
+
+    /// <summary>The shuffle's seed when interleaved, recorded with each run; 0 by transport.</summary>
+    [Output] public int SeedUsed { get; private set; }
+
+    /// <summary>The most records a run asks for: ServiceTable must hold them.</summary>
+    [Output] public int MaxRecords { get; private set; }
+
+    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var order = RepetitionOrder switch
+        {
+            nameof(RunOrder.Interleaved) when !UseRelay => RunOrder.Interleaved,
+            nameof(RunOrder.Interleaved) or nameof(RunOrder.ByTransport) => RunOrder.ByTransport,
+            _ => throw new IntegrationException(ErrorCodes.InvalidParameter, $"RepetitionOrder must be Interleaved or ByTransport (was '{RepetitionOrder}')."),
+        };
+        if (StopAtPrecision.Length > 0 && order != RunOrder.Interleaved)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"StopAtPrecision needs interleaved rounds (RepetitionOrder=Interleaved, no relay: no latency, network profile or fault); was RepetitionOrder={RepetitionOrder}{(UseRelay ? " with a relay" : "")}.");
+        var seed = order == RunOrder.ByTransport ? 0
+            : Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
+            : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var given) ? given
+            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
+        var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns), order, seed,
+            ReferenceEvery);
+        var plan = RunPlanner.Plan([.. Transports.Select(PlanTransport.FromItem)], settings, FreePort, Log);
+        SeedUsed = plan.Seed;
+        MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
+        Steps = [.. ToItems(plan, Progress)];
+        if (Progress)
+            SayPlan(plan);
+        return Task.CompletedTask;
+    }
+
+    private void SayPlan(RunPlan plan)
+    {
+        if (RepetitionOrder == nameof(RunOrder.Interleaved) && UseRelay)
+            Log.LogMessage(MessageImportance.High,
+                "RunAll: each transport's repetitions run together (ByTransport): with a relay (latency, network profile or fault) each run has its own.");
+        if (plan.Order != RunOrder.Interleaved)
+            return;
+        Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
+            $"RunAll: repetitions interleaved — round r of every transport before round r+1, each round's order shuffled with seed {plan.Seed} (-p:ShuffleSeed={plan.Seed} repeats it; -p:RepetitionOrder=ByTransport runs each transport's repetitions together)."));
+        var reference = plan.Runs.Select(r => r.Transport).FirstOrDefault(t => t.Kind == RunKind.Reference);
+        if (ReferenceEvery != 0 && reference is not null)
+            Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
+                $"RunAll: the reference ({reference.Name}) also runs after every {ReferenceEvery} runs measured against it (ReferenceEvery), so that each run is paired with a reference run close by in time."));
+    }
+
+    /// <summary>The plan's steps as items: each group's servers, then the users of a server started for another transport, then its runs.</summary>
+    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress)
+    {
+        var stopOnFailure = plan.Order == RunOrder.ByTransport ? "true" : "false";
+        var ports = plan.Servers.Where(s => s.Port != 0 && s.Transport.PortProperty.Length > 0)
+            .ToDictionary(s => s.ServerTarget, s => $"{s.Transport.PortProperty}={s.Port.ToString(CultureInfo.InvariantCulture)}", StringComparer.Ordinal);
+        IEnumerable<string> PortOf(PlanTransport transport) =>
+            transport.HasServer && ports.TryGetValue(transport.ServerTarget, out var port) ? [port] : [];
+        TaskItem Step(string spec, string kind, int group, PlanTransport transport, IEnumerable<string> properties)
+        {
+            var item = new TaskItem(spec);
+            item.SetMetadata("Kind", kind);
+            item.SetMetadata("Group", group.ToString(CultureInfo.InvariantCulture));
+            item.SetMetadata("Transport", transport.Name);
+            item.SetMetadata("ServerTarget", transport.HasServer ? transport.ServerTarget : "");
+            item.SetMetadata("StopOnFailure", stopOnFailure);
+            item.SetMetadata("AdditionalProperties", string.Join(";",
+                new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(properties).Concat(PortOf(transport))));
+            return item;
+        }
+        foreach (var group in plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).Distinct().Order())
+        {
+            foreach (var server in plan.Servers.Where(s => s.Group == group))
+                yield return Step(server.ServerTarget, "Server", group, server.Transport, []);
+            foreach (var user in plan.OtherServerUsers.Where(s => s.Group == group))
+                yield return Step($"{user.Transport.Name} on {user.ServerTarget}", "ServerUser", group, user.Transport, []);
+            foreach (var run in plan.Runs.Where(r => r.Group == group))
+            {
+                var item = Step($"{run.Transport.Name}/{run.Run.Records}/{run.Run.Clients}/{run.Round}/{run.Position}", "Run", group, run.Transport,
+                    RunProperties(plan, run, progress));
+                item.SetMetadata("Records", run.Run.Records.ToString(CultureInfo.InvariantCulture));
+                yield return item;
+            }
+        }
+    }
+
+    private static IEnumerable<string> RunProperties(RunPlan plan, RunStep step, bool progress)
+    {
+        static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
+        var run = step.Run;
+        yield return $"Records={Text(run.Records)}";
+        yield return $"TotalBatches={Text(run.TotalBatches)}";
+        yield return $"Clients={Text(run.Clients)}";
+        yield return $"Repetition={Text(run.Repetition)}";
+        yield return $"WarmupRun={Text(run.WarmupRun)}";
+        yield return $"Round={Text(step.Round)}";
+        yield return $"RoundPosition={Text(step.Position)}";
+        yield return $"RunsInRound={Text(step.RunsInRound)}";
+        // Interleaved: a line before each run; by transport: one before each transport's first run.
+        var line = !progress ? "" : plan.Order == RunOrder.Interleaved ? "Run" : step.TransportOrdinal > 0 ? "Transport" : "";
+        yield return $"ProgressLine={line}";
+        if (line == "Transport")
+            yield return $"TransportOrdinal={Text(step.TransportOrdinal)};TransportsInPlan={Text(plan.Transports)}";
+        if (step.Transport.Kind == RunKind.Peer) // the peer is no definition: its client target, no server, one client
+            yield return $"ClientTarget={step.Transport.ClientTarget};ServerTarget=;ServerPort=0;TransportOneClient=true";
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

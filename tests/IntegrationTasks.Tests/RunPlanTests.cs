@@ -1,0 +1,250 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Planning;
+using IntegrationTasks.Results;
+using Microsoft.Build.Framework;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>RunAll's plan as data (<see cref="RunPlanner"/>): interleaved rounds or runs by transport, two orders of one plan.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class RunPlanTests
+{
+    private static readonly PlanTransport[] Five =
+    [
+        new("PipelinedCopy", [1000], RunKind.Reference), new("TcpClient2", [1000], ServerTarget: "TcpServer2", PortProperty: "Port", ServerPort: 8081),
+        new("TcpClientMultiThreadTest3", [1000], ServerTarget: "TcpTestServer3", PortProperty: "Port", ServerPort: 8081),
+        new("GrpcClient", [1000], ServerTarget: "GrpcServer", PortProperty: "GrpcPort", ServerPort: 8085),
+        new("GrpcStreaming", [1000], ServerTarget: "GrpcServer", PortProperty: "GrpcPort", ServerPort: 8085),
+    ];
+
+    private static RunPlan Plan(int seed, RunOrder order = RunOrder.Interleaved, int warmupRuns = 1, int[]? clients = null, int referenceEvery = 0,
+        IReadOnlyList<PlanTransport>? transports = null, int repetitions = 4) =>
+        RunPlanner.Plan(transports ?? Five, new RunPlanSettings(clients ?? [1, 2], 500, repetitions, warmupRuns, order, seed, referenceEvery), () => 40_000);
+
+    private static string Key(RunStep step) => $"{step.Transport.Name}/{step.Run.Clients}";
+
+    [TestMethod]
+    public void Rounds_run_every_transport_once_each_in_a_seeded_shuffle_after_all_the_warm_ups()
+    {
+        var plan = Plan(7);
+        Assert.AreEqual(7, plan.Seed);
+        Assert.HasCount(5 * 2 * 5, plan.Runs); // transports × client counts × (warm-up + 4)
+        Assert.IsTrue(plan.Runs.All(r => r.Group == 1), "interleaved: one group");
+        // The warm-ups first, in the order listed; then round 1, 2, 3, 4, each with every transport and client count once.
+        var warmups = plan.Runs.TakeWhile(r => r.Round == 0).ToList();
+        Assert.HasCount(10, warmups);
+        CollectionAssert.AreEqual(new[] { "PipelinedCopy/1", "PipelinedCopy/2", "TcpClient2/1", "TcpClient2/2" }, warmups.Take(4).Select(Key).ToArray());
+        Assert.IsTrue(warmups.All(r => r.Run.Repetition == 0));
+        var rounds = plan.Runs.Skip(10).Chunk(10).ToList();
+        Assert.HasCount(4, rounds);
+        for (var round = 1; round <= 4; round++)
+        {
+            var inRound = rounds[round - 1];
+            Assert.IsTrue(inRound.All(r => r.Round == round && r.Run.Repetition == round), $"round {round}");
+            CollectionAssert.AreEquivalent(warmups.Select(Key).ToArray(), inRound.Select(Key).ToArray(), $"round {round}");
+            CollectionAssert.AreEqual(Enumerable.Range(1, 10).ToArray(), inRound.Select(r => r.Position).ToArray());
+            Assert.IsTrue(inRound.All(r => r.RunsInRound == 10));
+        }
+        // Shuffled: the rounds are not all in one order; the same seed gives the same order, another seed another.
+        Assert.IsGreaterThan(1, rounds.Select(r => string.Join(",", r.Select(Key))).Distinct().Count());
+        CollectionAssert.AreEqual(plan.Runs.Select(Key).ToArray(), Plan(7).Runs.Select(Key).ToArray());
+        CollectionAssert.AreNotEqual(plan.Runs.Select(Key).ToArray(), Plan(8).Runs.Select(Key).ToArray());
+    }
+
+    /// <summary>
+    /// Each transport's warm-ups back to back left the JIT recompiling in round 1: it holds back while new code keeps coming, and every
+    /// transport's first run brings new code. So the first warm-up of every transport comes before the second of any.
+    /// </summary>
+    [TestMethod]
+    public void Several_warm_ups_go_in_warm_up_rounds_the_first_of_every_transport_before_the_second_of_any()
+    {
+        var plan = Plan(7, warmupRuns: 2, clients: [1]);
+        var warmups = plan.Runs.TakeWhile(r => r.Round == 0).ToList();
+        string[] listed = ["PipelinedCopy", "TcpClient2", "TcpClientMultiThreadTest3", "GrpcClient", "GrpcStreaming"];
+        CollectionAssert.AreEqual(listed.Select(t => $"{t}/1").Concat(listed.Select(t => $"{t}/2")).ToArray(),
+            warmups.Select(r => $"{r.Transport.Name}/{r.Run.WarmupRun}").ToArray());
+        Assert.IsTrue(warmups.All(r => r.Run.Repetition == 0));
+        Assert.HasCount(5 * 2 + 5 * 4, plan.Runs);
+    }
+
+    [TestMethod]
+    public void With_ReferenceEvery_the_reference_also_runs_after_every_so_many_runs_measured_against_it()
+    {
+        PlanTransport[] transports =
+        [
+            new("PipelinedCopy", [1000], RunKind.Reference), new("PipelinedCopyRange", [1000], RunKind.Reference, ServerWork: "Range"),
+            new("TcpClient2", [1000]), new("GrpcClient", [1000]), new("RestJson", [1000]), new("WebSocketClient", [1000]),
+            new("FileTransferRequest", [1000], ServerWork: "Range"), new("Peer", [1000], RunKind.Peer, OneClient: true),
+        ];
+        var measured = Plan(5, referenceEvery: 2, transports: transports, repetitions: 6).Runs.Where(r => r.Round != 0).ToList();
+        // Walking the runs at one client count in order: never more than two runs measured against PipelinedCopy (the four others) without
+        // a run of it between, nor two against PipelinedCopyRange (FileTransferRequest, whose server reads ranges) without one of that.
+        foreach (var clients in new[] { 1, 2 })
+            foreach (var (reference, measuredAgainst) in new[] { ("PipelinedCopy", new[] { "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient" }), ("PipelinedCopyRange", new[] { "FileTransferRequest" }) })
+            {
+                var since = 0;
+                foreach (var run in measured.Where(r => r.Run.Clients == clients))
+                {
+                    if (run.Transport.Name == reference)
+                        since = 0;
+                    else if (measuredAgainst.Contains(run.Transport.Name) && ++since > 2)
+                        Assert.Fail($"{run.Transport.Name} at {clients} clients is the third run since {reference} ran (round {run.Round}, {run.Position}).");
+                }
+            }
+        // Four runs a round against PipelinedCopy at one client, one of its own: extras, at most one for every two of those 24 runs.
+        var pipelined = measured.Count(r => r.Transport.Name == "PipelinedCopy" && r.Run.Clients == 1);
+        Assert.IsTrue(pipelined is > 6 and <= 6 + 24 / 2, $"{pipelined} runs of PipelinedCopy");
+        // The peer runs one client only and is measured against nothing; every transport but the references runs once a round.
+        Assert.IsTrue(new[] { "TcpClient2", "GrpcClient", "RestJson", "WebSocketClient", "FileTransferRequest" }
+            .All(t => measured.Count(r => r.Transport.Name == t && r.Run.Clients == 1) == 6 && measured.Count(r => r.Transport.Name == t && r.Run.Clients == 2) == 6));
+        Assert.AreEqual(6, measured.Count(r => r.Transport.Name == "Peer"));
+        foreach (var round in measured.GroupBy(r => r.Round))
+        {
+            // Never an extra run right before the round's own: within a round no reference runs twice in a row at one client count.
+            foreach (var (a, b) in round.Zip(round.Skip(1)))
+                Assert.IsFalse(Key(a) == Key(b), $"{Key(a)} twice in a row in round {round.Key}");
+            // An extra run is its round's run of the reference: same round and repetition; its place tells it from the other.
+            Assert.IsTrue(round.All(r => r.Run.Repetition == round.Key));
+            CollectionAssert.AreEqual(Enumerable.Range(1, round.Count()).ToArray(), round.Select(r => r.Position).ToArray());
+        }
+        // Without it: once a round at each client count, as before.
+        Assert.AreEqual(6 * 2, Plan(5, transports: transports, repetitions: 6).Runs.Count(r => r.Round != 0 && r.Transport.Name == "PipelinedCopy"));
+        Assert.AreEqual(ErrorCodes.InvalidParameter,
+            Assert.ThrowsExactly<IntegrationException>(() => Plan(5, referenceEvery: -1, transports: transports)).Code);
+    }
+
+    [TestMethod]
+    public void Interleaved_each_server_is_started_once_and_servers_that_read_one_port_property_get_ports_of_their_own()
+    {
+        var plan = Plan(1);
+        CollectionAssert.AreEqual(new[] { "TcpServer2:8081", "TcpTestServer3:40000", "GrpcServer:8085" },
+            plan.Servers.Select(s => $"{s.ServerTarget}:{s.Port}").ToArray());
+        // GrpcStreaming shares the server started for GrpcClient: told as failed if it does not start.
+        CollectionAssert.AreEqual(new[] { "GrpcStreaming" }, plan.OtherServerUsers.Select(s => s.Transport.Name).ToArray());
+        // As items: every run carries its server's port; both gRPC transports the one gRPC server's.
+        var steps = PlanRunAll.ToItems(plan, progress: true).ToList();
+        CollectionAssert.AreEqual(new[] { "Server", "Server", "Server", "ServerUser" }, steps.Take(4).Select(s => s.GetMetadata("Kind")).ToArray());
+        Assert.IsTrue(steps.All(s => s.GetMetadata("Group") == "1" && s.GetMetadata("StopOnFailure") == "false"));
+        CollectionAssert.AllItemsAreUnique(steps.Select(s => s.ItemSpec).ToArray(), "each step its own name: the targets take runs out by name");
+        foreach (var run in steps.Where(s => s.GetMetadata("Kind") == "Run"))
+        {
+            var properties = Properties(run);
+            Assert.AreEqual("Run", properties["ProgressLine"]);
+            Assert.AreEqual(run.GetMetadata("Records"), properties["Records"]);
+            Assert.AreEqual(properties["Transport"] switch
+            {
+                "TcpClient2" => "Port=8081", "TcpClientMultiThreadTest3" => "Port=40000", "GrpcClient" or "GrpcStreaming" => "GrpcPort=8085", _ => "",
+            }, string.Join(";", properties.Where(p => p.Key.EndsWith("Port", StringComparison.Ordinal)).Select(p => $"{p.Key}={p.Value}")));
+        }
+    }
+
+    [TestMethod]
+    public void By_transport_each_transport_is_a_group_of_its_server_and_its_runs_with_the_peer_last()
+    {
+        PlanTransport[] transports = [new("Peer", [1000], RunKind.Peer, OneClient: true, ClientTarget: "SqliteAttach"), .. Five];
+        var plan = Plan(0, RunOrder.ByTransport, transports: transports, repetitions: 2);
+        CollectionAssert.AreEqual(new[] { "PipelinedCopy", "TcpClient2", "TcpClientMultiThreadTest3", "GrpcClient", "GrpcStreaming", "Peer" },
+            plan.Runs.Select(r => r.Transport.Name).Distinct().ToArray());
+        // Each transport its own server (the configured port: they never run at once), GrpcServer once for each of its transports.
+        CollectionAssert.AreEqual(new[] { "2 TcpServer2:0", "3 TcpTestServer3:0", "4 GrpcServer:0", "5 GrpcServer:0" },
+            plan.Servers.Select(s => $"{s.Group} {s.ServerTarget}:{s.Port}").ToArray());
+        Assert.IsEmpty(plan.OtherServerUsers);
+        // Within a transport: the warm-up, then its repetitions at one client, then at two (the peer at one only).
+        CollectionAssert.AreEqual(new[] { "1/0", "1/1", "1/2", "2/0", "2/1", "2/2" },
+            plan.Runs.Where(r => r.Group == 2).Select(r => $"{r.Run.Clients}/{r.Run.Repetition}").ToArray());
+        CollectionAssert.AreEqual(new[] { "1/0", "1/1", "1/2" }, plan.Runs.Where(r => r.Transport.Name == "Peer").Select(r => $"{r.Run.Clients}/{r.Run.Repetition}").ToArray());
+        // Items: a progress line before each transport's first run, which says its place; a transport's first failed run ends its runs.
+        var steps = PlanRunAll.ToItems(plan, progress: true).ToList();
+        Assert.IsTrue(steps.All(s => s.GetMetadata("StopOnFailure") == "true"));
+        foreach (var group in steps.GroupBy(s => s.GetMetadata("Group")))
+            CollectionAssert.AllItemsAreUnique(group.Select(s => s.ItemSpec).ToArray());
+        var firsts = steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Properties).Where(p => p["ProgressLine"] == "Transport").ToList();
+        CollectionAssert.AreEqual(new[] { "1 of 6", "2 of 6", "3 of 6", "4 of 6", "5 of 6", "6 of 6" },
+            firsts.Select(p => $"{p["TransportOrdinal"]} of {p["TransportsInPlan"]}").ToArray());
+        var peer = Properties(steps.Last());
+        Assert.AreEqual(("SqliteAttach", "", "true"), (peer["ClientTarget"], peer["ServerTarget"], peer["TransportOneClient"]));
+        Assert.AreEqual(0, plan.Seed);
+    }
+
+    [TestMethod]
+    public void A_transport_capped_below_every_record_count_has_no_run_and_its_server_is_not_started()
+    {
+        // As CapRecordCounts leaves SoapSmallRequests at 200,000 records: no counts left. It failed the whole plan ("RecordCounts is empty").
+        PlanTransport[] transports = [new("SoapSmallRequests", [], ServerTarget: "SoapServer", PortProperty: "SoapPort", ServerPort: 8083), Five[1]];
+        foreach (var order in new[] { RunOrder.Interleaved, RunOrder.ByTransport })
+        {
+            var plan = Plan(3, order, clients: [1], transports: transports, repetitions: 2);
+            Assert.IsTrue(plan.Runs.All(r => r.Transport.Name == "TcpClient2") && plan.Runs.Count == 3, order.ToString());
+            CollectionAssert.AreEqual(new[] { "TcpServer2" }, plan.Servers.Select(s => s.ServerTarget).ToArray());
+        }
+    }
+
+    [TestMethod]
+    public void The_task_checks_its_order_its_seed_and_StopAtPrecision_before_any_run()
+    {
+        PlanRunAll Task(FakeBuildEngine engine, string order = "Interleaved", string seed = "", bool relay = false, string precision = "") => new()
+        {
+            BuildEngine = engine, BatchSize = 500, Repetitions = 2, RepetitionOrder = order, Seed = seed, UseRelay = relay, StopAtPrecision = precision,
+            Transports = [Item("TcpClient2", "TcpServer2")],
+        };
+        var engine = new FakeBuildEngine();
+        var drawn = Task(engine);
+        Assert.IsTrue(drawn.Execute(), engine.Log);
+        Assert.IsGreaterThan(0, drawn.SeedUsed, "no seed given: one is drawn, and recorded");
+        Assert.AreEqual(1000, drawn.MaxRecords);
+        // A relay keeps each transport's runs together (a relay is one per run): by transport, no seed.
+        var relayed = Task(engine, relay: true, seed: "4");
+        Assert.IsTrue(relayed.Execute(), engine.Log);
+        Assert.AreEqual(0, relayed.SeedUsed);
+        foreach (var refused in new[] { Task(engine, order: "Shuffled"), Task(engine, seed: "soon"), Task(engine, relay: true, precision: "5") })
+        {
+            engine = new FakeBuildEngine();
+            refused.BuildEngine = engine;
+            Assert.IsFalse(refused.Execute());
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        }
+    }
+
+    [TestMethod]
+    public void A_transport_s_runs_are_its_sizes_times_clients_times_repetitions_with_the_warm_ups_at_the_smallest()
+    {
+        static string[] Runs(IEnumerable<PlannedRun> runs) => [.. runs.Select(r => $"{r.Records}/{r.Clients}/{r.Repetition}/{r.WarmupRun}")];
+        // Smallest first; the warm-ups warm the code, the same at every size: at the smallest only.
+        var runs = RunMatrix.Plan(RunMatrix.ParseRecordCounts(["2000+3000", "1000"]), [1], 1000, 2, 1, null);
+        CollectionAssert.AreEqual(new[] { "1000/1/0/1", "1000/1/1/0", "1000/1/2/0", "2000/1/1/0", "2000/1/2/0", "3000/1/1/0", "3000/1/2/0" }, Runs(runs));
+        Assert.AreEqual(3, runs[5].TotalBatches);
+        // Several warm-ups, each a run of its own (WarmupRun tells them apart, so MSBuild neither batches them into one call nor skips one).
+        CollectionAssert.AreEqual(new[] { "2000/1/0/1", "2000/1/0/2", "2000/1/0/3", "2000/1/1/0", "2000/1/2/0" }, Runs(RunMatrix.Plan([2000], [1], 1000, 2, 3, null)));
+        // Each client count that has a batch per client; a client count's warm-ups at the smallest size it runs at.
+        CollectionAssert.AreEqual(new[] { "2000/1/1/0", "2000/1/2/0", "8000/1/1/0", "8000/1/2/0", "8000/4/1/0", "8000/4/2/0" },
+            Runs(RunMatrix.Plan([2000, 8000], [1, 4], 1000, 2, 0, null)));
+        CollectionAssert.AreEqual(new[] { "2000/1/0/1", "2000/1/1/0", "8000/1/1/0", "8000/4/0/1", "8000/4/1/0" }, Runs(RunMatrix.Plan([2000, 8000], [1, 4], 1000, 1, 1, null)));
+        Assert.AreEqual(0, RunMatrix.WarmupCount(false, 3));
+        foreach (var refused in new Action[]
+                 {
+                     () => RunMatrix.Plan([1500], [1], 1000, 2, 1, null), () => RunMatrix.Plan([1000], [2], 1000, 1, 1, null),
+                     () => RunMatrix.ParseRecordCounts(["0"]), () => RunMatrix.WarmupCount(true, 0), () => RunMatrix.Plan([1000], [1], 1000, 0, 1, null),
+                 })
+            Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(refused).Code);
+    }
+
+    [TestMethod]
+    public void The_line_before_an_interleaved_run_says_its_round_its_place_and_the_time_left()
+    {
+        Assert.AreEqual("RunAll round 2 of 5, run 3 of 7: TcpClient2, 20,000 records; 1 min 40 s elapsed, about 3 min 20 s left.",
+            RunProgressEstimate.DescribeRun("round 2 of 5", "3 of 7", "TcpClient2", 20_000, TimeSpan.FromSeconds(200), TimeSpan.FromSeconds(100)));
+    }
+
+    private static TaskItem Item(string name, string server, string recordCounts = "1000")
+    {
+        var item = new TaskItem(name);
+        item.SetMetadata("RecordCounts", recordCounts);
+        item.SetMetadata("ServerTarget", server);
+        return item;
+    }
+
+    private static Dictionary<string, string> Properties(ITaskItem item) =>
+        item.GetMetadata("AdditionalProperties").Split(';').Select(p => p.Split('=', 2)).ToDictionary(p => p[0], p => p[1]);
+}
