@@ -30,7 +30,7 @@ builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddProvider(new KestrelEvents());
 builder.Logging.AddFilter<KestrelEvents>(KestrelEvents.Category, LogLevel.Debug);
 builder.WebHost.UseUrls(arguments.Url);
-var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", 120));
+var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds));
 ConnectionLimit? connectionLimit = null;
 builder.WebHost.ConfigureKestrel(kestrel =>
 {

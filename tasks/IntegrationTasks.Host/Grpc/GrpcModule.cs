@@ -26,8 +26,8 @@ internal sealed class GrpcModule(HostArguments arguments) : IHostModule
     {
         var maxMessageBytes = (int)arguments.Number("--max-message-bytes", 64L * 1024 * 1024);
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
-        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
-            (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
+        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", SettingDefaults.Answerers),
+            (int)arguments.Number("--max-batch-records", SettingDefaults.MaxBatchRecords), cancellationToken);
         builder.Services.AddSingleton(_service);
         builder.Services.AddSingleton(new GrpcLimits(maxMessageBytes));
         builder.Services.AddGrpc(options =>

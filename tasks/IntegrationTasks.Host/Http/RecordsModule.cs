@@ -21,7 +21,7 @@ internal sealed class RecordsModule(HostArguments arguments) : IHostModule
 
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
-        _maxRequestBytes = arguments.Number("--max-request-bytes", HttpRecordsProtocol.DefaultMaxRequestBytes);
+        _maxRequestBytes = arguments.Number("--max-request-bytes", SettingDefaults.MaxRequestBytes);
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxRequestBytes);
     }

@@ -24,7 +24,7 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
 
     public async Task ConfigureAsync(WebApplicationBuilder builder, CancellationToken cancellationToken)
     {
-        _maxBatchRecords = (int)arguments.Number("--max-batch-records", 100_000);
+        _maxBatchRecords = (int)arguments.Number("--max-batch-records", SettingDefaults.MaxBatchRecords);
         _version = RestHttpVersions.Parse(arguments.Value("--http-version") ?? nameof(RestHttpVersion.Http1));
         if (_maxBatchRecords < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxBatchRecords must be at least 1 (was {_maxBatchRecords}).");

@@ -29,8 +29,8 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     {
         _maxMessageBytes = arguments.Number("--max-message-bytes", 64L * 1024 * 1024);
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
-        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", 4),
-            (int)arguments.Number("--max-batch-records", 100_000), cancellationToken);
+        _service = await IntegrationTestsService.OpenAsync(_source, (int)arguments.Number("--connections", 8), (int)arguments.Number("--answerers", SettingDefaults.Answerers),
+            (int)arguments.Number("--max-batch-records", SettingDefaults.MaxBatchRecords), cancellationToken);
         builder.Services.AddSoapCore();
         builder.Services.AddHttpContextAccessor();
         builder.Services.AddSingleton<SoapCore.Extensibility.ISoapMessageProcessor, CarriageReturnPreservingProcessor>();

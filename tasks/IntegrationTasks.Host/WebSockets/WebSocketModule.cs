@@ -2,7 +2,6 @@ using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
 using IntegrationTasks.WebSockets;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Host.WebSockets;
 
@@ -26,9 +25,9 @@ internal sealed class WebSocketModule(HostArguments arguments) : IHostModule
     {
         var options = new StreamServerOptions
         {
-            MaxFrameBytes = (int)arguments.Number("--max-frame-bytes", FrameCodec.DefaultMaxFrameBytes),
-            MaxBatchRecords = (int)arguments.Number("--max-batch-records", 100_000),
-            ConnectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", 120)),
+            MaxFrameBytes = (int)arguments.Number("--max-frame-bytes", SettingDefaults.MaxFrameBytes),
+            MaxBatchRecords = (int)arguments.Number("--max-batch-records", SettingDefaults.MaxBatchRecords),
+            ConnectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds)),
         };
         var pending = (int)arguments.Number("--max-pending-requests", 8);
         _keepAlive = TimeSpan.FromSeconds(arguments.Number("--keep-alive-seconds", WebSocketProtocol.DefaultKeepAliveSeconds));

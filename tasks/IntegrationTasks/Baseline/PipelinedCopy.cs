@@ -14,7 +14,7 @@ namespace IntegrationTasks.Baseline;
 public sealed class PipelinedCopy : InProcessCopy
 {
     /// <summary>Reading connections, each reading whole batches (the servers' Answerers setting).</summary>
-    public int Answerers { get; set; } = 4;
+    public int Answerers { get; set; } = SettingDefaults.Answerers;
 
     protected override string TransportName => "PipelinedCopy";
 

@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using Microsoft.Build.Framework;
@@ -42,7 +43,7 @@ public abstract class FileTransferClientTask : TransferClientTask
     [Required] public string InputDir { get; set; } = "";
 
     /// <summary>How long to wait for a server to serve OutputDir before failing (IT3003) without leaving a request.</summary>
-    public int ConnectionTimeoutSeconds { get; set; } = 120;
+    public int ConnectionTimeoutSeconds { get; set; } = SettingDefaults.ConnectionTimeoutSeconds;
 
     protected abstract bool ListIds { get; }
 

@@ -15,7 +15,7 @@ namespace IntegrationTasks.Grpc;
 /// </summary>
 public sealed class GrpcRecordsClient(Uri address, string serverTarget)
 {
-    public int MaxInFlight { get; init; } = 8;
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = 64 * 1024 * 1024;
     public TimeSpan Deadline { get; init; } = TimeSpan.FromMinutes(30);
 

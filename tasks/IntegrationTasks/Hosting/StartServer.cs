@@ -20,9 +20,9 @@ public sealed class StartServer : IntegrationTask
     /// <summary>When set, checked free before starting, so a taken port fails at once and clearly.</summary>
     public int Port { get; set; }
 
-    public string BindAddress { get; set; } = "127.0.0.1";
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
 
-    public int ReadyTimeoutSeconds { get; set; } = 120;
+    public int ReadyTimeoutSeconds { get; set; } = SettingDefaults.ServerReadyTimeoutSeconds;
 
     public string? LogFile { get; set; }
 
@@ -87,12 +87,12 @@ public sealed class WaitForServer : IntegrationTask
 {
     [Required] public string Name { get; set; } = "";
 
-    public int TimeoutSeconds { get; set; } = 120;
+    public int ReadyTimeoutSeconds { get; set; } = SettingDefaults.ServerReadyTimeoutSeconds;
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         if (BuildEngine4.GetRegisteredTaskObject(StartServer.RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is not ServerProcess server)
             throw new IntegrationException(ErrorCodes.ServerNotRunning, $"{Name} was not started by this build.");
-        await server.WhenRunningAsync(TimeSpan.FromSeconds(TimeoutSeconds), cancellationToken).ConfigureAwait(false);
+        await server.WhenRunningAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
     }
 }

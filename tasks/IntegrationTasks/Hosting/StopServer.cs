@@ -8,7 +8,7 @@ public sealed class StopServer : IntegrationTask
 {
     [Required] public string Name { get; set; } = "";
 
-    public int StopTimeoutSeconds { get; set; } = 30;
+    public int StopTimeoutSeconds { get; set; } = SettingDefaults.ServerStopTimeoutSeconds;
 
     /// <summary>Set when stopping after a failure: a server that is not running is then no error.</summary>
     public bool IfRunning { get; set; }

@@ -9,6 +9,4 @@ public static class HttpRecordsProtocol
     public const string FlushHeader = "Flush";
 
     public const string ContentType = "text/xml; charset=utf-8";
-
-    public const long DefaultMaxRequestBytes = 32L * 1024 * 1024;
 }

@@ -14,7 +14,7 @@ namespace IntegrationTasks.Http;
 public sealed class HttpServer : HostModuleServerTask
 {
     /// <summary>Request bodies over this are refused with 413.</summary>
-    public long MaxRequestBytes { get; set; } = HttpRecordsProtocol.DefaultMaxRequestBytes;
+    public long MaxRequestBytes { get; set; } = SettingDefaults.MaxRequestBytes;
 
     protected override string Module => "records";
 

@@ -87,7 +87,7 @@ public sealed class AsyncOverheadTask : IntegrationTask
     /// <summary>BenchmarkDotNet's job: short (3 iterations, a quick look) or default (minutes, tighter intervals).</summary>
     public string Job { get; set; } = "short";
 
-    public int TimeoutSeconds { get; set; } = 1800;
+    public int TimeoutSeconds { get; set; } = SettingDefaults.TimeoutSeconds;
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {

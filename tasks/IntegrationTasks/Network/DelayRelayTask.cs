@@ -29,8 +29,8 @@ public sealed class DelayRelayTask : IntegrationTask
 
     /// <summary>None, Reset, Silence or KillServer (with KillPidFile).</summary>
     public string Fault { get; set; } = nameof(RelayFaultKind.None);
-    public long FaultAfterBytes { get; set; } = 1_000_000;
-    public int SilenceSeconds { get; set; } = 5;
+    public long FaultAfterBytes { get; set; } = SettingDefaults.FaultAfterBytes;
+    public int SilenceSeconds { get; set; } = SettingDefaults.SilenceSeconds;
 
     /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile).</summary>
     public string? KillPidFile { get; set; }

@@ -20,7 +20,7 @@ public sealed class PlanRunAll : IntegrationTask
     [Required] public int Repetitions { get; set; }
     public string[] ClientCounts { get; set; } = ["1"];
     public bool Warmup { get; set; } = true;
-    public int WarmupRuns { get; set; } = 1;
+    public int WarmupRuns { get; set; } = SettingDefaults.WarmupRuns;
 
     /// <summary>Interleaved or ByTransport; a relay (latency, network profile, fault) is one per run of a transport, so with one the runs stay by transport.</summary>
     public string RepetitionOrder { get; set; } = nameof(RunOrder.Interleaved);

@@ -18,8 +18,8 @@ namespace IntegrationTasks.Queues;
 /// </summary>
 public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
 {
-    public int MaxInFlight { get; init; } = 8;
-    public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
+    public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
 
     /// <summary>
     /// One connection's worth: asks for <paramref name="pending"/> and imports the answers, marking each batch in <paramref name="committed"/>.

@@ -17,7 +17,7 @@ namespace IntegrationTasks.Queues;
 public sealed class QueueServer(RecordSource source, BrokerOptions broker, QueueTopology topology, IEventLog log)
 {
     public int Prefetch { get; init; } = 8;
-    public int MaxMessageBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
 
     // Cancelled first when the server stops: a handler mid-lookup or mid-publish gives up without acknowledging,
     // so the broker redelivers its request. (RabbitMQ.Client 7.2.1 made cancelling a confirmed publish safe.)

@@ -24,7 +24,7 @@ public sealed class StartRabbitMQ : IntegrationTask
     public int ReadyTimeoutSeconds { get; set; } = 120;
 
     /// <summary>Where AMQP listens (the server host's address on two hosts).</summary>
-    public string BindAddress { get; set; } = "127.0.0.1";
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
 
     /// <summary>A command the node runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
     public string CommandPrefix { get; set; } = "";
@@ -150,7 +150,7 @@ public sealed class StopRabbitMQ : IntegrationTask
 public sealed class RabbitMQServer : TransferServerTask
 {
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
-    public int RabbitMQPort { get; set; } = 5673;
+    public int RabbitMQPort { get; set; } = SettingDefaults.RabbitMQPort;
 
     /// <summary>Serve the durable queues (RabbitMQDurable) instead of the fast ones (RabbitMQClientTest).</summary>
     public bool Durable { get; set; }
@@ -177,7 +177,7 @@ public sealed class RabbitMQServer : TransferServerTask
 public abstract class RabbitMQClientTask : TransferClientTask
 {
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
-    public int RabbitMQPort { get; set; } = 5673;
+    public int RabbitMQPort { get; set; } = SettingDefaults.RabbitMQPort;
 
     protected abstract QueueTopology Topology { get; }
 

@@ -52,7 +52,7 @@ public sealed record QueueTopology(string RequestQueue, string ReplyQueue, bool 
 
 public sealed record BrokerOptions
 {
-    public string HostName { get; init; } = "127.0.0.1";
+    public string HostName { get; init; } = SettingDefaults.HostName;
     public int Port { get; init; } = 5673;
     public string UserName { get; init; } = "guest";
     public string Password { get; init; } = "guest";

@@ -15,7 +15,7 @@ public sealed record RabbitMqNodeOptions
     public string Control { get; init; } = "/usr/lib/rabbitmq/bin/rabbitmqctl";
 
     /// <summary>Where AMQP listens: loopback, or the server host's address when the client is on another (simulated) host.</summary>
-    public string BindAddress { get; init; } = "127.0.0.1";
+    public string BindAddress { get; init; } = SettingDefaults.BindAddress;
 
     /// <summary>A command the node and its tools run through (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];

@@ -15,7 +15,7 @@ namespace IntegrationTasks.Rest;
 public sealed class RestServer : HostModuleServerTask
 {
     /// <summary>The most records one GET may ask for (count); more is answered 400 with IT2005.</summary>
-    public int MaxBatchRecords { get; set; } = 100_000;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
 
     /// <summary>Http1 (HTTP/1.1 keep-alive, the default) or Http2 (HTTP/2 without TLS, as the gRPC endpoint speaks it).</summary>
     public string HttpVersion { get; set; } = nameof(RestHttpVersion.Http1);

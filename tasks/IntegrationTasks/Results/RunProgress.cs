@@ -105,7 +105,7 @@ public sealed class RunProgress : IntegrationTask
     public string RecordCounts { get; set; } = "";
     public int Repetitions { get; set; }
     public bool Warmup { get; set; }
-    public int WarmupRuns { get; set; } = 1;
+    public int WarmupRuns { get; set; } = SettingDefaults.WarmupRuns;
 
     /// <summary>Interleaved: the run's round (0: the warm-ups), its place in the round, the round's runs, its records and clients.</summary>
     public int Round { get; set; }

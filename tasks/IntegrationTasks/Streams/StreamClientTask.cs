@@ -11,7 +11,7 @@ namespace IntegrationTasks.Streams;
 /// </summary>
 public abstract class StreamClientTask : TransferClientTask
 {
-    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual StreamIo Io => StreamIo.Streams;

@@ -7,7 +7,7 @@ namespace IntegrationTasks.Streams;
 
 public sealed record StreamServerOptions
 {
-    public int MaxFrameBytes { get; init; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxFrameBytes { get; init; } = SettingDefaults.MaxFrameBytes;
     public FrameFormat Format { get; init; } = FrameFormat.Plain;
     public StreamIo Io { get; init; } = StreamIo.Streams;
 
@@ -15,7 +15,7 @@ public sealed record StreamServerOptions
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
 
     /// <summary>The most records one request may ask for (IT2005 beyond): what bounds a reply, and so the server's memory.</summary>
-    public int MaxBatchRecords { get; init; } = 100_000;
+    public int MaxBatchRecords { get; init; } = SettingDefaults.MaxBatchRecords;
 
     /// <summary>Clients served at once; one more is answered with a refusal (IT3008) it reads as its error, and closed.</summary>
     public int MaxConnections { get; init; } = 100;

@@ -17,18 +17,18 @@ public abstract class TcpServerTask : TransferServerTask
     public int Port { get; set; } = 8081;
 
     /// <summary>Loopback by default; 0.0.0.0 to serve other machines.</summary>
-    public string BindAddress { get; set; } = "127.0.0.1";
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
 
-    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
     /// <summary>Requests read ahead per connection before the socket stops being read (back-pressure).</summary>
     public int MaxPendingRequests { get; set; } = 8;
 
     /// <summary>A connection that sends no complete request for this many seconds (idle, or stalled mid-frame) is dropped with IT3007.</summary>
-    public int ConnectionTimeoutSeconds { get; set; } = 120;
+    public int ConnectionTimeoutSeconds { get; set; } = SettingDefaults.ConnectionTimeoutSeconds;
 
     /// <summary>The most records one request may ask for; a larger request is refused (IT2005) while it is read.</summary>
-    public int MaxBatchRecords { get; set; } = 100_000;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
 
     /// <summary>Clients served at once; one more is refused with IT3008, which it receives, and the others go on.</summary>
     public int MaxConnections { get; set; } = 100;
@@ -75,7 +75,7 @@ public abstract class TcpServerTask : TransferServerTask
 public abstract class TcpClientTask : StreamClientTask
 {
     [Required]
-    public string HostName { get; set; } = "127.0.0.1";
+    public string HostName { get; set; } = SettingDefaults.HostName;
 
     public int Port { get; set; } = 8081;
 
@@ -110,7 +110,7 @@ public sealed class TcpServer2 : TcpServerTask
 public sealed class TcpTestServer3 : TcpServerTask
 {
     /// <summary>Requests of one connection answered concurrently, each answerer with its own database connection.</summary>
-    public int Answerers { get; set; } = 4;
+    public int Answerers { get; set; } = SettingDefaults.Answerers;
 
     protected override FrameFormat Format => FrameFormat.Tagged;
 

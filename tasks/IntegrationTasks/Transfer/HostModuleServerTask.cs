@@ -23,7 +23,7 @@ public abstract class HostModuleServerTask : TransferServerTask
     public int StopTimeoutSeconds { get; set; } = 20;
 
     /// <summary>A connection on which nothing moves either way for this many seconds (idle, or stalled mid-request) is dropped with IT3007.</summary>
-    public int ConnectionTimeoutSeconds { get; set; } = 120;
+    public int ConnectionTimeoutSeconds { get; set; } = SettingDefaults.ConnectionTimeoutSeconds;
 
     /// <summary>
     /// Connections Kestrel serves at once (-p:KestrelMaxConnections): one more is answered with IT3008 in its protocol (gRPC status, SOAP
@@ -90,9 +90,9 @@ public abstract class HostModuleServerTask : TransferServerTask
 public abstract class RecordServiceHostTask : HostModuleServerTask
 {
     public int Connections { get; set; } = 8;
-    public int Answerers { get; set; } = 4;
+    public int Answerers { get; set; } = SettingDefaults.Answerers;
     public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
-    public int MaxBatchRecords { get; set; } = 100_000;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
 
     protected override IEnumerable<string> ModuleArguments() =>
     [

@@ -61,7 +61,7 @@ public sealed class CommittedBatches(BatchPlan plan, BatchLatency? latency = nul
 public sealed class ResumingTransfer(BatchPlan plan, IEventLog log)
 {
     public bool Resumes { get; init; }
-    public int MaxReconnects { get; init; } = 5;
+    public int MaxReconnects { get; init; } = SettingDefaults.MaxReconnects;
 
     /// <summary>The wait before the first reconnection (doubling each time, at most 5 s); tests drive the loop with none.</summary>
     internal TimeSpan FirstBackoff { get; init; } = TimeSpan.FromMilliseconds(200);

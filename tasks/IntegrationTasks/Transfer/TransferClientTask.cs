@@ -25,13 +25,13 @@ public abstract class TransferClientTask : IntegrationTask
     public int BatchSize { get; set; }
 
     /// <summary>The whole transfer must finish within this many seconds.</summary>
-    public int TimeoutSeconds { get; set; } = 1800;
+    public int TimeoutSeconds { get; set; } = SettingDefaults.TimeoutSeconds;
 
     /// <summary>When set, the run's figures are also written here (JSON), for RecordMeasurement after verification.</summary>
     public string? ResultFile { get; set; }
 
     /// <summary>Reconnections a resuming transport makes in all before it gives up (with backoff: 0.2 s, doubling, at most 5 s between).</summary>
-    public int MaxReconnects { get; set; } = 5;
+    public int MaxReconnects { get; set; } = SettingDefaults.MaxReconnects;
 
     /// <summary>How many times the connection broke and was resumed.</summary>
     [Output] public int Reconnects { get; private set; }
@@ -65,7 +65,7 @@ public abstract class TransferClientTask : IntegrationTask
     /// Batches asked for and not yet imported, at most, per client (a pipelining transport's window; a lock-step one has one in
     /// flight whatever this says). Declared and checked here once for every transport.
     /// </summary>
-    public int MaxInFlight { get; set; } = 8;
+    public int MaxInFlight { get; set; } = SettingDefaults.MaxInFlight;
 
     /// <summary>
     /// When several client machines load one server: the UTC time (ISO 8601, "yyyy-MM-ddTHH:mm:ssZ") this run starts at, so that

@@ -37,7 +37,7 @@ public enum WcfVariant
 /// </summary>
 public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri address, string serverTarget)
 {
-    public int MaxInFlight { get; init; } = 8;
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public long MaxMessageBytes { get; init; } = 64L * 1024 * 1024;
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromMinutes(30);
 

@@ -93,20 +93,20 @@ public sealed class NetTcpSmallBatchesTask() : WcfClientTask(WcfBinding.NetTcp, 
 public sealed class NetTcpServer : TransferServerTask
 {
     [Required] public int Port { get; set; } = 8084;
-    public string BindAddress { get; set; } = "127.0.0.1";
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
 
     /// <summary>Database connections the service's lookups share, and how many one concurrent batch call uses.</summary>
     public int Connections { get; set; } = 8;
-    public int Answerers { get; set; } = 4;
+    public int Answerers { get; set; } = SettingDefaults.Answerers;
 
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
-    public int MaxBatchRecords { get; set; } = 100_000;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
 
     /// <summary>Requests of one connection answered at once.</summary>
     public int MaxPendingRequests { get; set; } = 8;
 
     /// <summary>A connection that sends no complete record for this many seconds (idle, or stalled mid-record) is dropped with IT3007.</summary>
-    public int ConnectionTimeoutSeconds { get; set; } = 120;
+    public int ConnectionTimeoutSeconds { get; set; } = SettingDefaults.ConnectionTimeoutSeconds;
 
     /// <summary>Clients (connections) served at once; one more gets a fault with IT3008 for its first call, and the others go on.</summary>
     public int MaxConnections { get; set; } = 100;

@@ -2,7 +2,6 @@ using System.Globalization;
 using IntegrationTasks.Common;
 using IntegrationTasks.Streams;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.WebSockets;
@@ -13,10 +12,10 @@ namespace IntegrationTasks.WebSockets;
 /// </summary>
 public sealed class WebSocketServer : HostModuleServerTask
 {
-    public int MaxFrameBytes { get; set; } = FrameCodec.DefaultMaxFrameBytes;
+    public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
     /// <summary>The most records one request may ask for; a larger request closes the WebSocket with 1009 and IT2005.</summary>
-    public int MaxBatchRecords { get; set; } = 100_000;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
 
     /// <summary>Requests read ahead per connection before the WebSocket stops being read (back-pressure).</summary>
     public int MaxPendingRequests { get; set; } = 8;

@@ -85,7 +85,6 @@ public sealed class FrameFormat
 public static class FrameCodec
 {
     public const int HeaderSize = sizeof(long);
-    public const int DefaultMaxFrameBytes = 64 * 1024 * 1024;
 
     public static ValueTask<Frame?> ReadAsync(Stream stream, int maxFrameBytes, CancellationToken cancellationToken) =>
         ReadAsync(stream, FrameFormat.Plain, maxFrameBytes, cancellationToken);

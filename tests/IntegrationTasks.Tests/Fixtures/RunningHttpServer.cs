@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using IntegrationTasks.Http;
 
 namespace IntegrationTasks.Tests;
@@ -6,6 +7,6 @@ internal static class RunningHttpServer
 {
     public static string HostAssembly => RunningHostModule.HostAssembly;
 
-    public static Task<RunningHostModule> StartAsync(TestDatabases databases, long maxRequestBytes = HttpRecordsProtocol.DefaultMaxRequestBytes) =>
+    public static Task<RunningHostModule> StartAsync(TestDatabases databases, long maxRequestBytes = SettingDefaults.MaxRequestBytes) =>
         RunningHostModule.StartAsync(new HttpServer { MaxRequestBytes = maxRequestBytes }, databases, HttpRecordsProtocol.Path);
 }

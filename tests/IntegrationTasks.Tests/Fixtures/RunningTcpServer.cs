@@ -1,6 +1,6 @@
+using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 
@@ -12,7 +12,7 @@ internal sealed class RunningTcpServer : IAsyncDisposable
     private readonly Task _serving;
 
     /// <param name="socketPath">Serve on a Unix domain socket at this path instead of a loopback TCP port.</param>
-    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = FrameCodec.DefaultMaxFrameBytes,
+    public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = SettingDefaults.MaxFrameBytes,
         TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100, string? socketPath = null)
     {
         generation ??= TcpGeneration.All["TcpClient2"];

@@ -9,7 +9,7 @@ namespace IntegrationTasks.Wcf.NetTcp;
 
 public sealed record NetTcpOptions
 {
-    public string BindAddress { get; init; } = "127.0.0.1";
+    public string BindAddress { get; init; } = SettingDefaults.BindAddress;
     public int Port { get; init; } = 8084;
 
     /// <summary>The largest envelope accepted; a larger declared size is refused before it is read.</summary>
