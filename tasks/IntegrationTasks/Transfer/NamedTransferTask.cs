@@ -74,12 +74,12 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
         {
             if (value.Length == 0)
                 continue; // as MSBuild does with an attribute that evaluates to nothing: the default stays
-            var property = type.GetProperty(name, BindingFlags.Public | BindingFlags.Instance);
-            if (property is not { CanWrite: true } || property.SetMethod?.IsPublic != true)
+            var property = Settable(type, name);
+            if (property is null)
             {
                 if (shared)
                     continue;
-                throw new IntegrationException(ErrorCodes.InvalidParameter, $"{TaskName} has no parameter {name}.");
+                throw Unknown(type, TaskName, name);
             }
             property.SetValue(task, Convert(name, value, property.PropertyType));
             given.Add(name);
@@ -91,10 +91,42 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
         return task;
     }
 
-    private (string Name, string Value) Split(string parameter) =>
+    private (string Name, string Value) Split(string parameter) => Split(TaskName, parameter);
+
+    private static (string Name, string Value) Split(string taskName, string parameter) =>
         parameter.IndexOf('=', StringComparison.Ordinal) is var at and > 0
             ? (parameter[..at].Trim(), parameter[(at + 1)..].Trim())
-            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{TaskName}'s parameter '{parameter}' is not Name=Value.");
+            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{taskName}'s parameter '{parameter}' is not Name=Value.");
+
+    private static PropertyInfo? Settable(Type type, string name) =>
+        type.GetProperty(name, BindingFlags.Public | BindingFlags.Instance) is { CanWrite: true, SetMethod.IsPublic: true } property ? property : null;
+
+    private static IntegrationException Unknown(Type type, string taskName, string name) =>
+        new(ErrorCodes.InvalidParameter, $"{taskName} has no parameter {name} (known: {string.Join(", ",
+            type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => Settable(type, p.Name) is not null && p.DeclaringType != typeof(Microsoft.Build.Utilities.Task))
+                .Select(p => p.Name).Order(StringComparer.Ordinal))}).");
+
+    /// <summary>
+    /// The problem with a transport's own parameters, before any run: a task name that names no task, a parameter that is not
+    /// Name=Value or that its task does not take (the known names listed); null when there is none. Values are not converted here:
+    /// they may come from properties set only at run time.
+    /// </summary>
+    public static string? Problem(string taskName, IEnumerable<string> parameters)
+    {
+        if (!Tasks.TryGetValue(taskName, out var type))
+            return $"No {typeof(TTask).Name} is named '{taskName}'.";
+        try
+        {
+            foreach (var (name, _) in parameters.Where(p => p.Trim().Length > 0).Select(p => Split(taskName, p)))
+                if (Settable(type, name) is null)
+                    throw Unknown(type, taskName, name);
+            return null;
+        }
+        catch (IntegrationException e)
+        {
+            return e.Message;
+        }
+    }
 
     private object Convert(string name, string value, Type type)
     {
