@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using IntegrationTasks.Planning;
 using IntegrationTasks.Results;
 

@@ -224,7 +224,7 @@ public sealed class ClientMachineRunsTests
         Assert.AreEqual(2, first.BatchLatency!.Batches);
         Assert.AreEqual(9, first.BatchLatency.MaxMs, 0.01);
         Assert.IsNull(first.ClientMachine);
-        Assert.AreEqual("TcpClient2 (4 clients, 2 client machines)", IntegrationTasks.Results.ReportWriter.LoadLabel(first));
+        Assert.AreEqual("TcpClient2 (4 clients, 2 client machines)", IntegrationTasks.Results.RowKey.Concurrency(first).Label);
         Assert.IsNull(merged.Single(m => m.StartAt == Start.AddMinutes(5)).ClientMachines, "one machine alone at its start is its own run");
 
         var twice = Assert.ThrowsExactly<IntegrationTasks.Common.IntegrationException>(() => IntegrationTasks.Results.ClientMachineRuns.Merge([Run("a", 1), Run("a", 1)]));

@@ -129,7 +129,7 @@ public sealed class ManyClientsTests
         // The ratio to the reference is taken at the same concurrency: the 3-client row has one.
         var summary = Results.ReportWriter.Summarise(runs).Single(s => s.Transport == "TcpClientMultiThreadTest3 (3 clients)");
         Assert.IsNotNull(summary.RatioToPipelined);
-        Assert.IsTrue(Results.ReportWriter.IsReference("PipelinedCopy (3 clients)"));
+        Assert.IsTrue(Results.ReportWriter.Summarise(runs).Single(s => s.Transport == "PipelinedCopy (3 clients)").Key is { IsReference: true, Transport: "PipelinedCopy", Clients: 3 });
         Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")), "RunAll's results are left alone");
     }
 
@@ -184,7 +184,7 @@ public sealed class ManyClientsTests
         var run = MeasurementLog.ReadSingle(client.ResultFile);
         Assert.AreEqual(50, run.Rate);
         Assert.AreEqual(20, run.BatchLatency!.Batches);
-        Assert.AreEqual($"{run.Transport} (2 clients, open loop 50/s each)", Results.ReportWriter.LoadLabel(run));
+        Assert.AreEqual($"{run.Transport} (2 clients, open loop 50/s each)", Results.RowKey.Concurrency(run).Label);
 
         engine = new FakeBuildEngine();
         var files = new IntegrationTasks.Files.FileTransferRequest { Rate = 10 }.For(databases, engine, totalBatches: 4, batchSize: 10);

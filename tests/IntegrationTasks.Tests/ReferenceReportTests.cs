@@ -108,7 +108,7 @@ public sealed class ReferenceReportTests
         var range = rows.Single(r => r.Transport == "PipelinedCopyRange");
         Assert.AreEqual(1.02 / 4.02, range.RatioToPipelined!.Value, 1e-9, "a limit: its ratio is to PipelinedCopy");
         Assert.IsNull(range.OverheadMicrosPerRecord, "a limit has no overhead");
-        Assert.IsTrue(ReportWriter.IsReference("PipelinedCopyRange"));
+        Assert.IsTrue(range.Key.IsReference);
 
         var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
         StringAssert.Contains(markdown, "server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (", "PipelinedCopyRange's name says how it reads");

@@ -132,6 +132,7 @@ public sealed class PlanRunAll : IntegrationTask
         yield return $"Clients={Text(run.Clients)}";
         yield return $"Repetition={Text(run.Repetition)}";
         yield return $"WarmupRun={Text(run.WarmupRun)}";
+        yield return $"RunKind={step.Transport.Kind}";
         yield return $"Round={Text(step.Round)}";
         yield return $"RoundPosition={Text(step.Position)}";
         yield return $"RunsInRound={Text(step.RunsInRound)}";

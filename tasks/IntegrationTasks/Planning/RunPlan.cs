@@ -8,20 +8,22 @@ namespace IntegrationTasks.Planning;
 /// <summary>Interleaved: round r of every transport before round r+1 of any. By transport: each transport's runs together.</summary>
 public enum RunOrder { Interleaved, ByTransport }
 
-/// <summary>What a run measures: a transport, a reference it is paired with (PipelinedCopy), or the databases' own tool (the peer).</summary>
-public enum RunKind { Transport, Reference, Peer }
-
 /// <summary>What the plan needs of a transport: its definition's metadata and the record counts it runs at (after CapRecordCounts).</summary>
 public sealed record PlanTransport(string Name, IReadOnlyList<int> RecordCounts, RunKind Kind = RunKind.Transport, string ServerTarget = "",
     string PortProperty = "", int ServerPort = 0, bool OneClient = false, string ServerWork = "", string ClientTarget = "")
 {
     public bool HasServer => ServerTarget.Length > 0 && Kind != RunKind.Peer;
 
-    /// <summary>A transport as RunAll's items carry it (TransportDefinition metadata, RecordCounts '+'-separated, Peer for the peer).</summary>
+    /// <summary>
+    /// A transport as RunAll's items carry it (TransportDefinition metadata, RecordCounts '+'-separated, Peer for the peer; Kind, when
+    /// given, says what it is outright).
+    /// </summary>
     public static PlanTransport FromItem(ITaskItem item) => new(
         item.ItemSpec,
         item.GetMetadata("RecordCounts").Length == 0 ? [] : RunMatrix.ParseRecordCounts([item.GetMetadata("RecordCounts")]),
-        item.GetMetadata("Peer") == "true" ? RunKind.Peer : item.GetMetadata("Reference") == "true" ? RunKind.Reference : RunKind.Transport,
+        Enum.TryParse<RunKind>(item.GetMetadata("Kind"), out var kind) ? kind
+        : item.GetMetadata("Peer") == "true" ? RunKind.Peer : item.GetMetadata("Reference") == "true" ? RunKind.Reference
+        : item.GetMetadata("Baseline") == "true" ? RunKind.Baseline : RunKind.Transport,
         item.GetMetadata("ServerTarget"), item.GetMetadata("PortProperty"),
         int.TryParse(item.GetMetadata("ServerPort"), NumberStyles.None, CultureInfo.InvariantCulture, out var port) ? port : 0,
         item.GetMetadata("OneClient") == "true", item.GetMetadata("ServerWork"), item.GetMetadata("ClientTarget"));
@@ -188,7 +190,7 @@ public static class RunPlanner
     /// else the first; none for a reference itself or the peer.
     /// </summary>
     private static PlanTransport? ReferenceOf(PlanTransport transport, IReadOnlyList<PlanTransport> references) =>
-        transport.Kind != RunKind.Transport ? null
+        transport.Kind is RunKind.Reference or RunKind.Peer ? null
         : references.FirstOrDefault(r => r.ServerWork == transport.ServerWork) ?? references.FirstOrDefault();
 
     /// <summary>

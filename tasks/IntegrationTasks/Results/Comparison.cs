@@ -69,15 +69,15 @@ public static class Comparison
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
                 RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),
-                PairedBefore = ReportWriter.IsLimit(then.Transport) ? null : then.PairedRatioToPipelined,
-                PairedAfter = ReportWriter.IsLimit(now.Transport) ? null : now.PairedRatioToPipelined,
+                PairedBefore = then.Key.IsLimit ? null : then.PairedRatioToPipelined,
+                PairedAfter = now.Key.IsLimit ? null : now.PairedRatioToPipelined,
             });
         }
         return rows;
     }
 
     private static double? RatioToReference(TransportSummary row) =>
-        ReportWriter.IsLimit(row.Transport) ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
+        row.Key.IsLimit ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
 
     /// <summary>Environment entries that differ between the files (the date aside), which make a comparison doubtful.</summary>
     public static List<string> Differences(ResultsFile before, ResultsFile after) =>

@@ -128,7 +128,7 @@ public static class HtmlReport
         var beside = rows.Where(r => r.IsPeer).Select(r => $"{r.Transport}: {value(r).ToString(format, Invariant)}").ToList();
         if (drawn.Count == 0)
             (drawn, beside) = (rows.ToList(), []);
-        var chart = BarChart(id, title, drawn.Select(r => new Bar(r.Transport, value(r), interval(r), ReportWriter.IsReference(r.Transport))).ToList(), format);
+        var chart = BarChart(id, title, drawn.Select(r => new Bar(r.Transport, value(r), interval(r), r.Key.IsReference)).ToList(), format);
         return beside.Count == 0 ? chart
             : chart + $"<p class=\"note beside\">Beside the chart, not drawn (the databases' own tool, on another scale): {Encode(string.Join("; ", beside))}.</p>";
     }

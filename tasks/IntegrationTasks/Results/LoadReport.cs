@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using System.Globalization;
 using System.Net;
 using System.Text;
@@ -45,7 +46,10 @@ public sealed record LoadPoint(int Clients, int Records, Summary Seconds, Latenc
 public sealed record LoadCurve(string Transport, double? Rate, IReadOnlyList<LoadPoint> Points)
 {
     public string Label => Rate is { } rate ? string.Create(CultureInfo.InvariantCulture, $"{Transport} (open loop {rate:0.##}/s each)") : Transport;
-    public bool IsReference => ReportWriter.IsReference(Transport);
+
+    /// <summary>What the curve's runs measure: a reference's is drawn grey and said nothing of.</summary>
+    public RunKind Kind { get; init; }
+    public bool IsReference => Kind != RunKind.Transport;
 }
 
 /// <summary>
@@ -73,7 +77,7 @@ public static class LoadReport
                 var points = curve.GroupBy(m => (m.Clients, m.Records)).OrderBy(g => g.Key.Clients)
                     .Select(g => Point(g.ToList(), runs)).ToList();
                 if (points.Count > 1 || points[0].Clients > 1)
-                    curves.Add(new LoadCurve(transport.Key.Transport, transport.Key.Rate, points));
+                    curves.Add(new LoadCurve(transport.Key.Transport, transport.Key.Rate, points) { Kind = RowKey.KindOf(transport.First()) });
             }
         }
         return [.. curves.OrderBy(c => c.IsReference ? 1 : 0).ThenBy(c => c.Label, StringComparer.Ordinal)];
@@ -100,7 +104,7 @@ public static class LoadReport
             Reconnects = runs.Sum(r => r.Reconnects ?? 0),
             ClientLockShare = runs.All(r => r.ClientLockWaitSeconds is not null)
                 ? runs.Average(r => r.ClientLockWaitSeconds!.Value / (r.ElapsedSeconds * r.Clients)) : null,
-            RatioToPipelined = pipelined.Count > 0 && ReportWriter.BaseName(runs[0].Transport) != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
+            RatioToPipelined = pipelined.Count > 0 && runs[0].Transport != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
         };
     }
 

@@ -20,10 +20,13 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The name to report the run under (the RunAll transport name).</summary>
     [Required] public string Transport { get; set; } = "";
 
+    /// <summary>What the run measures (a <see cref="RunKind"/>: the plan's, else its definition's), recorded with it.</summary>
+    public string Kind { get; set; } = "";
+
     /// <summary>How the server read its batches (PerRecord or Range), recorded with the run.</summary>
     public string ServerWork { get; set; } = nameof(Data.ServerWork.PerRecord);
 
-    /// <summary>The client went through the delay relay (set by RunTransport when it put one in front of the server).</summary>
+    /// <summary>The client went through the delay relay (set by _PlannedRun when it put one in front of the server).</summary>
     public bool Relayed { get; set; }
 
     /// <summary>The network profile and round-trip override the relay was given (the round trip is recorded when <see cref="Relayed"/>).</summary>
@@ -55,7 +58,7 @@ public sealed class RecordMeasurement : IntegrationTask
     private string ServerStateFile(string kind) =>
         $"{ResultsFile}.{kind}{(string.IsNullOrEmpty(ServerLogFile) ? "" : "." + Path.GetFileNameWithoutExtension(ServerLogFile))}";
 
-    /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRounds), none when by transport.</summary>
+    /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRunAll), none when by transport.</summary>
     public int RoundSeed { get; set; }
 
     /// <summary>
@@ -111,7 +114,9 @@ public sealed class RecordMeasurement : IntegrationTask
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
-            Transport = Transport, ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
+            Transport = Transport, Kind = Enum.TryParse<RunKind>(Kind, out var kind) ? kind : null,
+            ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
+            Network = Relayed && !string.IsNullOrEmpty(Network) ? Network : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,

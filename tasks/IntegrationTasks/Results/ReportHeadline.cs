@@ -15,7 +15,7 @@ public static class ReportHeadline
     {
         var lines = new List<string>();
         var sizes = summaries.GroupBy(s => s.Records)
-            .Select(g => (Records: g.Key, Transports: g.Where(s => !s.IsPeer && !ReportWriter.IsReference(s.Transport)).ToList(), All: g.ToList())).ToList();
+            .Select(g => (Records: g.Key, Transports: g.Where(s => !s.Key.IsReference).ToList(), All: g.ToList())).ToList();
         var most = sizes.Count == 0 ? 0 : sizes.Max(s => s.Transports.Count);
         // The sizes most transports ran at first; one that only a few ran at (a cap's: the one-call-per-record ones) says so.
         foreach (var (records, transports, size) in sizes.OrderByDescending(s => s.Transports.Count == most).ThenBy(s => s.Records))

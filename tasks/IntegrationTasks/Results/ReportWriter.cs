@@ -66,7 +66,16 @@ public sealed record TransportSummary(
     public bool ThroughRelay { get; init; }
 
     /// <summary>A peer (Peer: …): moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
-    public bool IsPeer => ReportWriter.IsPeer(Transport);
+    public bool IsPeer => Key.IsPeer;
+
+    /// <summary>What the row is, as fields (<see cref="Transport"/> is its label).</summary>
+    public RowKey Key
+    {
+        get => _key ?? new RowKey(Transport, RowKey.KindOf(Transport));
+        init => _key = value;
+    }
+
+    private readonly RowKey? _key;
 
     /// <summary>
     /// PipelinedCopyRange where PipelinedCopy reads by ID: other database work than the rows around it, so listed by its mean but kept
@@ -160,98 +169,56 @@ public static class ReportWriter
     /// <summary>The limit with no transport: the same work, pipelined on both cores. Overheads are measured against it.</summary>
     public const string Pipelined = "PipelinedCopy";
 
-    /// <summary>Rows named "Peer: …" move the rows with the databases' own tools.</summary>
-    public const string PeerPrefix = "Peer: ";
-
-    public static bool IsPeer(string transport) => transport.StartsWith(PeerPrefix, StringComparison.Ordinal);
-
     /// <summary>
     /// PipelinedCopy reading ranges (ServerWork=Range) in a run whose ServerWork is PerRecord: the limit for the transports whose
     /// server reads ranges whatever ServerWork says (FileTransferRequest), so that their ratios compare the same database work.
     /// </summary>
     public const string PipelinedRange = "PipelinedCopyRange";
 
-    /// <summary>PipelinedCopy in either reading: a limit, against which transports' overheads are measured.</summary>
-    public static bool IsLimit(string transport) => BaseName(transport) is Pipelined or PipelinedRange;
-
-    /// <summary>DirectCopy, PipelinedCopy and the peers: references, drawn grey in the charts.</summary>
-    public static bool IsReference(string transport) => BaseName(transport) is Baseline || IsLimit(transport) || IsPeer(transport);
-
-    /// <summary>A row's transport without its label: "PipelinedCopy (16 clients)" is PipelinedCopy at that concurrency.</summary>
-    public static string BaseName(string transport) => transport.IndexOf(" (", StringComparison.Ordinal) is var cut and > 0 ? transport[..cut] : transport;
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
     /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
     public const double SignificanceLevel = 0.05;
 
-    /// <summary>
-    /// Runs of one transport at several batch sizes (a FindBatchSize sweep) are reported as separate
-    /// methods, "TcpClient2 (batch 100)", so that they are never averaged together.
-    /// </summary>
-    public static List<Measurement> SeparateBatchSizes(IEnumerable<Measurement> measurements)
-    {
-        var list = measurements.ToList();
-        // Runs of several clients at once are their own rows: "TcpClient2 (16 clients)".
-        list = [.. list.Select(m => m.Clients > 1 || m.Rate is not null || m.ClientMachines > 1 ? m with { Transport = LoadLabel(m) } : m)];
-        var swept = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
-        // Likewise runs at several added round trips (a LatencySweep): "TcpClient2 (RTT 20 ms)".
-        var delayed = list.GroupBy(m => m.Transport).Where(g => g.Select(m => m.LatencyMs).Distinct().Count() > 1).Select(g => g.Key).ToHashSet();
-        return list.Select(m => swept.Contains(m.Transport) ? m with { Transport = BatchLabel(m.Transport, m.BatchSize) }
-            : delayed.Contains(m.Transport) ? m with { Transport = LatencySweepReport.Label(m.Transport, m.LatencyMs ?? 0) }
-            : m).ToList();
-    }
-
-    /// <summary>"TcpClient2 (16 clients)", "TcpClient2 (16 clients, open loop 50/s each)".</summary>
-    public static string LoadLabel(Measurement m)
-    {
-        var parts = new List<string>();
-        if (m.Clients > 1)
-            parts.Add(string.Create(Invariant, $"{m.Clients} clients"));
-        if (m.ClientMachines is > 1 and var machines)
-            parts.Add(string.Create(Invariant, $"{machines} client machines"));
-        if (m.Rate is { } rate)
-            parts.Add(string.Create(Invariant, $"open loop {rate:0.##}/s{(m.Clients > 1 ? " each" : "")}"));
-        return $"{m.Transport} ({string.Join(", ", parts)})";
-    }
-
-    public static string BatchLabel(string transport, int batchSize) => string.Create(Invariant, $"{transport} (batch {batchSize})");
+    /// <summary>The runs with their rows' labels as their transport, for the sections that list runs by row (scaling).</summary>
+    public static List<Measurement> Labelled(IEnumerable<Measurement> measurements) => [.. RowKey.Of(measurements).Select(k => k.Run with { Transport = k.Key.Label })];
 
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {
         var rows = new List<TransportSummary>();
-        foreach (var size in SeparateBatchSizes(measurements).GroupBy(m => m.Records).OrderBy(g => g.Key))
+        foreach (var size in RowKey.Of(measurements).GroupBy(k => k.Run.Records).OrderBy(g => g.Key))
         {
-            var groups = size.GroupBy(m => m.Transport)
-                .Select(g => (Transport: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmups: g.Where(m => m.Warmup).ToList()))
+            var groups = size.GroupBy(k => k.Key, k => k.Run)
+                .Select(g => (Key: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmups: g.Where(m => m.Warmup).ToList()))
                 .Where(g => g.Runs.Count > 0)
-                .Select(g => (g.Transport, g.Runs, g.Warmups, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
-                .OrderBy(g => IsPeer(g.Transport) ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
+                .Select(g => (g.Key, g.Runs, g.Warmups, Seconds: Summary.Of(g.Runs.Select(m => m.ElapsedSeconds).ToList())))
+                .OrderBy(g => g.Key.IsPeer ? 1 : 0).ThenBy(g => g.Seconds.Mean).ToList();
             if (groups.Count == 0)
                 continue;
             // Peers are listed after the transports and kept out of their ranking; so is PipelinedCopyRange beside a PipelinedCopy that
             // reads by ID (other database work).
-            var pipelinedReads = groups.FirstOrDefault(g => BaseName(g.Transport) == Pipelined).Runs?[0].ServerReads;
-            bool OtherWork(string transport, IReadOnlyList<Measurement> runs) =>
-                BaseName(transport) == PipelinedRange && pipelinedReads is not null && runs[0].ServerReads != pipelinedReads;
-            var fastest = groups.FirstOrDefault(g => !IsPeer(g.Transport) && !OtherWork(g.Transport, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
+            var pipelinedReads = groups.FirstOrDefault(g => g.Key?.Transport == Pipelined).Runs?[0].ServerReads;
+            bool OtherWork(RowKey key, IReadOnlyList<Measurement> runs) =>
+                key.Transport == PipelinedRange && pipelinedReads is not null && runs[0].ServerReads != pipelinedReads;
+            var fastest = groups.FirstOrDefault(g => !g.Key.IsPeer && !OtherWork(g.Key, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
-            var baseline = groups.FirstOrDefault(g => BaseName(g.Transport) == Baseline).Seconds?.Mean;
+            var baseline = groups.FirstOrDefault(g => g.Key?.Transport == Baseline).Seconds?.Mean;
             // PipelinedCopy first: where both limits read alike (a Range run), it is the one.
-            var limits = groups.Where(g => IsLimit(g.Transport)).OrderBy(g => BaseName(g.Transport) == Pipelined ? 0 : 1).ToList();
+            var limits = groups.Where(g => g.Key.IsLimit).OrderBy(g => g.Key.Transport == Pipelined ? 0 : 1).ToList();
             var pipelinedCopy = limits.FirstOrDefault();
-            var peer = groups.Where(g => IsPeer(g.Transport)).Select(g => g.Seconds).MinBy(s => s.Mean);
+            var peer = groups.Where(g => g.Key.IsPeer).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
-            foreach (var (transport, runs, warmups, seconds) in groups)
+            foreach (var (key, runs, warmups, seconds) in groups)
             {
-                if (IsPeer(transport))
+                if (key.IsPeer)
                     faster = null;
-                var unranked = OtherWork(transport, runs);
+                var unranked = OtherWork(key, runs);
                 // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
-                var limit = limits.FirstOrDefault(g => !IsLimit(transport) && g.Runs[0].ServerReads == runs[0].ServerReads);
-                if (limit.Transport is null)
+                var limit = limits.FirstOrDefault(g => !key.IsLimit && g.Runs[0].ServerReads == runs[0].ServerReads);
+                if (limit.Key is null)
                     limit = pipelinedCopy;
                 var pipelined = limit.Seconds;
-                var measuredAgainstLimit = !IsLimit(transport) && !IsPeer(transport);
+                var measuredAgainstLimit = !key.IsLimit && !key.IsPeer;
                 var pairs = measuredAgainstLimit ? Pairs(runs, limit.Runs) : null;
                 // Interleaved: each run less the reference run nearest in time, so the machine's slow spells cancel out of the interval too.
                 var pairedDifference = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds - p.Reference.ElapsedSeconds).ToList());
@@ -260,7 +227,7 @@ public static class ReportWriter
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
-                    transport, size.Key, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
+                    key.Label, size.Key, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
                     faster is null || unranked ? null : Welch.PValue(faster, seconds),
                     size.Key / seconds.Mean, // records over the mean time: the same figure in every table and the console
                     runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
@@ -270,12 +237,13 @@ public static class ReportWriter
                     runs.Max(r => r.ClientPeakBytes),
                     serverPeaks.Count > 0 ? serverPeaks.Max() : null)
                 {
+                    Key = key,
                     Costs = RunCosts.Of(runs),
                     WarmupRuns = warmups.Count,
                     ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
-                    Reference = limit.Transport is { } reference ? BaseName(reference) : Pipelined,
+                    Reference = limit.Key?.Transport ?? Pipelined,
                     PairedRatioToPipelined = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds / p.Reference.ElapsedSeconds).ToList()),
                     OverheadMicrosPerRecord = overhead,
                     OverheadCi95Micros = overhead is null ? null : (pairedDifference?.Ci95 ?? Welch.DifferenceCi95(seconds, pipelined!)) / size.Key * 1e6,
@@ -303,7 +271,7 @@ public static class ReportWriter
 
     /// <summary>Which rows were measured against PipelinedCopyRange (their server reads ranges in a per-ID run), and why.</summary>
     internal static string AgainstRangeLimit(IReadOnlyList<TransportSummary> size) =>
-        size.Where(s => s.Reference == PipelinedRange && !IsLimit(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } rows
+        size.Where(s => s.Reference == PipelinedRange && !s.Key.IsLimit).Select(s => s.Transport).ToList() is { Count: > 0 } rows
             ? $"\n{string.Join(", ", rows)}: {(rows.Count == 1 ? "its server reads" : "their servers read")} each batch with one range query whatever ServerWork says, "
               + $"so {(rows.Count == 1 ? "its" : "their")} × PipelinedCopy, paired ratio and overhead are against {PipelinedRange} (PipelinedCopy reading ranges too: "
               + "the same database work with no transport), not against PipelinedCopy's reads by ID.\n"
@@ -357,7 +325,7 @@ public static class ReportWriter
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var faults = FaultTable.Rows(allRuns);
         var summaries = Summarise(measurements)
-            .Select(s => encodings?.GetValueOrDefault(BaseName(s.Transport)) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
+            .Select(s => encodings?.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
         var loadCurves = LoadReport.Curves(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
@@ -366,7 +334,7 @@ public static class ReportWriter
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(allRuns, failed, notRun));
         var labs = ReportSections.In(directory);
-        var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(SeparateBatchSizes(measurements)) + BatchSweep(measurements)
+        var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(Labelled(measurements)) + BatchSweep(measurements)
                                 + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
                                 + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements)
                                : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
@@ -436,11 +404,11 @@ public static class ReportWriter
             if (peers.Count > 0)
             {
                 md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
-                var fastestTransport = size.FirstOrDefault(s => !IsReference(s.Transport));
+                var fastestTransport = size.FirstOrDefault(s => !s.Key.IsReference);
                 md.Append(ReportTable.Markdown(PeerColumns, peers.Select(p => new PeerRow(p, fastestTransport,
                     size.FirstOrDefault(r => r.Transport == Pipelined), size.FirstOrDefault(r => r.Transport == Baseline)))));
             }
-            if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !IsReference(s.Transport)).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
+            if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !s.Key.IsReference).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
                 md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
                 md.Append(EncodingCosts(size));
@@ -566,7 +534,7 @@ public static class ReportWriter
         if (rows.Count == 0)
             return "";
         // PipelinedCopyRange says how it reads in its name.
-        var named = rows.Where(r => BaseName(r.Transport) != PipelinedRange).ToList() is { Count: > 0 } rest ? rest : [.. rows];
+        var named = rows.Where(r => r.Key.Transport != PipelinedRange).ToList() is { Count: > 0 } rest ? rest : [.. rows];
         var mode = named.GroupBy(r => r.ServerWork).MaxBy(g => g.Count())!.Key;
         var others = named.Where(r => r.ServerWork != mode).Select(r => $"{r.Transport}: {ServerWorkLabel(r.ServerWork)}").ToList();
         return $"server reads: {ServerWorkLabel(mode)} ({mode})" + (others.Count > 0 ? $"; except {string.Join(", ", others)}" : "");

@@ -49,9 +49,9 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>How often the reference ran when ReferenceEvery put it between the rounds' other runs; empty when it ran once a round.</summary>
     internal static string ReferenceRunsBetween(IReadOnlyList<Measurement> measurements)
     {
-        var measured = measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.Clients)).ToList();
-        var rounds = measured.Where(g => !ReportWriter.IsLimit(g.Key.Transport)).Select(g => g.Count()).DefaultIfEmpty().Max();
-        var extra = measured.Where(g => ReportWriter.IsLimit(g.Key.Transport) && g.Count() > rounds).ToList();
+        var measured = measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.Clients, Kind: RowKey.KindOf(m))).ToList();
+        var rounds = measured.Where(g => g.Key.Kind != RunKind.Reference).Select(g => g.Count()).DefaultIfEmpty().Max();
+        var extra = measured.Where(g => g.Key.Kind == RunKind.Reference && g.Count() > rounds).ToList();
         if (rounds == 0 || extra.Count == 0)
             return "";
         var (fewest, most) = (extra.Min(g => g.Count()), extra.Max(g => g.Count()));

@@ -8,6 +8,9 @@ namespace IntegrationTasks.Transfer;
 public sealed record Measurement
 {
     public required string Transport { get; init; }
+
+    /// <summary>What the run measures (null in results recorded before it was: the report then tells by the transport's name).</summary>
+    public RunKind? Kind { get; init; }
     public string Provider { get; init; } = "";
     public required int Records { get; init; }
     public int BatchSize { get; init; }
@@ -36,6 +39,9 @@ public sealed record Measurement
 
     /// <summary>The round trip the relay added, in milliseconds (null when there was no relay).</summary>
     public double? LatencyMs { get; init; }
+
+    /// <summary>The network profile the relay shaped the run with (-p:Network), when there was a relay.</summary>
+    public string? Network { get; init; }
 
     /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
     public string? Fault { get; init; }

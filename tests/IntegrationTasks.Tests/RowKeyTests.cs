@@ -1,0 +1,46 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>A report row is keyed by what its runs are (fields); its label is made from the key, never read back.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class RowKeyTests
+{
+    private static Measurement Run(string transport, int clients = 1, int batchSize = 100, double? latencyMs = null, RunKind? kind = null, double? rate = null) =>
+        new() { Transport = transport, Records = 1000, ElapsedSeconds = 1, Clients = clients, BatchSize = batchSize, LatencyMs = latencyMs, Kind = kind, Rate = rate, Verified = true };
+
+    [TestMethod]
+    public void Runs_are_keyed_by_their_fields_and_a_sweep_s_batch_size_or_round_trip_is_a_key_field_only_where_it_varied()
+    {
+        var keyed = RowKey.Of(
+        [
+            Run("TcpClient2", batchSize: 100), Run("TcpClient2", batchSize: 500), Run("GrpcClient", latencyMs: 0), Run("GrpcClient", latencyMs: 20),
+            Run("RestJson", clients: 4, rate: 50), Run("RestJson", clients: 4, rate: 50),
+        ]);
+        CollectionAssert.AreEqual(new[]
+        {
+            new RowKey("TcpClient2", RunKind.Transport, BatchSize: 100), new RowKey("TcpClient2", RunKind.Transport, BatchSize: 500),
+            new RowKey("GrpcClient", RunKind.Transport, LatencyMs: 0), new RowKey("GrpcClient", RunKind.Transport, LatencyMs: 20),
+            new RowKey("RestJson", RunKind.Transport, Clients: 4, Rate: 50), new RowKey("RestJson", RunKind.Transport, Clients: 4, Rate: 50),
+        }, keyed.Select(k => k.Key).ToArray());
+        CollectionAssert.AreEqual(new[] { "TcpClient2 (batch 100)", "GrpcClient (RTT 20 ms)", "RestJson (4 clients, open loop 50/s each)" },
+            new[] { keyed[0].Key.Label, keyed[3].Key.Label, keyed[4].Key.Label });
+    }
+
+    [TestMethod]
+    public void A_run_s_recorded_kind_decides_and_older_results_are_told_by_the_transport_s_name()
+    {
+        // A transport whose name looks like a label, or like the peer's, is what its recorded kind says.
+        var odd = Run("Peer: my (own) transport", clients: 2, kind: RunKind.Transport);
+        var rows = ReportWriter.Summarise([odd, Run("PipelinedCopy", clients: 2, kind: RunKind.Reference)]);
+        var row = rows.Single(r => r.Key.Transport == "Peer: my (own) transport");
+        Assert.AreEqual((RunKind.Transport, 2, false), (row.Key.Kind, row.Key.Clients, row.IsPeer));
+        Assert.AreEqual("PipelinedCopy", row.Reference);
+        Assert.IsNotNull(row.PairedRatioToPipelined ?? (object?)row.RatioToPipelined, "measured against the reference at its concurrency");
+        CollectionAssert.AreEqual(new[] { RunKind.Baseline, RunKind.Reference, RunKind.Reference, RunKind.Peer, RunKind.Transport },
+            new[] { "DirectCopy", "PipelinedCopy", "PipelinedCopyRange", "Peer: SQLite ATTACH", "TcpClient2" }.Select(t => RowKey.KindOf(Run(t))).ToArray());
+    }
+}
