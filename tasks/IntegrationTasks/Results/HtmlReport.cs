@@ -17,7 +17,7 @@ public static class HtmlReport
     public sealed record Sweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
 
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, string markdownTables, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "",
+        IReadOnlyList<NotRunEntry> notRun, ReportDocument figures, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "",
         IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null)
     {
         sweeps ??= [];
@@ -96,7 +96,7 @@ public static class HtmlReport
 
         html.Append(labsHtml);
         html.Append("<h2>All figures</h2><p class=\"note\">Every column of results.md; wide tables scroll sideways.</p>");
-        html.Append(MarkdownTables(markdownTables));
+        html.Append(figures.Html(headingOffset: 1));
         if (notRun.Count > 0)
         {
             html.Append("<h2 id=\"not-run\">Not run here</h2>").Append(ReportTable.Html(ReportColumns.NotRun, notRun));
@@ -214,47 +214,6 @@ public static class HtmlReport
         }
         svg.Append("</svg></figure>");
         return svg.ToString();
-    }
-
-    /// <summary>
-    /// Turns the Markdown tables of results.md into HTML tables (headings become h3), each in a box that scrolls sideways rather than
-    /// widen the page. The findings and the not-run table have sections of their own above and below, so they are left out here.
-    /// </summary>
-    private static string MarkdownTables(string markdown)
-    {
-        var html = new StringBuilder();
-        var inTable = false;
-        var skipping = false;
-        foreach (var line in markdown.Split('\n'))
-        {
-            if (line.StartsWith("## ", StringComparison.Ordinal))
-                skipping = line is "## Findings" or "## Not run here";
-            if (skipping)
-                continue;
-            if (line.StartsWith('|'))
-            {
-                if (line.StartsWith("|---", StringComparison.Ordinal))
-                    continue;
-                var cells = line.Trim('|').Split('|').Select(c => Encode(c.Trim().Replace("**", "").Replace("`", "")));
-                html.Append(inTable ? "<tr>" : "<div class=\"wide\"><table><tr>");
-                html.AppendJoin("", cells.Select(c => inTable ? $"<td>{c}</td>" : $"<th>{c}</th>"));
-                html.Append("</tr>");
-                inTable = true;
-                continue;
-            }
-            if (inTable)
-            {
-                html.Append("</table></div>");
-                inTable = false;
-            }
-            if (line.StartsWith("## ", StringComparison.Ordinal))
-                html.Append(Invariant, $"<h3>{Encode(line[3..])}</h3>");
-            else if (line.Length > 0 && !line.StartsWith('#') && !line.StartsWith("- ", StringComparison.Ordinal))
-                html.Append(Invariant, $"<p class=\"note\">{Encode(line)}</p>");
-        }
-        if (inTable)
-            html.Append("</table></div>");
-        return html.ToString();
     }
 
     private static string Encode(string text) => WebUtility.HtmlEncode(text);

@@ -334,18 +334,30 @@ public static class ReportWriter
             new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
         File.WriteAllText(csv, Csv(allRuns, failed, notRun));
         var labs = ReportSections.In(directory);
-        var markdownText = (measurements.Count > 0 ? Markdown(summaries, environment, notRun, series) + Scaling.Markdown(Labelled(measurements)) + BatchSweep(measurements)
-                                + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
-                                + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements)
-                               : "# IntegrationTasks results\n") + FailedMarkdown(failed) + string.Concat(labs.Select(l => l.Markdown));
         var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
-        // The findings first, before the environment and the tables.
-        const string title = "# IntegrationTasks results\n";
-        if (markdownText.StartsWith(title, StringComparison.Ordinal))
-            markdownText = title + "\n" + ReportHeadline.Markdown(headline) + markdownText[title.Length..].TrimStart('\n');
+        // The findings first, before the environment and the tables; results.md and report.html's figures are the same blocks.
+        var document = new ReportDocument().AddHeading(1, Title);
+        if (headline.Count > 0)
+            document.AddHeading(2, "Findings").AddBullets(headline);
+        var figures = new ReportDocument();
+        var markdownText = "";
+        if (measurements.Count > 0)
+        {
+            figures.Append(Tables(summaries, environment)).Append(NotRunSection(notRun)).Append(SeriesSection(summaries, series ?? []))
+                .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements));
+            markdownText = document.AddBullets(environment.Select(e => $"{e.Key}: {e.Value}")).Append(figures).Markdown()
+                           + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
+                           + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements);
+        }
+        else
+            markdownText = document.Markdown();
+        markdownText += FailedSection(failed).Markdown(before: markdownText) + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
-        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, markdownText, Sweeps(measurements),
+        // The not-run table has a section of its own on the page.
+        var pageFigures = measurements.Count > 0 ? new ReportDocument().Append(Tables(summaries, environment)).Append(SeriesSection(summaries, series ?? []))
+            .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements)) : new ReportDocument();
+        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, pageFigures, Sweeps(measurements),
             LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + NoiseReport.Html(noise) + string.Concat(labs.Select(l => l.Html)), failed, headline));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
@@ -354,14 +366,15 @@ public static class ReportWriter
     }
 
     /// <summary>How long a batch waited, per transport: the percentiles of every measured run's batches, their histograms added.</summary>
-    public static string BatchLatencyTable(IReadOnlyList<TransportSummary> rows)
+    public static string BatchLatencyTable(IReadOnlyList<TransportSummary> rows) => BatchLatencySection(rows).Markdown(before: "\n");
+
+    public static ReportDocument BatchLatencySection(IReadOnlyList<TransportSummary> rows)
     {
         var timed = rows.Where(s => s.BatchLatency is not null).ToList();
-        if (timed.Count == 0)
-            return "";
-        var md = new StringBuilder("\nHow long a batch waited, from its request leaving the client to its transaction committing: every batch of every measured run, ");
-        md.Append("their HdrHistograms added (a transport that asks for every batch in one request, as HttpRequest does, counts each batch from that request):\n");
-        return md.Append('\n').Append(ReportTable.Markdown(ReportColumns.BatchLatency, timed)).ToString();
+        return timed.Count == 0 ? new ReportDocument() : new ReportDocument()
+            .AddParagraph("How long a batch waited, from its request leaving the client to its transaction committing: every batch of every measured run, "
+                          + "their HdrHistograms added (a transport that asks for every batch in one request, as HttpRequest does, counts each batch from that request):")
+            .AddTable(ReportColumns.BatchLatency, timed);
     }
 
     /// <summary>Every repetition, then every failure and every transport not run (status and message say which), so nothing asked for is missing.</summary>
@@ -380,74 +393,65 @@ public static class ReportWriter
         ]);
 
     /// <summary>What was asked for and failed, with its code and message.</summary>
-    public static string FailedMarkdown(IReadOnlyList<FailedEntry> failed)
-    {
-        if (failed.Count == 0)
-            return "";
-        return "\n## Failed\n\n" + ReportTable.Markdown(ReportColumns.Failed, failed);
-    }
+    public static ReportDocument FailedSection(IReadOnlyList<FailedEntry> failed) => failed.Count == 0 ? new ReportDocument()
+        : new ReportDocument().AddHeading(2, "Failed").AddTable(ReportColumns.Failed, failed);
 
     public static string Markdown(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null)
+        IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null) =>
+        new ReportDocument().AddHeading(1, Title).AddBullets(environment.Select(e => $"{e.Key}: {e.Value}"))
+            .Append(Tables(summaries, environment)).Append(NotRunSection(notRun ?? [])).Append(SeriesSection(summaries, series ?? [])).Markdown();
+
+    public const string Title = "IntegrationTasks results";
+
+    /// <summary>Each record count's tables (the transports ranked, the peers, the costs, the batches' waits) with what explains them.</summary>
+    public static ReportDocument Tables(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment)
     {
-        var md = new StringBuilder("# IntegrationTasks results\n\n");
-        foreach (var (key, value) in environment)
-            md.Append(Invariant, $"- {key}: {value}\n");
+        var doc = new ReportDocument();
         foreach (var records in summaries.GroupBy(s => s.Records))
         {
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
             var warmup = WarmupText(summaries, records.Key);
-            md.Append(Invariant, $"\n## {records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)\n\n");
-            md.Append(ReportTable.Markdown(ReportColumns.Summary, Ranked(size)));
+            doc.AddHeading(2, string.Create(Invariant, $"{records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)"));
+            doc.AddTable(ReportColumns.Summary, Ranked(size));
             if (peers.Count > 0)
             {
-                md.Append("\nThe same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):\n\n");
                 var fastestTransport = size.FirstOrDefault(s => !s.Key.IsReference);
-                md.Append(ReportTable.Markdown(PeerColumns, peers.Select(p => new PeerRow(p, fastestTransport,
-                    size.FirstOrDefault(r => r.Transport == Pipelined), size.FirstOrDefault(r => r.Transport == Baseline)))));
+                doc.AddParagraph("The same rows moved with the databases' own tools, no integration layer (verified like the rest, not ranked among the transports):")
+                    .AddTable(PeerColumns, peers.Select(p => new PeerRow(p, fastestTransport,
+                        size.FirstOrDefault(r => r.Transport == Pipelined), size.FirstOrDefault(r => r.Transport == Baseline))));
             }
             if (size.Any(s => s.ThroughRelay) && size.Where(s => !s.ThroughRelay && !s.Key.IsReference).Select(s => s.Transport).ToList() is { Count: > 0 } direct)
-                md.Append(Invariant, $"\nNot through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.\n");
+                doc.AddParagraph($"Not through the delay relay (no latency added, no network fault injected): {string.Join(", ", direct)}.");
             if (size.Any(s => s.OverheadMicrosPerRecord is not null))
-                md.Append(EncodingCosts(size));
-            md.Append(AgainstRangeLimit(size));
-            md.Append(size.Any(s => s.PairedRatioToPipelined is not null)
-                ? "\nPaired × PipelinedCopy: the ratio of each run to PipelinedCopy's run nearest to it in time (interleaved, so both met much the same stretch of the machine), mean ±95% interval over the runs; beside it × PipelinedCopy is the ratio of the means.\n"
-                : "");
-            md.Append(size.Any(s => s.OverheadPaired)
-                ? "\nTransport overhead: each run's time less its PipelinedCopy run's (the one nearest in time, as paired above) / records, mean ±95% interval over the runs — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n"
-                : "\nTransport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.\n");
-            md.Append("\nWhat the runs cost besides time (client: the process running the client task; server: its process tree):\n\n");
-            md.Append(ReportTable.Markdown(ReportColumns.Costs, records.Where(s => s.Costs is not null)));
-            md.Append(BatchLatencyTable(records.ToList()));
+                doc.AddParagraph(EncodingCosts(size));
+            doc.AddParagraph(AgainstRangeLimit(size));
+            if (size.Any(s => s.PairedRatioToPipelined is not null))
+                doc.AddParagraph("Paired × PipelinedCopy: the ratio of each run to PipelinedCopy's run nearest to it in time (interleaved, so both met much the same stretch of the machine), mean ±95% interval over the runs; beside it × PipelinedCopy is the ratio of the means.");
+            doc.AddParagraph(size.Any(s => s.OverheadPaired)
+                ? "Transport overhead: each run's time less its PipelinedCopy run's (the one nearest in time, as paired above) / records, mean ±95% interval over the runs — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost."
+                : "Transport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.");
+            doc.AddParagraph("What the runs cost besides time (client: the process running the client task; server: its process tree):")
+                .AddTable(ReportColumns.Costs, records.Where(s => s.Costs is not null));
+            doc.Append(BatchLatencySection(records.ToList()));
         }
-        if (notRun is { Count: > 0 })
-        {
-            md.Append("\n## Not run here\n\n").Append(ReportTable.Markdown(ReportColumns.NotRun, notRun));
-        }
-        if (series is { Count: > 0 })
-        {
-            md.Append("""
+        return doc;
+    }
 
-                ## For reference: the series (2014)
+    public static ReportDocument NotRunSection(IReadOnlyList<NotRunEntry> notRun) => notRun.Count == 0 ? new ReportDocument()
+        : new ReportDocument().AddHeading(2, "Not run here").AddTable(ReportColumns.NotRun, notRun);
 
-                1,000,000 records, mean of 10 runs, on the author's two Windows machines with SQL Server — another
-                machine, database and network, and its TcpClient2 figure stopped the clock before the import ended.
-
-
-                """);
-            md.Append(ReportTable.Markdown(SeriesColumns, series.OrderBy(e => e.Seconds)
-                .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000)))));
-        }
-        md.Append("""
-
-            Client and server peak memory is each process's resident high-water mark during the runs (the client
-            runs inside the MSBuild process, so its figure includes MSBuild itself).
-
-            """);
-        return md.ToString();
+    /// <summary>The series' own figures beside this run's, then what the memory columns measure.</summary>
+    public static ReportDocument SeriesSection(IReadOnlyList<TransportSummary> summaries, IReadOnlyList<SeriesEntry> series)
+    {
+        var doc = new ReportDocument();
+        if (series.Count > 0)
+            doc.AddHeading(2, "For reference: the series (2014)")
+                .AddParagraph("1,000,000 records, mean of 10 runs, on the author's two Windows machines with SQL Server — another\nmachine, database and network, and its TcpClient2 figure stopped the clock before the import ended.")
+                .AddTable(SeriesColumns, series.OrderBy(e => e.Seconds)
+                    .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000))));
+        return doc.AddParagraph("Client and server peak memory is each process's resident high-water mark during the runs (the client\nruns inside the MSBuild process, so its figure includes MSBuild itself).");
     }
 
     /// <summary>The rows of one record count's main table, the first (fastest) marked.</summary>
@@ -496,7 +500,7 @@ public static class ReportWriter
         new("meanSeconds", "Mean (s)", r => r.Seconds.Mean.ToString("F3", Invariant)),
         new("ci95Seconds", "±95% CI (s)", r => r.Seconds.IntervalCell()),
         new("recordsPerSecond", "Records/s", r => (r.Records / r.Seconds.Mean).ToString("N0", Invariant)),
-        new("againstBest", "Against the best", r => r.AgainstBest, Numeric: false),
+        new("againstBest", "Against the best", r => r.AgainstBest, Numeric: false) { HtmlCell = r => r.AgainstBest.Replace("**", "") },
     ];
 
     /// <summary>", network: Wan (40 ms round trip, 100 Mbit/s), two hosts" when the run was not plain loopback on one host.</summary>
@@ -548,9 +552,11 @@ public static class ReportWriter
             .ToList();
 
     /// <summary>For each transport measured at several batch sizes (FindBatchSize): the sizes side by side, the best marked.</summary>
-    public static string BatchSweep(IEnumerable<Measurement> measurements)
+    public static string BatchSweep(IEnumerable<Measurement> measurements) => BatchSweepSection(measurements).Markdown(before: "\n");
+
+    public static ReportDocument BatchSweepSection(IEnumerable<Measurement> measurements)
     {
-        var md = new StringBuilder();
+        var doc = new ReportDocument();
         foreach (var sweep in measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records))
                      .Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1))
         {
@@ -559,12 +565,12 @@ public static class ReportWriter
             var best = rows.MinBy(r => r.Seconds.Mean);
             // A "best" size needs intervals to stand on: with fewer runs the fastest mean is only named.
             var estimable = rows.All(r => r.Seconds.HasInterval);
-            md.Append(Invariant, $"\n## Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records\n\n");
-            md.Append(ReportTable.Markdown(BatchSweepColumns, rows.Select(r => new BatchSweepRow(r.BatchSize, sweep.Key.Records, r.Seconds,
+            doc.AddHeading(2, string.Create(Invariant, $"Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records"));
+            doc.AddTable(BatchSweepColumns, rows.Select(r => new BatchSweepRow(r.BatchSize, sweep.Key.Records, r.Seconds,
                 !estimable ? r.BatchSize == best.BatchSize ? "fastest mean (too few runs to call it best)" : "too few runs to tell"
-                : r.BatchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, r.Seconds))))));
+                : r.BatchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, r.Seconds)))));
         }
-        return md.ToString();
+        return doc;
     }
 
     /// <summary>A few lines for the end of the build log.</summary>

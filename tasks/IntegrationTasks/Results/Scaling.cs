@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
@@ -86,15 +85,15 @@ public static class Scaling
         new("shape", "Shape", f => f.Linearity, Numeric: false),
     ];
 
-    public static string Markdown(IReadOnlyList<Measurement> measurements)
+    public static string Markdown(IReadOnlyList<Measurement> measurements) => Section(measurements).Markdown(before: "\n");
+
+    public static ReportDocument Section(IReadOnlyList<Measurement> measurements)
     {
         var fits = Fit(measurements);
         if (fits.Count == 0)
-            return "";
-        var md = new StringBuilder("\n## Scaling: time = fixed cost + cost per record (least squares over every measured run)\n\n");
-        md.Append(ReportTable.Markdown(Columns, fits));
+            return new ReportDocument();
+        var doc = new ReportDocument().AddHeading(2, "Scaling: time = fixed cost + cost per record (least squares over every measured run)").AddTable(Columns, fits);
         var crossings = Crossovers(fits, measurements.Min(m => m.Records), measurements.Max(m => m.Records));
-        md.Append(crossings.Count == 0 ? "\nNo two lines cross within the measured range.\n" : "\n" + string.Join("\n", crossings.Select(c => "- " + c)) + "\n");
-        return md.ToString();
+        return crossings.Count == 0 ? doc.AddParagraph("No two lines cross within the measured range.") : doc.AddBullets(crossings);
     }
 }
