@@ -100,7 +100,7 @@ public sealed class CompareTests
         var engine = new FakeBuildEngine();
         Assert.IsTrue(new CompareResults
         {
-            BuildEngine = engine, ThresholdPercent = 50,
+            BuildEngine = engine, ThresholdPercent = 50, NoiseDiagnostics = true,
             Baseline = Interleaved("e", ("TcpClient2", 1.2, 0.1), ("GrpcClient", 1.1, 0.005)),
             Current = Interleaved("f", ("TcpClient2", 1.27, 0.1), ("GrpcClient", 1.15, 0.005)),
         }.Execute(), engine.Log);

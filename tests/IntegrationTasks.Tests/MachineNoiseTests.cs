@@ -47,7 +47,8 @@ public sealed class MachineNoiseTests
         CollectionAssert.AreEqual(new[] { "the database loop before the run varied by 44.4 % (more than 25 %)" }, noisy);
         // The same readings on SQLite are judged at 15 % and for drift.
         Assert.HasCount(2, MachineNoise.Warnings([quiet[0] with { Provider = "Sqlite" }, quiet[1] with { Provider = "Sqlite" }]));
-        StringAssert.Contains(NoiseReport.Markdown(quiet, []), "On PostgreSQL each lookup of the database loop is a round trip to a backend process");
+        StringAssert.Contains(NoiseReport.Markdown(quiet, [], diagnostics: true), "On PostgreSQL each lookup of the database loop is a round trip to a backend process");
+        Assert.DoesNotContain("On PostgreSQL", NoiseReport.Markdown(quiet, []), "a diagnostic: only with NoiseDiagnostics");
     }
 
     [TestMethod]
@@ -242,8 +243,9 @@ public sealed class MachineNoiseTests
         Assert.IsNull(NoiseReport.Spells.Of(Rounds(transports, 2, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true)), "eight runs are too few");
         Assert.IsNull(NoiseReport.Spells.Of(Rounds(transports, 6, _ => 1.0, true).Select(r => r with { RoundSeed = null }).ToList()), "by transport, the order is not the machine's");
         Assert.AreEqual("", NoiseReport.SpellsSentence(null));
-        StringAssert.Contains(NoiseReport.Markdown([NoiseReading.Of("Before", MachineNoise.Cpu, [1.0, 1.0])], [],
-            Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true)), "In the order they ran (24 measured runs");
+        var spelled = Rounds(transports, 6, i => i / 4 % 2 == 0 ? 1.2 : 1.0, cpuSlowsToo: true);
+        StringAssert.Contains(NoiseReport.Markdown([NoiseReading.Of("Before", MachineNoise.Cpu, [1.0, 1.0])], [], spelled, diagnostics: true), "In the order they ran (24 measured runs");
+        Assert.DoesNotContain("In the order they ran", NoiseReport.Markdown([NoiseReading.Of("Before", MachineNoise.Cpu, [1.0, 1.0])], [], spelled));
     }
 
     [TestMethod]

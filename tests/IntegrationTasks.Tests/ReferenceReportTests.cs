@@ -60,7 +60,7 @@ public sealed class ReferenceReportTests
                 .SelectMany(t => Enumerable.Range(1, 3).Select(r => Run(t.Item1, t.Item2 + r * 0.001, r, "Range"))),
         ];
         ReportWriter.Write(folder, runs, new Dictionary<string, string>(),
-            encodings: new Dictionary<string, string> { ["GrpcClient"] = "Protobuf", ["RestJson"] = "JSON", ["TcpClient2"] = "XML", ["HttpRequest"] = "XML" });
+            new ReportOptions { Encodings = new Dictionary<string, string> { ["GrpcClient"] = "Protobuf", ["RestJson"] = "JSON", ["TcpClient2"] = "XML", ["HttpRequest"] = "XML" } });
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         var main = MarkdownTable.With(markdown, "Encoding");
         Assert.AreEqual(("Protobuf", "JSON", "XML", "–"), (main.Cell("GrpcClient", "Encoding"), main.Cell("RestJson", "Encoding"), main.Cell("HttpRequest", "Encoding"),

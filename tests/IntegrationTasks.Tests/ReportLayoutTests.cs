@@ -15,7 +15,7 @@ public sealed class ReportLayoutTests
     {
         using var folder = new TempDirectory("it-layout-");
         ReportWriter.Write(folder, runs.ToList(), new Dictionary<string, string> { ["CPU"] = "test" },
-            [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")], failed: failed);
+            new ReportOptions { NotRun = [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")], Failed = failed ?? [] });
         return (File.ReadAllText(Path.Combine(folder, "results.md")), File.ReadAllText(Path.Combine(folder, "report.html")));
     }
 

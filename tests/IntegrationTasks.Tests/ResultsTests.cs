@@ -57,7 +57,7 @@ public sealed class ResultsTests
 
         using var folder = new TempDirectory("it-report-");
         var files = ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["Provider"] = "Sqlite" },
-            series: [new SeriesEntry("TCP client (single thread)", 1079.72, "TcpClientSingleThreadTest"), new SeriesEntry("Tcp Client 2 (multi thread)", 355.43, "TcpClient2")]);
+            new ReportOptions { Series = [new SeriesEntry("TCP client (single thread)", 1079.72, "TcpClientSingleThreadTest"), new SeriesEntry("Tcp Client 2 (multi thread)", 355.43, "TcpClient2")] });
         Assert.HasCount(5, files); // json, csv, md, html, and the dated copy of the json
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         // Two runs: t(0.975, 1) × 1.414 / √2 = 12.706 would be wider than the means, so no interval is printed and nothing is called
@@ -155,7 +155,7 @@ public sealed class ResultsTests
         ];
         using var folder = new TempDirectory("it-html-");
         ReportWriter.Write(folder, runs, new Dictionary<string, string> { ["CPU"] = "test" },
-            [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")]);
+            new ReportOptions { NotRun = [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")] });
         var report = Path.Combine(folder, "report.html");
         var html = File.ReadAllText(report);
         Assert.DoesNotContain("<script", html);

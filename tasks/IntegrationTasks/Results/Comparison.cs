@@ -106,7 +106,7 @@ public static class Comparison
     /// <summary>"+2.3%", "-1.0%"; a change that rounds to zero is "+0.0%" either side (with two sections .NET wrote "-+0.0%").</summary>
     private static string SignedPercent(double percent) => percent.ToString("+0.0;-0.0;+0.0", CultureInfo.InvariantCulture) + "%";
 
-    public static string Markdown(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent)
+    public static string Markdown(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent, bool diagnostics = false)
     {
         var md = new StringBuilder("# Comparison with a previous run\n\n");
         if (differences.Count > 0)
@@ -124,7 +124,8 @@ public static class Comparison
                 .Append(moved.Count == 0
                     ? $"none of the {tested.Count} paired ratios moved beyond what its rounds vary by.\n"
                     : $"{moved.Count} of {tested.Count} paired ratios moved ({string.Join(", ", moved)}); the others within what their rounds vary by.\n");
-            md.Append(RatioAgreement.Sentence(tested));
+            if (diagnostics)
+                md.Append(RatioAgreement.Sentence(tested));
         }
         return md.ToString();
     }
@@ -197,6 +198,9 @@ public sealed class CompareResults : IntegrationTask
 
     public double ThresholdPercent { get; set; } = 10;
 
+    /// <summary>Add the chance that two runs' ratios agree by chance alone (<see cref="RatioAgreement"/>).</summary>
+    public bool NoiseDiagnostics { get; set; }
+
     /// <summary>Every transport the suite defines: a gated name outside them is a misspelling, refused (IT1001).</summary>
     public string[] KnownTransports { get; set; } = [];
 
@@ -216,7 +220,7 @@ public sealed class CompareResults : IntegrationTask
         var differences = Comparison.Differences(before, after);
         foreach (var difference in differences)
             Log.LogWarning(null, ErrorCodes.ResultsNotComparable, null, null, 0, 0, 0, 0, "The runs differ: {0}", difference);
-        var markdown = Comparison.Markdown(rows, differences, ThresholdPercent);
+        var markdown = Comparison.Markdown(rows, differences, ThresholdPercent, NoiseDiagnostics);
         if (!string.IsNullOrEmpty(OutputFile))
         {
             // Comparing two runs kept elsewhere from a fresh ArtifactsDir: its results folder is not there yet.

@@ -364,7 +364,13 @@ public static class NoiseReport
         return spreads.Count > 0 ? Summary.Quantile(spreads, 0.5) : null;
     }
 
-    public static string Markdown(IReadOnlyList<NoiseReading> readings, IReadOnlyList<TransportSummary> rows, IReadOnlyList<Measurement>? runs = null)
+    /// <summary>
+    /// The calibration before and after the runs, beside the transports' spread, and its warning; with <paramref name="diagnostics"/>
+    /// also what explains this machine's noise: the JIT's share of the measured runs, the spells of the runs in the order they ran
+    /// and the hypervisor's steal, and how PostgreSQL's database loop is judged.
+    /// </summary>
+    public static string Markdown(IReadOnlyList<NoiseReading> readings, IReadOnlyList<TransportSummary> rows, IReadOnlyList<Measurement>? runs = null,
+        bool diagnostics = false)
     {
         if (readings.Count == 0)
             return "";
@@ -380,10 +386,10 @@ public static class NoiseReport
                 .Append(readings.Where(r => r.Loop != MachineNoise.WriteLoop).DefaultIfEmpty().Max(r => r?.SpreadPercent ?? 0) is var noisiest && spread > 2 * noisiest
                     ? " That is more than the loops' spread: the runs' own variation (garbage collection, scheduling, the database) is most of it.\n"
                     : " The loops varied about as much: much of the runs' spread is the machine's.\n");
-        md.Append(JitSentence(rows));
-        md.Append(SpellsSentence(Spells.Of(runs ?? [])));
+        if (diagnostics)
+            md.Append(JitSentence(rows)).Append(SpellsSentence(Spells.Of(runs ?? [])));
         var warnings = MachineNoise.Warnings(readings);
-        var roundTrips = readings.Any(MachineNoise.IsRoundTripLoop);
+        var roundTrips = diagnostics && readings.Any(MachineNoise.IsRoundTripLoop);
         if (roundTrips)
             md.Append(string.Create(Invariant, $"\nOn PostgreSQL each lookup of the database loop is a round trip to a backend process, and where the scheduler puts the two decides its speed: measured with nothing else running (eight RunAlls, each on a fresh server), it varied by 10–23 % within a reading and took 67–122 ms a chunk from one reading to the next. Its spread is judged at {MachineNoise.NoisyRoundTripPercent:F0} %, its drift not at all.\n"));
         md.Append(warnings.Count == 0

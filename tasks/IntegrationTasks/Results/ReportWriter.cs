@@ -161,6 +161,22 @@ public sealed record NotRunEntry(string Transport, string Reason, string Fix, st
 /// <summary>One row of the series' own 2014 table (declared by its family's targets file), and the transport that plays it here.</summary>
 public sealed record SeriesEntry(string Method, double Seconds, string Transport);
 
+/// <summary>
+/// What a report shows besides the runs: the transports not run, the series' own figures, the failures, the machine's noise, each
+/// transport's encoding, and whether to add the diagnostics of this machine's noise (NoiseDiagnostics).
+/// </summary>
+public sealed record ReportOptions
+{
+    public IReadOnlyList<NotRunEntry> NotRun { get; init; } = [];
+    public IReadOnlyList<SeriesEntry> Series { get; init; } = [];
+    public IReadOnlyList<FailedEntry> Failed { get; init; } = [];
+    public IReadOnlyList<NoiseReading> Noise { get; init; } = [];
+    public IReadOnlyDictionary<string, string> Encodings { get; init; } = new Dictionary<string, string>();
+
+    /// <summary>Add how the machine's speed moved across the runs (spells, steal), the JIT's share and, in Compare, the chance of agreement.</summary>
+    public bool Diagnostics { get; init; }
+}
+
 /// <summary>Writes results.json (raw and summarised), results.csv (raw) and results.md (the series' table form).</summary>
 public static class ReportWriter
 {
@@ -313,19 +329,17 @@ public static class ReportWriter
         _ => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
     };
 
-    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns,
-        IReadOnlyDictionary<string, string> environment, IReadOnlyList<NotRunEntry>? notRun = null, IReadOnlyList<SeriesEntry>? series = null,
-        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NoiseReading>? noise = null, IReadOnlyDictionary<string, string>? encodings = null)
+    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
+        ReportOptions? options = null)
     {
-        notRun ??= [];
-        failed ??= [];
-        noise ??= [];
+        options ??= new ReportOptions();
+        var (notRun, series, failed, noise, encodings) = (options.NotRun, options.Series, options.Failed, options.Noise, options.Encodings);
         Directory.CreateDirectory(directory);
         // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var faults = FaultTable.Rows(allRuns);
         var summaries = Summarise(measurements)
-            .Select(s => encodings?.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
+            .Select(s => encodings.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
         var loadCurves = LoadReport.Curves(measurements);
         var json = Path.Combine(directory, "results.json");
         var csv = Path.Combine(directory, "results.csv");
@@ -343,11 +357,11 @@ public static class ReportWriter
         var markdownText = "";
         if (measurements.Count > 0)
         {
-            figures.Append(Tables(summaries, environment)).Append(NotRunSection(notRun)).Append(SeriesSection(summaries, series ?? []))
+            figures.Append(Tables(summaries, environment)).Append(NotRunSection(notRun)).Append(SeriesSection(summaries, series))
                 .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements));
             markdownText = document.AddBullets(environment.Select(e => $"{e.Key}: {e.Value}")).Append(figures).Markdown()
                            + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
-                           + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements);
+                           + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements, options.Diagnostics);
         }
         else
             markdownText = document.Markdown();
@@ -355,7 +369,7 @@ public static class ReportWriter
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
         // The not-run table has a section of its own on the page.
-        var pageFigures = measurements.Count > 0 ? new ReportDocument().Append(Tables(summaries, environment)).Append(SeriesSection(summaries, series ?? []))
+        var pageFigures = measurements.Count > 0 ? new ReportDocument().Append(Tables(summaries, environment)).Append(SeriesSection(summaries, series))
             .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements)) : new ReportDocument();
         File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, pageFigures, Sweeps(measurements),
             LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + NoiseReport.Html(noise) + string.Concat(labs.Select(l => l.Html)), failed, headline));

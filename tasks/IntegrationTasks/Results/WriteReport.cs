@@ -33,6 +33,9 @@ public sealed class WriteReport : IntegrationTask
 
     /// <summary>The server database, for its version and the data set's fingerprint (skipped when empty).</summary>
     public string ServerProvider { get; set; } = "Sqlite";
+
+    /// <summary>Add the diagnostics of this machine's noise to the report (<see cref="ReportOptions.Diagnostics"/>).</summary>
+    public bool NoiseDiagnostics { get; set; }
     public string? ServerConnString { get; set; }
 
     /// <summary>The coded errors of RunAll's transports (<see cref="RunFailures"/>), reported as failed.</summary>
@@ -115,7 +118,8 @@ public sealed class WriteReport : IntegrationTask
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);
         var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment, notRun, series, failed, noise, encodings)];
+        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment,
+            new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics })];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
