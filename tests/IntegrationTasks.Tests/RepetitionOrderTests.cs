@@ -15,9 +15,7 @@ public sealed class RepetitionOrderTests
         // Each run measured against PipelinedCopy is followed by one of it (an extra one, or the round's own when that comes next anyway):
         // MSBuild must run the extra runs, not take them for the round's own (same transport, round and size) and skip them as built.
         using var artifacts = new TempDirectory("it-rounds-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:ShuffleSeed=3", "-p:ReferenceEvery=1",
-            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
-            "-p:WarmupRuns=1", "-p:ReferenceReaders=2");
+        var (exitCode, output) = SmallRunAll.Run(artifacts, "-p:ShuffleSeed=3", "-p:ReferenceEvery=1", "-p:Repetitions=3");
         Assert.AreEqual(0, exitCode, output);
         StringAssert.Contains(output, "RunAll: the reference (PipelinedCopy) also runs after every 1 runs measured against it (ReferenceEvery)");
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));

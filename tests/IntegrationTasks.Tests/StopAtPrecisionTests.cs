@@ -163,9 +163,7 @@ public sealed class StopAtPrecisionTests
     {
         // A precision every interval meets: the rounds stop after MinRounds, whatever the machine did.
         using var artifacts = new TempDirectory("it-precision-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:StopAtPrecision=100000", "-p:MinRounds=3",
-            "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=6", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
-            "-p:WarmupRuns=1", "-p:ReferenceReaders=2");
+        var (exitCode, output) = SmallRunAll.Run(artifacts, "-p:StopAtPrecision=100000", "-p:MinRounds=3", "-p:Repetitions=6");
         Assert.AreEqual(0, exitCode, output);
         StringAssert.Contains(output, "RunAll: StopAtPrecision=100000: after round 3 and each round after it, the rounds stop once every transport's paired ratio");
         StringAssert.Contains(output, "RunAll: after round 3 every paired ratio to the reference is within ±100000 % (the widest: TcpClient2 at 2,000 records, ");
