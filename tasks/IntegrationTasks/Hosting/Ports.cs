@@ -33,6 +33,13 @@ public static class Ports
         }
     }
 
+    /// <summary>A port free on the loopback now (the system's choice), for a server that cannot have its configured one.</summary>
+    public static int Free()
+    {
+        using var listener = Listen("127.0.0.1", 0);
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
     /// <summary>Fails with IT4001 when the port is taken; binds nothing afterwards.</summary>
     public static void EnsureFree(string bindAddress, int port) => Listen(bindAddress, port).Stop();
 }

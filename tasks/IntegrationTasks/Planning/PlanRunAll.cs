@@ -1,7 +1,6 @@
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
 using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
@@ -63,7 +62,7 @@ public sealed class PlanRunAll : IntegrationTask
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
         var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns), order, seed,
             ReferenceEvery);
-        var plan = RunPlanner.Plan([.. Transports.Select(PlanTransport.FromItem)], settings, FreePort, Log);
+        var plan = RunPlanner.Plan([.. Transports.Select(PlanTransport.FromItem)], settings, Ports.Free, Log);
         SeedUsed = plan.Seed;
         MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
         Steps = [.. ToItems(plan, Progress)];
@@ -143,12 +142,5 @@ public sealed class PlanRunAll : IntegrationTask
             yield return $"TransportOrdinal={Text(step.TransportOrdinal)};TransportsInPlan={Text(plan.Transports)}";
         if (step.Transport.Kind == RunKind.Peer) // the peer is no definition: its client target, no server, one client
             yield return $"ClientTarget={step.Transport.ClientTarget};ServerTarget=;ServerPort=0;TransportOneClient=true";
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

@@ -353,13 +353,15 @@ public static class ReportWriter
         var document = new ReportDocument().AddHeading(1, Title);
         if (headline.Count > 0)
             document.AddHeading(2, "Findings").AddBullets(headline);
-        var figures = new ReportDocument();
+        // Each part made once; the page leaves out the not-run table, which has a section of its own there.
+        var (tables, seriesSection, sweeps) = measurements.Count > 0
+            ? (Tables(summaries, environment), SeriesSection(summaries, series), Scaling.Section(Labelled(measurements)).Append(BatchSweepSection(measurements)))
+            : (new ReportDocument(), new ReportDocument(), new ReportDocument());
         var markdownText = "";
         if (measurements.Count > 0)
         {
-            figures.Append(Tables(summaries, environment)).Append(NotRunSection(notRun)).Append(SeriesSection(summaries, series))
-                .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements));
-            markdownText = document.AddBullets(environment.Select(e => $"{e.Key}: {e.Value}")).Append(figures).Markdown()
+            markdownText = document.AddBullets(environment.Select(e => $"{e.Key}: {e.Value}"))
+                               .Append(tables).Append(NotRunSection(notRun)).Append(seriesSection).Append(sweeps).Markdown()
                            + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
                            + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements, options.Diagnostics);
         }
@@ -368,10 +370,7 @@ public static class ReportWriter
         markdownText += FailedSection(failed).Markdown(before: markdownText) + string.Concat(labs.Select(l => l.Markdown));
         File.WriteAllText(markdown, markdownText);
         var html = Path.Combine(directory, "report.html");
-        // The not-run table has a section of its own on the page.
-        var pageFigures = measurements.Count > 0 ? new ReportDocument().Append(Tables(summaries, environment)).Append(SeriesSection(summaries, series))
-            .Append(Scaling.Section(Labelled(measurements))).Append(BatchSweepSection(measurements)) : new ReportDocument();
-        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, pageFigures, Sweeps(measurements),
+        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, new ReportDocument().Append(tables).Append(seriesSection).Append(sweeps), Sweeps(measurements),
             LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + NoiseReport.Html(noise) + string.Concat(labs.Select(l => l.Html)), failed, headline));
         // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
