@@ -103,7 +103,7 @@ public sealed class BaselineTests
     {
         using var artifacts = new TempDirectory("it-range-limit-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=FileTransferRequest+PipelinedCopy", "-p:RecordCounts=2000",
-            "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false");
+            "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         var range = runs.Where(r => r.Transport == "PipelinedCopyRange").ToList();
@@ -116,7 +116,7 @@ public sealed class BaselineTests
         // Where every transport reads ranges, PipelinedCopy is that limit already: no second one.
         using var rangeRun = new TempDirectory("it-range-limit-");
         (exitCode, output) = HostingTests.RunBuild("RunAll", rangeRun, "-p:Transports=FileTransferRequest+PipelinedCopy", "-p:RecordCounts=2000",
-            "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false", "-p:ServerWork=Range");
+            "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=200", "-p:Peers=false", "-p:ServerWork=Range");
         Assert.AreEqual(0, exitCode, output);
         CollectionAssert.AreEquivalent(new[] { "FileTransferRequest", "PipelinedCopy" },
             MeasurementLog.Read(Path.Combine(rangeRun, "results", "runs.jsonl")).Select(r => r.Transport).ToArray());

@@ -191,21 +191,14 @@ public sealed class CompareTests
     public void The_Compare_target_exits_non_zero_on_a_regression()
     {
         var (before, after) = TwoRuns(after: 1.5);
-        var (exitCode, stdout, _) = RepositoryPaths.Run("dotnet",
-        [
-            "msbuild", RepositoryPaths.BuildProject, "-t:Compare", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
-            "-p:SkipTasksBuild=true", $"-p:Baseline={before}", $"-p:Current={after}", "-p:CompareTransports=TcpClient2",
-            $"-p:ResultsDir={Path.GetDirectoryName(after)}/",
-        ]);
+        var (exitCode, stdout, _) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("Compare", null, $"-p:Baseline={before}", $"-p:Current={after}",
+            "-p:CompareTransports=TcpClient2", $"-p:ResultsDir={Path.GetDirectoryName(after)}/"));
         Assert.AreNotEqual(0, exitCode, stdout);
         StringAssert.Contains(stdout, "error IT5003");
         Assert.IsTrue(File.Exists(Path.Combine(Path.GetDirectoryName(after)!, "compare.md")));
 
-        var (ok, output, _) = RepositoryPaths.Run("dotnet",
-        [
-            "msbuild", RepositoryPaths.BuildProject, "-t:Compare", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
-            "-p:SkipTasksBuild=true", $"-p:Baseline={before}", $"-p:Current={before}", $"-p:ResultsDir={Path.GetDirectoryName(after)}/",
-        ]);
+        var (ok, output, _) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("Compare", null, $"-p:Baseline={before}", $"-p:Current={before}",
+            $"-p:ResultsDir={Path.GetDirectoryName(after)}/"));
         Assert.AreEqual(0, ok, output);
     }
 

@@ -113,8 +113,7 @@ public sealed class NetworkTests
         var startAt = DateTimeOffset.UtcNow.AddSeconds(20).ToString("yyyy-MM-ddTHH:mm:ssZ", System.Globalization.CultureInfo.InvariantCulture);
         var machines = new[] { "a", "b" }.Select((name, k) => Task.Run(() => RepositoryPaths.Run("ip",
         [
-            .. TwoHosts.Exec(hosts.ClientNamespaces[k]).Skip(1), "dotnet", "msbuild", RepositoryPaths.BuildProject, "-t:ClientMachineRun", "-nologo", "-tl:off",
-            $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={Path.Combine(artifacts, name)}/",
+            .. TwoHosts.Exec(hosts.ClientNamespaces[k]).Skip(1), "dotnet", .. TestBuild.Arguments("ClientMachineRun", Path.Combine(artifacts, name)),
             "-p:Transport=TcpClient2", $"-p:HostName={TwoHosts.ServerAddress}", $"-p:Port={port}", "-p:Clients=2", "-p:Records=2400", "-p:BatchSize=200",
             $"-p:StartAt={startAt}", $"-p:ClientMachine={name}", $"-p:ServerConnString={serverConnString}",
             $"-p:ClientConnString=Data Source={Path.Combine(artifacts, name + "-client.db")}",

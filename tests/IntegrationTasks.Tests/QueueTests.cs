@@ -170,12 +170,8 @@ public sealed class QueueTests
         // The client as a process of its own (its target, as a person would run it), killed outright.
         using var artifacts = new TempDirectory("it-durable-");
         var info = new ProcessStartInfo("dotnet") { WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in new[]
-                 {
-                     "msbuild", RepositoryPaths.BuildProject, "-t:RabbitMQDurable", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
-                     "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", $"-p:ClientConnString={ServerLaunch.Escape(databases.Client.ConnectionString)}",
-                     $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}", $"-p:TotalBatches={batches}", $"-p:BatchSize={batchSize}",
-                 })
+        foreach (var argument in TestBuild.Arguments("RabbitMQDurable", artifacts, $"-p:ClientConnString={ServerLaunch.Escape(databases.Client.ConnectionString)}",
+                     $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}", $"-p:TotalBatches={batches}", $"-p:BatchSize={batchSize}"))
             info.ArgumentList.Add(argument);
         using (var killed = Process.Start(info)!)
         {
@@ -320,13 +316,9 @@ public sealed class QueueTests
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
-        foreach (var argument in new[]
-                 {
-                     "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
-                     "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={(string)artifacts}/", "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
+        foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
                      "-p:Repetitions=5", $"-p:RabbitMQPort={TestPorts.Free()}", "-p:Peers=false",
-                     $"-p:RabbitMQDistributionPort={TestPorts.Free()}", $"-p:RabbitMQEpmdPort={epmdPort}",
-                 })
+                     $"-p:RabbitMQDistributionPort={TestPorts.Free()}", $"-p:RabbitMQEpmdPort={epmdPort}"))
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -371,12 +363,8 @@ public sealed class QueueTests
     public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
     {
         using var artifacts = new TempDirectory("it-nobroker-");
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
-        [
-            "msbuild", RepositoryPaths.BuildProject, "-t:RunAll", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
-            "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", "-p:Transports=DirectCopy+RabbitMQClientTest", "-p:RecordCounts=1000",
-            "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server",
-        ]);
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("RunAll", artifacts, "-p:Transports=DirectCopy+RabbitMQClientTest",
+            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server"));
         Assert.AreEqual(0, exitCode, stdout + stderr);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "## Not run here");

@@ -48,7 +48,7 @@ public sealed class RunAllVerdictTests
         var port = ((IPEndPoint)squatter.LocalEndpoint).Port;
         // TCP 1's two clients share TcpTestServer, which cannot listen; TcpServer2 (another port, given it by PlanRounds) can.
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={port}", "-p:Transports=TcpClientSingleThreadTest+TcpClientMultiThreadTest+TcpClient2",
-            "-p:RecordCounts=1000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false", "-p:Calibrate=false");
+            "-p:RecordCounts=1000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
         Assert.AreNotEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         var failed = MarkdownTable.After(markdown, "## Failed");

@@ -155,12 +155,8 @@ public sealed class StarvationTests
     private static (int ExitCode, string Output) RunLab(Dictionary<string, string?> environment)
     {
         using var artifacts = new TempDirectory("it-starvation-target-");
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet",
-        [
-            "msbuild", RepositoryPaths.BuildProject, "-t:ThreadPoolStarvation", "-nologo", "-tl:off", "-v:n",
-            $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/",
-            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TestPorts.Free()}",
-        ], environment);
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("ThreadPoolStarvation", artifacts, "-v:n",
+            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TestPorts.Free()}"), environment);
         return (exitCode, stdout + stderr);
     }
 }

@@ -29,7 +29,7 @@ public sealed class TerminalTests
     {
         using var artifacts = new TempDirectory("it-terminal-runall-");
         var screen = RunInTerminal("-t:RunAll", "-nologo", $"-p:Configuration={HostingTests.Configuration}", "-p:SkipTasksBuild=true",
-            $"-p:ArtifactsDir={artifacts}/", "-p:Transports=DirectCopy+PipelinedCopy", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Peers=false");
+            $"-p:ArtifactsDir={artifacts}/", "-p:Transports=DirectCopy+PipelinedCopy", "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:Peers=false", "-p:Calibrate=false");
         StringAssert.Contains(screen, "RunAll plan: 2 transports (DirectCopy, PipelinedCopy) × 1000 records × 1 repetitions");
         // Interleaved: the warm-ups (three rounds of them), then the one round, a line before each run.
         StringAssert.Contains(screen, "RunAll warm-ups, run 1 of 6: DirectCopy, 1,000 records;");

@@ -20,11 +20,8 @@ internal sealed class HandStartedServer : IDisposable
         {
             RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, WorkingDirectory = RepositoryPaths.Root,
         };
-        foreach (var argument in prefix.Skip(1).Concat(prefix.Count > 0 ? ["dotnet"] : []).Concat(new[]
-                 {
-                     "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", $"-p:Configuration={HostingTests.Configuration}",
-                     "-p:SkipTasksBuild=true", $"-p:ArtifactsDir={artifacts}/", $"-p:Port={port}",
-                 }).Concat(properties))
+        foreach (var argument in prefix.Skip(1).Concat(prefix.Count > 0 ? ["dotnet"] : [])
+                     .Concat(TestBuild.Arguments(target, artifacts, [$"-p:Port={port}", .. properties])))
             info.ArgumentList.Add(argument);
         var server = new HandStartedServer(Process.Start(info)!);
         server.Process.OutputDataReceived += (_, e) => server.Screen.Add(e.Data);

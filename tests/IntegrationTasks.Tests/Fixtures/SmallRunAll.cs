@@ -5,5 +5,5 @@ internal static class SmallRunAll
 {
     public static (int ExitCode, string Output) Run(string artifacts, params string[] properties) =>
         HostingTests.RunBuild("RunAll", artifacts, [$"-p:Port={TestPorts.Free()}", "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000",
-            "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false", "-p:WarmupRuns=1", "-p:ReferenceReaders=2", .. properties]);
+            "-p:BatchSize=200", "-p:Peers=false", "-p:WarmupRuns=1", "-p:ReferenceReaders=2", .. properties]);
 }
