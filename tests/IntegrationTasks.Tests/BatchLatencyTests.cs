@@ -1,5 +1,3 @@
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

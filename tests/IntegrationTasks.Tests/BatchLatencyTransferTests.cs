@@ -1,8 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Every batch of a real transfer is timed from its request to its commit, and the report shows the percentiles.</summary>
@@ -37,12 +32,13 @@ public sealed class BatchLatencyTransferTests
 
         // Three measured runs: their histograms add up to 120 batches in the summary, and results.md shows the row.
         var runs = Enumerable.Range(1, 3).Select(r => run with { Repetition = r }).ToList();
-        var summary = ReportWriter.Summarise(runs).Single();
+        var summary = ReportContent.Summarise(runs).Single();
         Assert.AreEqual(120, summary.BatchLatency!.Batches);
         Assert.AreEqual(latency.P99Ms, summary.BatchLatency.P99Ms, 1e-9, "the same batches three times: the same percentiles");
-        var table = ReportWriter.BatchLatencyTable([summary]);
-        StringAssert.Contains(table, "| Method | Batches | p50 (ms) | p90 (ms) | p99 (ms) | p99.9 (ms) | Max (ms) |");
+        var table = ReportContent.BatchLatencyTable([summary]);
+        CollectionAssert.AreEqual(new[] { "Method", "Batches", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)", "Max (ms)" },
+            MarkdownTable.All(table).Single().Headers.ToArray());
         StringAssert.Contains(table, $"| {run.Transport} | 120 | ");
-        StringAssert.Contains(ReportWriter.Csv(runs).Split('\n')[0], "batchP50Ms,batchP99Ms,batchP999Ms,batchMaxMs,status,message");
+        StringAssert.Contains(ReportContent.Csv(runs).Split('\n')[0], "batchP50Ms,batchP99Ms,batchP999Ms,batchMaxMs,status,message");
     }
 }

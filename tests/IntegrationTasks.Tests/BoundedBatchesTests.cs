@@ -1,5 +1,3 @@
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The bounded batch runner every concurrent client uses, driven with gates instead of timing: deterministic.</summary>

@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,7 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
-using IntegrationTasks.Results;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The data tasks through a fake build engine: outputs on success, coded errors and false on failure.</summary>

@@ -1,6 +1,4 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Planning;
-using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
 
@@ -14,7 +12,7 @@ public sealed class EstimateRunAllTests
         using var folder = new TempDirectory("it-estimate-");
         var measurements = Enumerable.Range(1, 3).Select(r =>
             new IntegrationTasks.Transfer.Measurement { Transport = "TcpClient2", Records = 20_000, Repetition = r, ElapsedSeconds = 2.0, Verified = true }).ToList();
-        ReportWriter.Write(folder, measurements, new Dictionary<string, string>());
+        IntegrationTasks.Exporters.ReportFiles.Write(folder, measurements, new Dictionary<string, string>());
         var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(folder, "results-*.json").Single());
         var http = new Microsoft.Build.Utilities.TaskItem("HttpRequest");
         http.SetMetadata(RunCostPrior.MetadataName, "50");

@@ -1,6 +1,3 @@
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Statistics that say when they mean little: below three runs no interval, no "best", nothing called different.</summary>
@@ -29,7 +26,7 @@ public sealed class FewRunsTests
     {
         // The walk-through: with 1 repetition "± 0.000"; with 2, intervals wider than the means, and a "best" batch size all the same.
         var measurements = Runs("TcpClient2", 100, 0.50, 0.70).Concat(Runs("TcpClient2", 1000, 0.40, 0.41)).ToList();
-        var sweep = ReportWriter.BatchSweep(measurements);
+        var sweep = ReportContent.BatchSweep(measurements);
         Assert.DoesNotContain("**best**", sweep);
         var table = MarkdownTable.With(sweep, "Batch size");
         var fastest = table.Row("1,000");
@@ -37,12 +34,12 @@ public sealed class FewRunsTests
             (fastest["Batches"], fastest["Mean (s)"], fastest["±95% CI (s)"], fastest["Records/s"], fastest["Against the best"]));
         Assert.AreEqual("too few runs to tell", table.Cell("100", "Against the best"));
 
-        var summaries = ReportWriter.Summarise(Runs("DirectCopy", 1000, 1.0, 1.2).Concat(Runs("TcpClient2", 1000, 0.8, 0.9)));
-        var console = ReportWriter.ConsoleSummary(summaries);
+        var summaries = ReportContent.Summarise(Runs("DirectCopy", 1000, 1.0, 1.2).Concat(Runs("TcpClient2", 1000, 0.8, 0.9)));
+        var console = ReportContent.ConsoleSummary(summaries);
         Assert.DoesNotContain("±", console);
         StringAssert.Contains(console, "no interval (2 runs)");
-        Assert.AreEqual("fastest mean (too few runs to tell)", ReportWriter.Verdict(summaries[0]));
-        Assert.AreEqual("too few runs to tell", ReportWriter.Verdict(summaries[1]));
+        Assert.AreEqual("fastest mean (too few runs to tell)", ReportContent.Verdict(summaries[0]));
+        Assert.AreEqual("too few runs to tell", ReportContent.Verdict(summaries[1]));
     }
 
     [TestMethod]
@@ -50,8 +47,8 @@ public sealed class FewRunsTests
     {
         // The walk-through saw 45,894 in FindBatchSize's console and 37,257 in its table for the same runs (a mean of rates against records over the mean time).
         var runs = Runs("TcpClient2", 1000, 0.3, 0.5, 0.7).ToList();
-        var summary = ReportWriter.Summarise(runs).Single();
+        var summary = ReportContent.Summarise(runs).Single();
         Assert.AreEqual(20_000 / 0.5, summary.MeanRecordsPerSecond, 1e-9);
-        StringAssert.Contains(ReportWriter.ConsoleSummary([summary]), "40,000 rec/s");
+        StringAssert.Contains(ReportContent.ConsoleSummary([summary]), "40,000 rec/s");
     }
 }

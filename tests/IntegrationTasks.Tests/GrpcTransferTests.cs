@@ -1,8 +1,6 @@
 using System.Net;
 using Grpc.Core;
 using Grpc.Net.Client;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Grpc;
 using IntegrationTasks.Grpc.Contract;
 using RecordService = IntegrationTasks.Grpc.Contract.RecordService;

@@ -1,8 +1,6 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Tcp;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
@@ -59,7 +57,8 @@ public sealed class HostingTests
         (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-t:_SelectTransports",
             "-p:Transports=Nope+Wcf", "-p:SkipTasksBuild=true", "-nologo", "-tl:off"]);
         Assert.AreNotEqual(0, exitCode);
-        StringAssert.Contains(stdout, "error IT1001: Unknown transport(s) in Transports: Nope. Known: DirectCopy;");
+        StringAssert.Contains(stdout, "error IT1001: Unknown transport(s) in Transports: Nope.");
+        StringAssert.Contains(stdout, "Known: DirectCopy;");
         StringAssert.Contains(stdout, "or a family: Baseline;");
     }
 
@@ -190,12 +189,15 @@ public sealed class HostingTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in AllTransports)
             StringAssert.Contains(markdown, $"| {transport} |");
-        StringAssert.Contains(markdown, "3,000 records, server reads: SELECT per ID (PerRecord); except FileTransferRequest: range query per batch (mean of 2 runs after a warm-up run");
+        var heading = MarkdownTable.Line(markdown, "## 3,000 records, ");
+        StringAssert.Contains(heading, "server reads: SELECT per ID (PerRecord)");
+        StringAssert.Contains(heading, "except FileTransferRequest: range query per batch");
+        StringAssert.Contains(heading, "(mean of 2 runs after a warm-up run");
         StringAssert.Contains(markdown, "| MSMQ |");
         // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
         var notRun = MarkdownTable.With(markdown, "How to run it");
-        Assert.AreEqual(("One call per record: RunAll runs it up to 1,000 records by default.", "`-p:SmallRequestsMaxRecords=3000`"),
-            (notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it")));
+        StringAssert.Contains(notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), "up to 1,000 records");
+        Assert.AreEqual("`-p:SmallRequestsMaxRecords=3000`", notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it"));
         Assert.IsTrue(notRun.HasRow("NetTcpSmallRequests at 3,000 records"));
         // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
         var costs = MarkdownTable.All(markdown).First(t => t.Headers.Contains("Server bytes allocated / record")).Row("TcpClient2");
@@ -230,7 +232,7 @@ public sealed class HostingTests
         Assert.HasCount(transports.Length + 1, runs, "every transport and the peer, verified");
         Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true")), string.Join("\n", runs));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "## 1,500 records, server reads: range query per batch (Range) (");
+        StringAssert.Contains(MarkdownTable.Line(markdown, "## 1,500 records, "), "server reads: range query per batch (Range)");
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
@@ -322,7 +324,7 @@ public sealed class HostingTests
         foreach (var (code, log) in runs)
         {
             Assert.AreEqual(0, code, log);
-            StringAssert.Contains(log, "Verified: ClientTable equals ServiceTable for all 2,000 IDs.");
+            StringAssert.Contains(log, "ClientTable equals ServiceTable for all 2,000 IDs.");
         }
         var left = Directory.Exists(Path.Combine(artifacts, "runs")) ? Directory.GetFiles(Path.Combine(artifacts, "runs")) : [];
         Assert.IsEmpty(left, "a run by hand removes its run file and its verification: " + string.Join(", ", left));

@@ -1,8 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Http;
 
 namespace IntegrationTasks.Tests;

@@ -1,5 +1,4 @@
 using IntegrationTasks.Labs;
-using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Tests;
 
@@ -59,7 +58,7 @@ public sealed class IoLabTests
         Assert.IsNotNull(run);
         CollectionAssert.AreEqual(Enum.GetValues<IoMode>(), run.Results.Select(r => r.Mode).ToArray());
 
-        var files = ReportWriter.Write(results, [], new Dictionary<string, string>());
+        var files = IntegrationTasks.Exporters.ReportFiles.Write(results, [], new Dictionary<string, string>());
         var markdown = File.ReadAllText(Path.Combine(results, "results.md"));
         StringAssert.Contains(markdown, "## IoLab: 2 × (write 1 MB flushed to the device");
         var table = MarkdownTable.With(markdown, "Article, 2014 (ms)");

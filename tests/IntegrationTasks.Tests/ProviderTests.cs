@@ -1,5 +1,3 @@
-using IntegrationTasks.Data;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

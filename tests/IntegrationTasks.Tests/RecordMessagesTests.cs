@@ -1,5 +1,4 @@
 using Google.Protobuf;
-using IntegrationTasks.Data;
 using IntegrationTasks.Grpc;
 using IntegrationTasks.Grpc.Contract;
 

@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;

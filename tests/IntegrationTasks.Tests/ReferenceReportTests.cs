@@ -1,6 +1,3 @@
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>How the report puts transports against PipelinedCopy and the peer.</summary>
@@ -23,7 +20,7 @@ public sealed class ReferenceReportTests
             Run("FileTransferRequest", 2.0, 1, "Range"), Run("FileTransferRequest", 2.0, 2, "Range"), Run("FileTransferRequest", 2.0, 3, "Range"),
             Run("Peer: SQLite ATTACH", 0.2, 1), Run("Peer: SQLite ATTACH", 0.2, 2), Run("Peer: SQLite ATTACH", 0.2, 3),
         ];
-        var rows = ReportWriter.Summarise(runs);
+        var rows = ReportContent.Summarise(runs);
         var tcp = rows.Single(r => r.Transport == "TcpClient2");
         Assert.AreEqual(1.7 / 1.1, tcp.RatioToPipelined!.Value, 1e-9);
         Assert.AreEqual((1.7 - 1.1) / 100_000 * 1e6, tcp.OverheadMicrosPerRecord!.Value, 1e-9);
@@ -38,7 +35,7 @@ public sealed class ReferenceReportTests
         Assert.AreEqual("Peer: SQLite ATTACH", rows[^1].Transport);
         Assert.AreEqual(0, rows.Single(r => r.Transport == "PipelinedCopy").PercentSlowerThanFastest, 1e-12);
 
-        var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
+        var markdown = ReportContent.Markdown(rows, new Dictionary<string, string>());
         var main = MarkdownTable.With(markdown, "Against the one above");
         Assert.AreEqual(("range query per batch", "2.000"), (main.Cell("FileTransferRequest", "Server reads"), main.Cell("FileTransferRequest", "Mean (s)")));
         Assert.AreEqual("1.55", main.Cell("TcpClient2", "× PipelinedCopy"));
@@ -58,14 +55,16 @@ public sealed class ReferenceReportTests
             .. new[] { ("PipelinedCopy", 1.0), ("GrpcClient", 1.05), ("RestJson", 1.15), ("TcpClient2", 1.2), ("HttpRequest", 1.3) }
                 .SelectMany(t => Enumerable.Range(1, 3).Select(r => Run(t.Item1, t.Item2 + r * 0.001, r, "Range"))),
         ];
-        ReportWriter.Write(folder, runs, new Dictionary<string, string>(),
+        IntegrationTasks.Exporters.ReportFiles.Write(folder, runs, new Dictionary<string, string>(),
             new ReportOptions { Encodings = new Dictionary<string, string> { ["GrpcClient"] = "Protobuf", ["RestJson"] = "JSON", ["TcpClient2"] = "XML", ["HttpRequest"] = "XML" } });
         var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
         var main = MarkdownTable.With(markdown, "Encoding");
         Assert.AreEqual(("Protobuf", "JSON", "XML", "–"), (main.Cell("GrpcClient", "Encoding"), main.Cell("RestJson", "Encoding"), main.Cell("HttpRequest", "Encoding"),
             main.Cell("PipelinedCopy", "Encoding")));
         // Each encoding by its cheapest transport: XML's is TcpClient2's 2.00, not HttpRequest's 3.00.
-        StringAssert.Contains(markdown, "What each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): Protobuf 0.50 (GrpcClient); JSON 1.50 (RestJson); XML 2.00 (TcpClient2).");
+        var encodings = MarkdownTable.Line(markdown, "What each encoding costs over PipelinedCopy");
+        foreach (var cheapest in new[] { "Protobuf 0.50 (GrpcClient)", "JSON 1.50 (RestJson)", "XML 2.00 (TcpClient2)" })
+            StringAssert.Contains(encodings, cheapest);
     }
 
     [TestMethod]
@@ -79,9 +78,10 @@ public sealed class ReferenceReportTests
                 Run("PipelinedCopy", 0.2 + r * 0.01, r) with { Records = 5_000 }, Run("SoapSmallRequests", 2.3 + r * 0.01, r) with { Records = 5_000 },
             }),
         ];
-        var lines = ReportHeadline.Lines(ReportWriter.Summarise(runs), [], [], []);
+        var lines = ReportHeadline.Lines(ReportContent.Summarise(runs), [], [], []);
         StringAssert.StartsWith(lines[0], "100,000 records: fastest transport TcpClient2,");
-        StringAssert.StartsWith(lines[1], "5,000 records (only one transport ran at this size): fastest transport SoapSmallRequests,");
+        StringAssert.StartsWith(lines[1], "5,000 records (only one transport ran at this size)");
+        StringAssert.Contains(lines[1], "fastest transport SoapSmallRequests,");
     }
 
     [TestMethod]
@@ -96,7 +96,7 @@ public sealed class ReferenceReportTests
                 Run("PipelinedCopyRange", 1.0 + r * 0.01, r, "Range"), Run("FileTransferRequest", 1.5 + r * 0.01, r, "Range"),
             }),
         ];
-        var rows = ReportWriter.Summarise(runs);
+        var rows = ReportContent.Summarise(runs);
         var file = rows.Single(r => r.Transport == "FileTransferRequest");
         Assert.AreEqual("PipelinedCopyRange", file.Reference, "against the reference that reads ranges too");
         Assert.AreEqual(1.52 / 1.02, file.RatioToPipelined!.Value, 1e-9);
@@ -111,17 +111,19 @@ public sealed class ReferenceReportTests
 
         Assert.AreEqual(("Range", "PipelinedCopyRange"), (rows.Single(r => r.Transport == "FileTransferRequest").ServerWork, rows.Single(r => r.Transport == "FileTransferRequest").Reference),
             "ranges, against the reference reading ranges");
-        var markdown = ReportWriter.Markdown(rows, new Dictionary<string, string>());
-        StringAssert.Contains(string.Join("\n", ReportHeadline.Lines(rows, [], [], [])), "fastest transport FileTransferRequest, 1.520 ±0.025 s, 1.49× PipelinedCopyRange");
+        var markdown = ReportContent.Markdown(rows, new Dictionary<string, string>());
+        var headline = string.Join("\n", ReportHeadline.Lines(rows, [], [], []));
+        StringAssert.Contains(headline, "fastest transport FileTransferRequest, 1.520 ±0.025 s");
+        StringAssert.Contains(headline, "1.49× PipelinedCopyRange");
 
         // Other database work than PipelinedCopy's: listed, never ranked (the default RunAll's summary called it fastest and PipelinedCopy
         // "slower" than it). The ranking starts at the fastest row that is ranked, and each row is compared with the ranked row above it.
         Assert.IsTrue(range.Unranked);
-        Assert.AreEqual("reads ranges, not ranked", ReportWriter.Verdict(range));
-        Assert.AreEqual("fastest", ReportWriter.Verdict(file));
+        Assert.AreEqual("reads ranges, not ranked", ReportContent.Verdict(range));
+        Assert.AreEqual("fastest", ReportContent.Verdict(file));
         Assert.IsFalse(file.Unranked);
         Assert.AreEqual((5.02 / 1.52 - 1) * 100, tcp.PercentSlowerThanFastest, 1e-9);
-        var ranked = ReportWriter.Ranked(rows).ToList();
+        var ranked = ReportContent.Ranked(rows).ToList();
         Assert.AreEqual("FileTransferRequest", ranked.Single(r => r.Fastest).Summary.Transport);
         var table = MarkdownTable.With(markdown, "Against the one above");
         Assert.AreEqual("reads ranges, not ranked", table.Row("PipelinedCopyRange")["Against the one above"]);
@@ -129,8 +131,8 @@ public sealed class ReferenceReportTests
         Assert.AreEqual("", table.Row("FileTransferRequest")["% slower"]);
 
         // In a run of ranges both references do the same work: PipelinedCopyRange is ranked like any row.
-        var rangeRun = ReportWriter.Summarise([.. runs.Select(r => r with { ServerWork = "Range" })]);
+        var rangeRun = ReportContent.Summarise([.. runs.Select(r => r with { ServerWork = "Range" })]);
         Assert.IsFalse(rangeRun.Any(r => r.Unranked));
-        Assert.AreEqual("fastest", ReportWriter.Verdict(rangeRun.Single(r => r.Transport == "PipelinedCopyRange")));
+        Assert.AreEqual("fastest", ReportContent.Verdict(rangeRun.Single(r => r.Transport == "PipelinedCopyRange")));
     }
 }

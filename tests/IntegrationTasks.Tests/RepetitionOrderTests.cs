@@ -1,6 +1,3 @@
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>RunAll's repetitions interleaved across transports (round r of every transport before r+1 of any), or by transport.</summary>
@@ -17,7 +14,7 @@ public sealed class RepetitionOrderTests
         using var artifacts = new TempDirectory("it-rounds-");
         var (exitCode, output) = SmallRunAll.Run(artifacts, "-p:ShuffleSeed=3", "-p:ReferenceEvery=1", "-p:Repetitions=3");
         Assert.AreEqual(0, exitCode, output);
-        StringAssert.Contains(output, "RunAll: the reference (PipelinedCopy) also runs after every 1 runs measured against it (ReferenceEvery)");
+        StringAssert.Contains(output, "the reference (PipelinedCopy) also runs after every 1 runs");
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         var measured = runs.Where(r => !r.Warmup).ToList();
         Assert.IsTrue(runs.All(r => r is { Verified: true, RoundSeed: 3 }), string.Join("\n", runs));
@@ -30,7 +27,9 @@ public sealed class RepetitionOrderTests
                 Assert.AreEqual("PipelinedCopy", measured[i + 1].Transport);
         StringAssert.Contains(output, "RunAll round 3 of 3, run 1 of ");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "(seed 3); PipelinedCopy also ran between the rounds' other runs (4 runs against 3 rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
+        var order = MarkdownTable.Bullet(markdown, "Repetition order");
+        StringAssert.Contains(order, "(seed 3)");
+        StringAssert.Contains(order, "(4 runs against 3 rounds, ReferenceEvery)");
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
         HostingTests.AssertNoProcessMentions(artifacts);
@@ -62,9 +61,10 @@ public sealed class RepetitionOrderTests
         Assert.IsGreaterThan(0.0, served.Sum(r => r.ServerCpuSeconds!.Value), "the servers worked during the transfers");
         StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(markdown, "- Repetition order: interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed 7)");
+        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "interleaved: ");
+        StringAssert.EndsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "(seed 7)");
         // The reference is as parallel as the most parallel transport (MaxInFlight 8, the web services' 8 connections), and says so.
-        StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 8 connections (ReferenceReaders;");
+        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Note (reference)"), "PipelinedCopy read on 8 connections");
         // Each row's encoding, from its transport's definition.
         var main = MarkdownTable.With(markdown, "Encoding");
         Assert.AreEqual(("XML", "–"), (main.Cell("TcpClient2", "Encoding"), main.Cell("PipelinedCopy", "Encoding")));
@@ -96,15 +96,16 @@ public sealed class RepetitionOrderTests
         CollectionAssert.AreEqual(new[] { true, true, false, false }, runs.Take(4).Select(r => r.Warmup).ToArray(), "two warm-ups, each run");
         Assert.IsTrue(runs.All(r => r.RoundSeed is null));
         markdown = File.ReadAllText(Path.Combine(byTransport, "results", "results.md"));
-        StringAssert.Contains(markdown, "- Repetition order: by transport: every repetition of one transport, then the next");
+        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "by transport: ");
         StringAssert.Contains(markdown, "- Warmup: 2 run(s) a transport before its measured ones");
-        StringAssert.Contains(markdown, "(mean of 2 runs after 2 warm-up runs, every run verified row by row)");
+        StringAssert.Contains(markdown, "(mean of 2 runs after 2 warm-up runs,");
         Assert.AreEqual("–", MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"]);
         Assert.DoesNotContain("## The machine's noise", markdown, "-p:Calibrate=false: no calibration");
         StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 2 connections");
 
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=Sometimes", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");
         Assert.AreNotEqual(0, exitCode);
-        StringAssert.Contains(output, "error IT1001: RepetitionOrder must be Interleaved or ByTransport (was 'Sometimes').");
+        StringAssert.Contains(output, "error IT1001: RepetitionOrder must be");
+        StringAssert.Contains(output, "(was 'Sometimes')");
     }
 }

@@ -1,5 +1,3 @@
-using IntegrationTasks.Results;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>One part of the report as blocks, rendered by each format: the HTML is made from the blocks, never from the Markdown.</summary>

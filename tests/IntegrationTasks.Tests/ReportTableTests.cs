@@ -1,6 +1,3 @@
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A report column is declared once: its value, and the same column in the Markdown, CSV and HTML tables.</summary>
@@ -19,8 +16,8 @@ public sealed class ReportTableTests
     [TestMethod]
     public void A_column_gives_one_value_to_every_writer()
     {
-        var summaries = ReportWriter.Summarise([Run("TcpClient2", 1.0, 1), Run("TcpClient2", 1.2, 2), Run("PipelinedCopy", 0.5, 1), Run("PipelinedCopy", 0.5, 2)]);
-        var rows = ReportWriter.Ranked(summaries).ToList();
+        var summaries = ReportContent.Summarise([Run("TcpClient2", 1.0, 1), Run("TcpClient2", 1.2, 2), Run("PipelinedCopy", 0.5, 1), Run("PipelinedCopy", 0.5, 2)]);
+        var rows = ReportContent.Ranked(summaries).ToList();
         var tcp = rows.Single(r => r.Summary.Transport == "TcpClient2");
         Assert.AreEqual("1.100", Value(ReportColumns.Summary, "meanSeconds", tcp));
         Assert.AreEqual("2.20", Value(ReportColumns.Summary, "ratioToPipelinedCopy", tcp));
@@ -35,7 +32,7 @@ public sealed class ReportTableTests
         var html = ReportTable.Html(ReportColumns.SummaryAtAGlance, rows);
         Assert.AreEqual(ReportColumns.SummaryAtAGlance.Count, html.Split("<th>").Length - 1);
         StringAssert.Contains(html, "<th>Overhead µs/record</th>", "the narrow page's header");
-        var csv = ReportWriter.Csv([Run("TcpClient2", 1.0, 1)], [new FailedEntry("GrpcClient", 1000, "IT3003", "no \"server\"")]).Split('\n');
+        var csv = ReportContent.Csv([Run("TcpClient2", 1.0, 1)], [new FailedEntry("GrpcClient", 1000, "IT3003", "no \"server\"")]).Split('\n');
         CollectionAssert.AreEqual(ReportColumns.Csv.Select(c => c.Id).ToArray(), csv[0].Split(','));
         Assert.AreEqual("1", csv[1].Split(',')[Index("repetition")]);
         var failed = csv[2].Split(',');

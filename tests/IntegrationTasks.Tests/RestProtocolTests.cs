@@ -1,6 +1,4 @@
 using System.Text.Json;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Rest;
 
 namespace IntegrationTasks.Tests;

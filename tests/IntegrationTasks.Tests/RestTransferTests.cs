@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text.Json;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Rest;
 
 namespace IntegrationTasks.Tests;

@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>
@@ -95,7 +92,8 @@ public sealed class ResumingTransferTests
             return Task.FromException(Break());
         }, CancellationToken.None));
         Assert.AreEqual(ErrorCodes.ConnectionLost, e.Code);
-        StringAssert.StartsWith(e.Message, "The connection to the server broke with 3 of 5 batches not committed: reset by peer");
+        StringAssert.Contains(e.Message, "3 of 5 batches not committed");
+        StringAssert.Contains(e.Message, "reset by peer");
         Assert.AreEqual(0, loop.Reconnects);
     }
 

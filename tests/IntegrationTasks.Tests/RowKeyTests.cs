@@ -1,7 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Results;
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A report row is keyed by what its runs are (fields); its label is made from the key, never read back.</summary>
@@ -35,7 +31,7 @@ public sealed class RowKeyTests
     {
         // A transport whose name looks like a label, or like the peer's, is what its recorded kind says.
         var odd = Run("Peer: my (own) transport", clients: 2, kind: RunKind.Transport);
-        var rows = ReportWriter.Summarise([odd, Run("PipelinedCopy", clients: 2, kind: RunKind.Reference)]);
+        var rows = ReportContent.Summarise([odd, Run("PipelinedCopy", clients: 2, kind: RunKind.Reference)]);
         var row = rows.Single(r => r.Key.Transport == "Peer: my (own) transport");
         Assert.AreEqual((RunKind.Transport, 2, false), (row.Key.Kind, row.Key.Clients, row.IsPeer));
         Assert.AreEqual("PipelinedCopy", row.Reference);

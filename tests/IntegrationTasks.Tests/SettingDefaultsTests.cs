@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Tests;
 

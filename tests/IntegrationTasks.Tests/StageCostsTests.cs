@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The StageCosts lab: each stage of the per-record path measured alone, and recorded in the report.</summary>
@@ -36,8 +33,8 @@ public sealed class StageCostsTests
         var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(1000, CancellationToken.None);
         Assert.IsTrue(report.Success, report.Describe());
         var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown;
-        StringAssert.Contains(markdown, $"## StageCosts: each stage of the per-record path alone ({provider}, 1,000 records in batches of 500");
-        StringAssert.Contains(markdown, $"Timed after {run.WarmUpBatches:N0} batches through every stage untimed");
+        StringAssert.Contains(MarkdownTable.Line(markdown, "## StageCosts: "), $"({provider}, 1,000 records in batches of 500");
+        StringAssert.Contains(markdown, $"Timed after {run.WarmUpBatches:N0} batches");
         Assert.IsTrue(MarkdownTable.With(markdown, "Bytes allocated / record").HasRow(IntegrationTasks.Labs.StageCosts.XmlIn));
         Assert.IsTrue(MarkdownTable.With(markdown, "Bytes allocated / record").HasRow(IntegrationTasks.Labs.StageCosts.JsonTokens));
         // The encodings side by side, each read back equal (the lab checks it): protobuf the smallest.

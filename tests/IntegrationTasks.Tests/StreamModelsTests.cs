@@ -1,8 +1,5 @@
 using System.Buffers.Binary;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
-using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;

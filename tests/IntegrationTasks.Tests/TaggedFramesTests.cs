@@ -1,7 +1,5 @@
 using System.Net;
 using System.Net.Sockets;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Tcp;
 using IntegrationTasks.Wire;
 

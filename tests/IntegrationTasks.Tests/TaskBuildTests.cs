@@ -64,7 +64,7 @@ public sealed class TaskBuildTests
         // No DLL yet: built, and said so.
         var output = Ensure(root);
         Assert.AreEqual(1, Builds(), output);
-        StringAssert.Contains(output, "Building the task assemblies (Release) first: they are missing or older than their sources.");
+        StringAssert.Contains(output, "Building the task assemblies (Release) first");
         StringAssert.Contains(output, "Task assemblies built (Release).");
         Assert.DoesNotContain("Build succeeded", output[output.IndexOf("Building the task", StringComparison.Ordinal)..], "the inner build's summary read as the end of the run");
         var stamp = Path.Combine(host, "bin", "Release", "net10.0", "tasks-built.stamp");

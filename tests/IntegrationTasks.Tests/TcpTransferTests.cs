@@ -2,8 +2,6 @@ using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
 using IntegrationTasks.Tcp;
 using IntegrationTasks.Wire;

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Transfer;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Transfer;
 using IntegrationTasks.Wcf;
 
 namespace IntegrationTasks.Tests;

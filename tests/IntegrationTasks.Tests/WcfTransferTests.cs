@@ -1,8 +1,6 @@
 using System.Net.Sockets;
 using System.Text;
 using System.Xml.Linq;
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Wcf;
 using IntegrationTasks.Wcf.NetTcp;
 
@@ -161,7 +159,8 @@ public sealed class WcfTransferTests
         var entity = await PostRawAsync(http, server.Url, "GetRecord",
             "<?xml version=\"1.0\"?><!DOCTYPE s:Envelope [<!ENTITY five \"5\">]>" + Envelope + "<id>&five;</id></GetRecord></s:Body></s:Envelope>");
         Assert.AreEqual(System.Net.HttpStatusCode.InternalServerError, entity.Status, entity.Body);
-        StringAssert.Contains(entity.Body, "IT2001: The request carries a document type declaration (DTD); DTDs are refused, never processed.");
+        StringAssert.Contains(entity.Body, "IT2001: ");
+        StringAssert.Contains(entity.Body, "document type declaration (DTD)");
         Assert.DoesNotContain("<Id>5</Id>", entity.Body);
 
         // A "billion laughs" took 0.5-0.85 s of server CPU before its refusal; it is now refused from its prolog.
@@ -170,7 +169,8 @@ public sealed class WcfTransferTests
             laughs.Append($"<!ENTITY lol{level} \"{string.Concat(Enumerable.Repeat(level == 1 ? "&lol;" : $"&lol{level - 1};", 10))}\">");
         laughs.Append("]>").Append(Envelope).Append("<id>&lol9;</id></GetRecord></s:Body></s:Envelope>");
         var billion = await PostRawAsync(http, server.Url, "GetRecord", laughs.ToString());
-        StringAssert.Contains(billion.Body, "IT2001: The request carries a document type declaration (DTD)");
+        StringAssert.Contains(billion.Body, "IT2001: ");
+        StringAssert.Contains(billion.Body, "document type declaration (DTD)");
 
         // SOAP 1.2 got "IT3005 ... Parameter count mismatch"; by its content type or by its envelope's namespace it is told what is served.
         using (var request = new HttpRequestMessage(HttpMethod.Post, server.Url)

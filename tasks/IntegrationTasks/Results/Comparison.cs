@@ -26,10 +26,10 @@ public sealed record ComparisonRow(string Transport, int Records, Summary Before
         && Welch.PValue(before, after) is var p && !double.IsNaN(p) ? p : null;
 
     /// <summary>The ratio moved by more than its rounds' scatter explains.</summary>
-    public bool RatioMovedSignificantly => RatioChangePValue < ReportWriter.SignificanceLevel;
+    public bool RatioMovedSignificantly => RatioChangePValue < ReportContent.SignificanceLevel;
 
     /// <summary>Nothing is called different on fewer than <see cref="Summary.MinimumForInterval"/> runs a side.</summary>
-    public bool Significant => Before.HasInterval && After.HasInterval && !double.IsNaN(PValue) && PValue < ReportWriter.SignificanceLevel;
+    public bool Significant => Before.HasInterval && After.HasInterval && !double.IsNaN(PValue) && PValue < ReportContent.SignificanceLevel;
 
     public bool RegressesBeyond(double thresholdPercent) => Significant && ChangePercent > thresholdPercent;
 }
@@ -59,9 +59,9 @@ public static class Comparison
 
     public static List<ComparisonRow> Compare(ResultsFile before, ResultsFile after)
     {
-        var old = ReportWriter.Summarise(before.Measurements).ToDictionary(s => (s.Transport, s.Records));
+        var old = ReportContent.Summarise(before.Measurements).ToDictionary(s => (s.Transport, s.Records));
         var rows = new List<ComparisonRow>();
-        foreach (var now in ReportWriter.Summarise(after.Measurements))
+        foreach (var now in ReportContent.Summarise(after.Measurements))
         {
             if (!old.TryGetValue((now.Transport, now.Records), out var then))
                 continue;
@@ -97,7 +97,7 @@ public static class Comparison
         new("ratioAfter", "× PipelinedCopy after", r => ReportTable.Cell(r.RatioAfter, "F3")),
         new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? SignedPercent(c) : "–"),
         new("ratioChangeP", "Ratio moved beyond its rounds' scatter", r => r.RatioChangePValue is { } p
-            ? string.Create(CultureInfo.InvariantCulture, $"{(p < ReportWriter.SignificanceLevel ? "yes" : "no")} (p={p:0.###})") : "–", Numeric: false),
+            ? string.Create(CultureInfo.InvariantCulture, $"{(p < ReportContent.SignificanceLevel ? "yes" : "no")} (p={p:0.###})") : "–", Numeric: false),
         new("verdict", "Verdict", r => !r.Significant ? "no significant change"
             : r.RegressesBeyond(thresholdPercent) ? string.Create(CultureInfo.InvariantCulture, $"**regression** (over {thresholdPercent}%)")
             : r.ChangePercent > 0 ? "slower, within the threshold" : "faster", Numeric: false),
@@ -120,7 +120,7 @@ public static class Comparison
         if (tested.Count > 0)
         {
             var moved = tested.Where(r => r.RatioMovedSignificantly).Select(r => r.Transport).ToList();
-            md.Append(string.Create(CultureInfo.InvariantCulture, $"Judged against the scatter of each run's rounds (Welch, p < {ReportWriter.SignificanceLevel}): "))
+            md.Append(string.Create(CultureInfo.InvariantCulture, $"Judged against the scatter of each run's rounds (Welch, p < {ReportContent.SignificanceLevel}): "))
                 .Append(moved.Count == 0
                     ? $"none of the {tested.Count} paired ratios moved beyond what its rounds vary by.\n"
                     : $"{moved.Count} of {tested.Count} paired ratios moved ({string.Join(", ", moved)}); the others within what their rounds vary by.\n");

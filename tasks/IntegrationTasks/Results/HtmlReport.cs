@@ -52,7 +52,7 @@ public static class HtmlReport
         foreach (var size in summaries.GroupBy(s => s.Records))
         {
             var rows = size.ToList();
-            html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportWriter.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
+            html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportContent.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
             html.Append(MainTable(size.Key, rows));
             html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
@@ -112,7 +112,7 @@ public static class HtmlReport
     /// <summary>The few columns a reader looks at first (the rest are under "All figures"): it fits a 1,280-pixel page.</summary>
     private static string MainTable(int records, IReadOnlyList<TransportSummary> rows)
     {
-        return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportWriter.Ranked(rows), string.Create(Invariant, $" id=\"summary-{records}\" class=\"summary\""));
+        return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportContent.Ranked(rows), string.Create(Invariant, $" id=\"summary-{records}\" class=\"summary\""));
     }
 
     /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>

@@ -87,7 +87,7 @@ public static class LoadReport
     {
         var (clients, records) = (runs[0].Clients, runs[0].Records);
         var seconds = Summary.Of(runs.Select(r => r.ElapsedSeconds).ToList());
-        var pipelined = all.Where(m => m.Transport == ReportWriter.Pipelined && m.Clients == clients && m.Records == records && m.Rate is null)
+        var pipelined = all.Where(m => m.Transport == ReportContent.Pipelined && m.Clients == clients && m.Records == records && m.Rate is null)
             .Select(m => m.ElapsedSeconds).ToList();
         var serverCpu = runs.Where(r => r.ServerCpuSeconds is not null).ToList();
         return new LoadPoint(clients, records, seconds, LatencySummary.Merge(runs.Select(r => r.BatchLatency)), LatencySummary.Merge(runs.Select(r => r.ReplyLatency)))
@@ -104,7 +104,7 @@ public static class LoadReport
             Reconnects = runs.Sum(r => r.Reconnects ?? 0),
             ClientLockShare = runs.All(r => r.ClientLockWaitSeconds is not null)
                 ? runs.Average(r => r.ClientLockWaitSeconds!.Value / (r.ElapsedSeconds * r.Clients)) : null,
-            RatioToPipelined = pipelined.Count > 0 && runs[0].Transport != ReportWriter.Pipelined ? seconds.Mean / pipelined.Average() : null,
+            RatioToPipelined = pipelined.Count > 0 && runs[0].Transport != ReportContent.Pipelined ? seconds.Mean / pipelined.Average() : null,
         };
     }
 

@@ -274,16 +274,15 @@ public static class MachineNoise
     /// a RunAll, and the terminal's summary repeats them); null when the machine was quiet enough.
     /// </summary>
     public static string? BuildWarning(IReadOnlyList<NoiseReading> readings) => Warnings(readings) is { Count: > 0 } warnings
-        ? $"The machine was noisy during this RunAll: {string.Join("; ", warnings)}; compare the transports' intervals with it."
+        ? $"The machine was noisy during this RunAll: {NoiseWarning.Describe(warnings)}; compare the transports' intervals with it."
         : null;
 
-    /// <summary>What made the machine noisy during the run, in words; empty when it was quiet enough.</summary>
-    public static List<string> Warnings(IReadOnlyList<NoiseReading> readings)
+    /// <summary>What made the machine noisy during the run; empty when it was quiet enough.</summary>
+    public static List<NoiseWarning> Warnings(IReadOnlyList<NoiseReading> readings)
     {
-        var warnings = new List<string>();
+        var warnings = new List<NoiseWarning>();
         foreach (var reading in readings.Where(r => r.SpreadPercent > NoisyPercentOf(r)))
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"the {reading.Loop.ToLowerInvariant()} {Phase(reading.Phase)} varied by {reading.SpreadPercent:F1} % (more than {NoisyPercentOf(reading):F0} %)"));
+            warnings.Add(new NoiseWarning(reading.Loop, reading.Phase, reading.SpreadPercent, NoisyPercentOf(reading)));
         foreach (var loop in readings.GroupBy(r => r.Loop))
         {
             if (loop.FirstOrDefault(r => r.Phase == "Before") is not { } before || loop.LastOrDefault(r => r.Phase == "After") is not { } after
@@ -291,13 +290,27 @@ public static class MachineNoise
                 continue;
             var change = (after.MeanMs / before.MeanMs - 1) * 100;
             if (Math.Abs(change) > limit)
-                warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                    $"the {loop.Key.ToLowerInvariant()} ran {Math.Abs(change):F0} % {(change > 0 ? "slower" : "faster")} after the run than before it (more than {limit:F0} %)"));
+                warnings.Add(new NoiseWarning(loop.Key, Phase: null, change, limit));
         }
         return warnings;
     }
+}
 
-    private static string Phase(string phase) => phase == "Before" ? "before the run" : "after the run";
+/// <summary>
+/// One reason the machine was noisy: a loop's spread within one reading (<paramref name="Phase"/> Before or After) above its
+/// threshold, or, with no phase, its mean moving between before and after by more than its limit (a positive percent: slower after).
+/// </summary>
+public sealed record NoiseWarning(string Loop, string? Phase, double Percent, double LimitPercent)
+{
+    public bool IsDrift => Phase is null;
+
+    public string Describe() => IsDrift
+        ? string.Create(CultureInfo.InvariantCulture,
+            $"the {Loop.ToLowerInvariant()} ran {Math.Abs(Percent):F0} % {(Percent > 0 ? "slower" : "faster")} after the run than before it (more than {LimitPercent:F0} %)")
+        : string.Create(CultureInfo.InvariantCulture,
+            $"the {Loop.ToLowerInvariant()} {(Phase == "Before" ? "before the run" : "after the run")} varied by {Percent:F1} % (more than {LimitPercent:F0} %)");
+
+    public static string Describe(IEnumerable<NoiseWarning> warnings) => string.Join("; ", warnings.Select(w => w.Describe()));
 }
 
 /// <summary>RunAll's calibration before its first transport (Phase=Before) and after its last (Phase=After): see <see cref="MachineNoise"/>.</summary>
@@ -394,7 +407,7 @@ public static class NoiseReport
             md.Append(string.Create(Invariant, $"\nOn PostgreSQL each lookup of the database loop is a round trip to a backend process, and where the scheduler puts the two decides its speed: measured with nothing else running (eight RunAlls, each on a fresh server), it varied by 10–23 % within a reading and took 67–122 ms a chunk from one reading to the next. Its spread is judged at {MachineNoise.NoisyRoundTripPercent:F0} %, its drift not at all.\n"));
         md.Append(warnings.Count == 0
             ? string.Create(Invariant, $"\nQuiet enough: no loop varied by more than its threshold ({Thresholds(readings)}) or moved by more than {MachineNoise.DriftPercent:F0} % between before and after (the write loop {MachineNoise.WriteDriftPercent:F0} %).\n")
-            : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {string.Join("; ", warnings)}. Read small differences between transports with care.\n");
+            : $"\n**Warning ({ErrorCodes.MachineNoisy}): the machine was noisy during this run** — {NoiseWarning.Describe(warnings)}. Read small differences between transports with care.\n");
         return md.ToString();
     }
 

@@ -96,13 +96,13 @@ public static class ReportColumns
     public static readonly IReadOnlyList<ReportColumn<RankedSummary>> Summary =
     [
         new("transport", "Method", r => r.Summary.Transport, Numeric: false),
-        new("serverReads", "Server reads", r => ReportWriter.ServerWorkLabel(r.Summary.ServerWork), Numeric: false),
+        new("serverReads", "Server reads", r => ReportContent.ServerWorkLabel(r.Summary.ServerWork), Numeric: false),
         new("encoding", "Encoding", r => r.Summary.Encoding ?? "–", Numeric: false),
         new("meanSeconds", "Mean (s)", r => r.Summary.Seconds.Mean.ToString("F3", Invariant)),
         new("ci95Seconds", "±95% CI (s)", r => r.Summary.Seconds.IntervalCell()),
         new("percentSlower", "% slower", r => r.Fastest ? "" : r.Summary.Unranked ? "–" : r.Summary.PercentSlowerThanFastest.ToString("F2", Invariant)),
         new("secondsBehind", "Difference (s)", r => r.Fastest ? "" : r.Summary.Unranked ? "–" : r.Summary.SecondsBehindFastest.ToString("F3", Invariant)),
-        new("againstAbove", "Against the one above", r => ReportWriter.Verdict(r.Summary), Numeric: false),
+        new("againstAbove", "Against the one above", r => ReportContent.Verdict(r.Summary), Numeric: false),
         new("medianSeconds", "Median (s)", r => r.Summary.Seconds.Median.ToString("F3", Invariant)),
         new("stdDevSeconds", "Std dev (s)", r => r.Summary.Seconds.StdDev.ToString("F3", Invariant)),
         new("minSeconds", "Min (s)", r => r.Summary.Seconds.Min.ToString("F3", Invariant)),

@@ -47,8 +47,8 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     /// <summary>A transport's kind by its name: for runs recorded before they carried their kind.</summary>
     public static RunKind KindOf(string transport) => transport switch
     {
-        ReportWriter.Baseline => RunKind.Baseline,
-        ReportWriter.Pipelined or ReportWriter.PipelinedRange => RunKind.Reference,
+        ReportContent.Baseline => RunKind.Baseline,
+        ReportContent.Pipelined or ReportContent.PipelinedRange => RunKind.Reference,
         _ when transport.StartsWith("Peer: ", StringComparison.Ordinal) => RunKind.Peer,
         _ => RunKind.Transport,
     };

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Records what the server logs, so tests can see its coded warnings.</summary>

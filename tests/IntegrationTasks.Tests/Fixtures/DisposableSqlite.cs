@@ -1,4 +1,3 @@
-
 namespace IntegrationTasks.Tests;
 
 internal sealed class DisposableSqlite : IDisposable

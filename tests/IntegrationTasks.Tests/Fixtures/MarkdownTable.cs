@@ -15,6 +15,16 @@ internal sealed partial class MarkdownTable
     public IReadOnlyList<IReadOnlyList<string>> Rows { get; }
 
     /// <summary>Every table in the text, in order (a run of lines starting with "|": header, separator, rows).</summary>
+    /// <summary>The value of the report's bullet "- <paramref name="name"/>: value" (the first such line).</summary>
+    public static string Bullet(string markdown, string name) =>
+        markdown.Split('\n').Select(l => l.TrimEnd('\r')).FirstOrDefault(l => l.StartsWith($"- {name}: ", StringComparison.Ordinal))?[(name.Length + 4)..]
+        ?? throw new AssertFailedException($"No bullet '- {name}: ' in:\n{markdown}");
+
+    /// <summary>The first line that starts with <paramref name="start"/>: a heading, a bullet, a sentence.</summary>
+    public static string Line(string text, string start) =>
+        text.Split('\n').Select(l => l.TrimEnd('\r')).FirstOrDefault(l => l.StartsWith(start, StringComparison.Ordinal))
+        ?? throw new AssertFailedException($"No line starting '{start}' in:\n{text}");
+
     public static List<MarkdownTable> All(string markdown)
     {
         var tables = new List<MarkdownTable>();

@@ -1,5 +1,4 @@
 using System.Net;
-using IntegrationTasks.Common;
 using IntegrationTasks.Network;
 
 namespace IntegrationTasks.Tests;

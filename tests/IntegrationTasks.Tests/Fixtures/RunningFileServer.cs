@@ -1,4 +1,3 @@
-using IntegrationTasks.Data;
 using IntegrationTasks.Files;
 
 namespace IntegrationTasks.Tests;

@@ -1,5 +1,3 @@
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A server task of the host process (HttpServer, SoapServer) running until disposed.</summary>

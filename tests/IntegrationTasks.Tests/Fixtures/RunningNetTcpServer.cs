@@ -1,4 +1,3 @@
-using IntegrationTasks.Data;
 using IntegrationTasks.Wcf;
 using IntegrationTasks.Wcf.NetTcp;
 

@@ -1,4 +1,3 @@
-using IntegrationTasks.Data;
 using IntegrationTasks.Queues;
 
 namespace IntegrationTasks.Tests;

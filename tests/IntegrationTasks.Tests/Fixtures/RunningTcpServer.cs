@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.Tests;

@@ -1,5 +1,3 @@
-using IntegrationTasks.Transfer;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The server a web-service or Kestrel transport calls (net.tcp in the test process, the others as host modules), and its clients.</summary>

@@ -1,4 +1,3 @@
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A directory of its own for one test, removed with everything in it when the test ends (`using var`).</summary>

@@ -1,4 +1,3 @@
-using IntegrationTasks.Data;
 using Npgsql;
 
 namespace IntegrationTasks.Tests;

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 
@@ -37,10 +36,10 @@ public sealed record TransportSummary(
     /// The reference the ratios and overhead are against: PipelinedCopy, or PipelinedCopyRange for a transport whose server reads
     /// ranges in a run whose reference reads per ID (the same database work, no transport).
     /// </summary>
-    public string Reference { get; init; } = ReportWriter.Pipelined;
+    public string Reference { get; init; } = ReportContent.Pipelined;
 
     /// <summary>
-    /// Each run's ratio to the PipelinedCopy run nearest to it in time in an interleaved RunAll (<see cref="ReportWriter.Pairs"/>), over
+    /// Each run's ratio to the PipelinedCopy run nearest to it in time in an interleaved RunAll (<see cref="ReportContent.Pairs"/>), over
     /// the runs: mean and 95% interval. Null when the runs were not interleaved.
     /// </summary>
     public Summary? PairedRatioToPipelined { get; init; }
@@ -177,8 +176,8 @@ public sealed record ReportOptions
     public bool Diagnostics { get; init; }
 }
 
-/// <summary>Writes results.json (raw and summarised), results.csv (raw) and results.md (the series' table form).</summary>
-public static class ReportWriter
+/// <summary>The summaries of the runs (<see cref="Summarise"/>) and the report's tables and sections, which the exporters render.</summary>
+public static class ReportContent
 {
     public const string Baseline = "DirectCopy";
 
@@ -328,55 +327,6 @@ public static class ReportWriter
         < SignificanceLevel => string.Create(Invariant, $"slower (p={p:0.###})"),
         _ => string.Create(Invariant, $"indistinguishable (p={p:0.##})"),
     };
-
-    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
-        ReportOptions? options = null)
-    {
-        options ??= new ReportOptions();
-        var (notRun, series, failed, noise, encodings) = (options.NotRun, options.Series, options.Failed, options.Noise, options.Encodings);
-        Directory.CreateDirectory(directory);
-        // Runs that failed (cleanly) under an injected fault are only in the fault table and the raw files, never in a statistic.
-        var measurements = allRuns.Where(m => m.Completed).ToList();
-        var faults = FaultTable.Rows(allRuns);
-        var summaries = Summarise(measurements)
-            .Select(s => encodings.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
-        var loadCurves = LoadReport.Curves(measurements);
-        var json = Path.Combine(directory, "results.json");
-        var csv = Path.Combine(directory, "results.csv");
-        var markdown = Path.Combine(directory, "results.md");
-        File.WriteAllText(json, JsonSerializer.Serialize(new { environment, summaries, failed, notRun, faults, noise, measurements = allRuns },
-            new JsonSerializerOptions(MeasurementLog.Json) { WriteIndented = true }));
-        File.WriteAllText(csv, Csv(allRuns, failed, notRun));
-        var labs = ReportSections.In(directory);
-        var headline = ReportHeadline.Lines(summaries, failed, notRun, faults);
-        // The findings first, before the environment and the tables; results.md and report.html's figures are the same blocks.
-        var document = new ReportDocument().AddHeading(1, Title);
-        if (headline.Count > 0)
-            document.AddHeading(2, "Findings").AddBullets(headline);
-        // Each part made once; the page leaves out the not-run table, which has a section of its own there.
-        var (tables, seriesSection, sweeps) = measurements.Count > 0
-            ? (Tables(summaries, environment), SeriesSection(summaries, series), Scaling.Section(Labelled(measurements)).Append(BatchSweepSection(measurements)))
-            : (new ReportDocument(), new ReportDocument(), new ReportDocument());
-        var markdownText = "";
-        if (measurements.Count > 0)
-        {
-            markdownText = document.AddBullets(environment.Select(e => $"{e.Key}: {e.Value}"))
-                               .Append(tables).Append(NotRunSection(notRun)).Append(seriesSection).Append(sweeps).Markdown()
-                           + LatencySweepReport.Markdown(LatencySweepReport.Curves(measurements)) + LoadReport.Markdown(loadCurves, Environment.ProcessorCount)
-                           + FaultTable.Markdown(faults) + NoiseReport.Markdown(noise, summaries, measurements, options.Diagnostics);
-        }
-        else
-            markdownText = document.Markdown();
-        markdownText += FailedSection(failed).Markdown(before: markdownText) + string.Concat(labs.Select(l => l.Markdown));
-        File.WriteAllText(markdown, markdownText);
-        var html = Path.Combine(directory, "report.html");
-        File.WriteAllText(html, HtmlReport.Render(summaries, environment, notRun, new ReportDocument().Append(tables).Append(seriesSection).Append(sweeps), Sweeps(measurements),
-            LatencySweepReport.Html(LatencySweepReport.Curves(measurements)) + LoadReport.Html(loadCurves, Environment.ProcessorCount) + FaultTable.Html(faults) + NoiseReport.Html(noise) + string.Concat(labs.Select(l => l.Html)), failed, headline));
-        // Kept under a dated name as well, so a later run can be compared with this one (-t:Compare).
-        var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
-        File.Copy(json, dated, overwrite: true);
-        return [json, csv, markdown, html, dated];
-    }
 
     /// <summary>How long a batch waited, per transport: the percentiles of every measured run's batches, their histograms added.</summary>
     public static string BatchLatencyTable(IReadOnlyList<TransportSummary> rows) => BatchLatencySection(rows).Markdown(before: "\n");

@@ -1,10 +1,11 @@
 using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
+using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Exporters;
 
-/// <summary>Summarises the results log into JSON, CSV and Markdown, and prints the summary.</summary>
+/// <summary>Reads the results log and writes the report through every exporter (<see cref="ReportFiles"/>), and prints its summary.</summary>
 public sealed class WriteReport : IntegrationTask
 {
     [Required] public string ResultsFile { get; set; } = "";
@@ -111,14 +112,14 @@ public sealed class WriteReport : IntegrationTask
             environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
         if (measurements.Count > 0)
             environment["ServerWork"] = string.Join(", ", measurements.GroupBy(m => m.ServerReads)
-                .Select(g => $"{g.Key} ({ReportWriter.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
+                .Select(g => $"{g.Key} ({ReportContent.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);
         var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
-        Files = [.. ReportWriter.Write(OutputDirectory, measurements, environment,
+        Files = [.. ReportFiles.Write(OutputDirectory, measurements, environment,
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics })];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
@@ -126,7 +127,7 @@ public sealed class WriteReport : IntegrationTask
         var completed = measurements.Where(m => m.Completed).ToList();
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
             completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
-            ReportWriter.ConsoleSummary(ReportWriter.Summarise(completed)) + ReportWriter.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
+            ReportContent.ConsoleSummary(ReportContent.Summarise(completed)) + ReportContent.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
         if (environment.TryGetValue("StopAtPrecision", out var judged))
             Log.LogMessage(MessageImportance.High, "StopAtPrecision: {0}.", judged);
         foreach (var entry in failed)

@@ -1,0 +1,29 @@
+using IntegrationTasks.Results;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Exporters;
+
+/// <summary>Writes the report: the model made once from the runs, then each exporter's file, and results.json again under a dated name.</summary>
+public static class ReportFiles
+{
+    public static IReadOnlyList<IReportExporter> Exporters { get; } = [new JsonExporter(), new CsvExporter(), new MarkdownExporter(), new HtmlExporter()];
+
+    /// <returns>The files written: each exporter's, then the dated copy of results.json (kept so a later run can be compared with it, -t:Compare).</returns>
+    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
+        ReportOptions? options = null)
+    {
+        Directory.CreateDirectory(directory);
+        var model = ReportModel.Of(allRuns, environment, options ?? new ReportOptions(), ReportSections.In(directory));
+        var files = new List<string>();
+        foreach (var exporter in Exporters)
+        {
+            var file = Path.Combine(directory, exporter.FileName);
+            File.WriteAllText(file, exporter.Render(model));
+            files.Add(file);
+        }
+        var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
+        File.Copy(files[0], dated, overwrite: true);
+        files.Add(dated);
+        return files;
+    }
+}

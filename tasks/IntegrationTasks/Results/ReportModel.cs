@@ -1,0 +1,46 @@
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// The report's one model: the statistics, the headline, the tables, the curves and the sections, each computed once from the runs.
+/// Every exporter (JSON, CSV, Markdown, HTML) renders this; none computes a figure of its own.
+/// </summary>
+/// <param name="AllRuns">Every run recorded, those that failed cleanly under an injected fault included.</param>
+/// <param name="Measurements">The runs that completed: the only ones in a statistic.</param>
+/// <param name="Labs">The labs' sections found beside the results, as Markdown and HTML.</param>
+public sealed record ReportModel(
+    IReadOnlyDictionary<string, string> Environment,
+    IReadOnlyList<Measurement> AllRuns,
+    IReadOnlyList<Measurement> Measurements,
+    IReadOnlyList<TransportSummary> Summaries,
+    IReadOnlyList<string> Headline,
+    IReadOnlyList<FailedEntry> Failed,
+    IReadOnlyList<NotRunEntry> NotRun,
+    IReadOnlyList<FaultRow> Faults,
+    IReadOnlyList<NoiseReading> Noise,
+    ReportDocument Tables,
+    ReportDocument SeriesSection,
+    ReportDocument Sweeps,
+    IReadOnlyList<HtmlReport.Sweep> BatchSweeps,
+    IReadOnlyList<LatencyCurve> LatencyCurves,
+    IReadOnlyList<LoadCurve> LoadCurves,
+    IReadOnlyList<(string Markdown, string Html)> Labs,
+    bool Diagnostics)
+{
+    public static ReportModel Of(IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment, ReportOptions options,
+        IReadOnlyList<(string Markdown, string Html)> labs)
+    {
+        var measurements = allRuns.Where(m => m.Completed).ToList();
+        var summaries = ReportContent.Summarise(measurements)
+            .Select(s => options.Encodings.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
+        var faults = FaultTable.Rows(allRuns);
+        var (tables, series, sweeps) = measurements.Count > 0
+            ? (ReportContent.Tables(summaries, environment), ReportContent.SeriesSection(summaries, options.Series),
+                Scaling.Section(ReportContent.Labelled(measurements)).Append(ReportContent.BatchSweepSection(measurements)))
+            : (new ReportDocument(), new ReportDocument(), new ReportDocument());
+        return new ReportModel(environment, allRuns, measurements, summaries, ReportHeadline.Lines(summaries, options.Failed, options.NotRun, faults),
+            options.Failed, options.NotRun, faults, options.Noise, tables, series, sweeps, ReportContent.Sweeps(measurements),
+            LatencySweepReport.Curves(measurements), LoadReport.Curves(measurements), labs, options.Diagnostics);
+    }
+}
