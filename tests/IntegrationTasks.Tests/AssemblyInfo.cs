@@ -1,3 +1,5 @@
-// Unit tests (TestCategory "Unit") run in parallel, class by class. End-to-end tests share the suite's PostgreSQL
-// cluster and broker, and start processes and servers: they are marked [DoNotParallelize] and run one at a time.
-[assembly: Microsoft.VisualStudio.TestTools.UnitTesting.Parallelize(Scope = Microsoft.VisualStudio.TestTools.UnitTesting.ExecutionScope.ClassLevel)]
+// Test classes run two at a time, each class's tests in order. Every test build gets ports of its own (TestBuild) and artifacts of
+// its own. Classes marked [DoNotParallelize] run alone after the others: those that share the suite's broker queues
+// (ManyClientsTests), assert process-wide counts (the thread pool's reservations, open connections) or hold a client to timeouts
+// of a second or two that a busy core could miss (Tcp, Http, Wcf, the relay, server stats).
+[assembly: Microsoft.VisualStudio.TestTools.UnitTesting.Parallelize(Workers = 2, Scope = Microsoft.VisualStudio.TestTools.UnitTesting.ExecutionScope.ClassLevel)]

@@ -109,7 +109,7 @@ public sealed class BaselineTests
         Assert.IsTrue(runs.Where(r => r.Transport == "PipelinedCopy").All(r => r.ServerReads == "PerRecord"));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         var rangeNote = MarkdownTable.Line(markdown, "FileTransferRequest: its server reads each batch with one range query");
-        StringAssert.EndsWith(rangeNote.TrimEnd('.'), "against PipelinedCopyRange");
+        StringAssert.Contains(rangeNote, "are against PipelinedCopyRange");
 
         // Where every transport reads ranges, PipelinedCopy is that limit already: no second one.
         using var rangeRun = new TempDirectory("it-range-limit-");

@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>Every batch of a real transfer is timed from its request to its commit, and the report shows the percentiles.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class BatchLatencyTransferTests
 {
     [TestMethod]

@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>The data tasks through a fake build engine: outputs on success, coded errors and false on failure.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class DataTaskTests
 {
     [TestMethod]

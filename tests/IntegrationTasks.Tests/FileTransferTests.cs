@@ -4,7 +4,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class FileTransferTests
 {
     private static FileTransferClientTask Client(bool listIds, TestDatabases databases, string serverInbox, string clientInbox,

@@ -9,7 +9,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class GrpcTransferTests
 {
     private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxMessageBytes = 64 << 20, int maxBatchRecords = 100_000) =>

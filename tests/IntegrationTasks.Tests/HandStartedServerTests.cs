@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>A server as a person starts it (<c>dotnet msbuild build.proj -t:TcpServer2</c>) and stops it (Ctrl+C).</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class HandStartedServerTests
 {
     [TestMethod]

@@ -7,7 +7,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class HttpTransferTests
 {
     private static HttpRequest Client(TestDatabases databases, string url, bool flush, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 300) =>
@@ -61,6 +60,7 @@ public sealed class HttpTransferTests
         await running;
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     public async Task A_connection_stalled_mid_request_is_dropped_with_IT3007_and_a_flowing_transfer_is_not()
     {
@@ -98,6 +98,7 @@ public sealed class HttpTransferTests
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None);
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     public async Task Connections_Kestrel_drops_itself_are_each_one_coded_warning_a_slowloris_and_an_HTTP2_protocol_error()
     {

@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>One client run as several clients at once, each with its own connection and share of the batches.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class ManyClientsTests
 {
     [TestMethod]
@@ -266,6 +265,7 @@ public sealed class ManyClientsTests
         Assert.IsTrue(report.Success, report.ToString());
     }
 
+    [DoNotParallelize] // the suite's broker: its queues are purged and its connection limit set
     [TestMethod]
     public async Task A_RabbitMQ_client_over_the_broker_s_maximum_is_refused_with_IT3008_and_the_server_goes_on_serving()
     {
@@ -407,6 +407,7 @@ public sealed class ManyClientsTests
         await RunManyAsync(client, databases, clients: 5, totalBatches: 25, rate);
     }
 
+    [DoNotParallelize] // the suite's broker: its queues are purged and its connection limit set
     [TestMethod]
     [DataRow(false, 0)]
     [DataRow(false, 40)]

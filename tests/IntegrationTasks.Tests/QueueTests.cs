@@ -9,7 +9,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class QueueTests
 {
     [TestInitialize]

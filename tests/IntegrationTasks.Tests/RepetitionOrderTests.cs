@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>RunAll's repetitions interleaved across transports (round r of every transport before r+1 of any), or by transport.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class RepetitionOrderTests
 {
     [TestMethod]

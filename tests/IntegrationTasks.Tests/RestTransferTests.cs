@@ -6,7 +6,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class RestTransferTests
 {
     private static Task<RunningHostModule> StartAsync(TestDatabases databases, string httpVersion = "Http1", int maxBatchRecords = 100_000) =>

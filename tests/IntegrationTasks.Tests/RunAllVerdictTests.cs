@@ -6,7 +6,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>RunAll's verdicts: nothing asked for is ever silent — a failed transport is in every output with its code and message.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class RunAllVerdictTests
 {
     [TestMethod]

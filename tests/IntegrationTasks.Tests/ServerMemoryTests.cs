@@ -8,7 +8,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>What one client can make a raw TCP server hold: the largest requests it accepts must not exhaust it.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class ServerMemoryTests
 {
     private const long MemoryGoal = 300L * 1024 * 1024;

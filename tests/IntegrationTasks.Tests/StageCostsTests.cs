@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>The StageCosts lab: each stage of the per-record path measured alone, and recorded in the report.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class StageCostsTests
 {
     [TestMethod]

@@ -69,7 +69,6 @@ public sealed class StarvationTests
 
     [TestMethod]
     [TestCategory("EndToEnd")]
-    [DoNotParallelize]
     public void A_small_load_run_against_the_real_app_and_PostgreSQL_is_measured_and_counted()
     {
         using var results = new TempDirectory("it-starvation-");
@@ -122,7 +121,6 @@ public sealed class StarvationTests
 
     [TestMethod]
     [TestCategory("EndToEnd")]
-    [DoNotParallelize]
     public async Task The_lab_target_stops_the_PostgreSQL_cluster_it_started_and_leaves_one_it_found_running()
     {
         // The suite's cluster runs (the test command started it): the target uses it and leaves it running.

@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>StopAtPrecision: an interleaved RunAll's rounds stop once every paired ratio to the reference is known precisely enough.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class StopAtPrecisionTests
 {
     private static readonly DateTimeOffset Start = new(2026, 11, 26, 9, 0, 0, TimeSpan.Zero);

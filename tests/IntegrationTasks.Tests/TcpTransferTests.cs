@@ -10,7 +10,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class TcpTransferTests
 {
     private static TcpClientTask Client(TestDatabases databases, int port, int totalBatches, int batchSize, FakeBuildEngine engine,
@@ -124,6 +123,7 @@ public sealed class TcpTransferTests
     public static IEnumerable<object[]> ServersTimesBadClients =>
         TcpGeneration.ServerNames.SelectMany(server => BadClients.Select(bad => new object[] { server, bad.Name }));
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     [DynamicData(nameof(ServersTimesBadClients))]
     public async Task A_bad_client_does_not_disturb_a_good_one(string generation, string name)
@@ -167,6 +167,7 @@ public sealed class TcpTransferTests
 
     // ---- a client that stops reading, and one that reads slowly ----
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     [DataRow("TcpClientSingleThreadTest")]
     [DataRow("TcpClient2")]
@@ -205,6 +206,7 @@ public sealed class TcpTransferTests
         Assert.IsTrue(Client(databases, server.Port, 10, 100, engine, generation).Execute(), engine.Log);
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     [Timeout(120_000, CooperativeCancellation = true)]
     public async Task A_reader_that_is_slow_but_moving_is_never_cut()

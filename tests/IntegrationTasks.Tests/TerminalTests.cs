@@ -6,7 +6,6 @@ namespace IntegrationTasks.Tests;
 /// </summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class TerminalTests
 {
     [TestMethod]

@@ -2,7 +2,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class TransferVerifierTests
 {
     private const int Records = 200;

@@ -3,7 +3,6 @@ namespace IntegrationTasks.Tests;
 /// <summary>Wrong settings get advice about what the user typed, with its code, before anything runs.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class UserErrorTests
 {
     [TestMethod]

@@ -8,7 +8,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class WcfTransferTests
 {
     private static readonly string[] Variants =
@@ -197,6 +196,7 @@ public sealed class WcfTransferTests
         StringAssert.Contains(good.Body, ">7<");
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     public async Task A_SOAP_body_that_stalls_is_dropped_and_logged_as_unanswered()
     {
@@ -230,6 +230,7 @@ public sealed class WcfTransferTests
         Assert.DoesNotContain("answered with a SOAP fault", server.Log);
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     [DataRow("garbage bytes", ErrorCodes.MalformedMessage)]
     [DataRow("oversized envelope", ErrorCodes.FrameTooLarge)]
@@ -285,6 +286,7 @@ public sealed class WcfTransferTests
         await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
     }
 
+    [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     public async Task A_net_tcp_client_that_stops_reading_its_replies_is_dropped_with_IT3007_and_a_good_client_is_still_served()
     {

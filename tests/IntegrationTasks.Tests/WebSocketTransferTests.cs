@@ -7,7 +7,6 @@ namespace IntegrationTasks.Tests;
 
 [TestClass]
 [TestCategory("EndToEnd")]
-[DoNotParallelize]
 public sealed class WebSocketTransferTests
 {
     private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxFrameBytes = 64 << 20, int maxBatchRecords = 100_000, int maxConnections = 1000,

@@ -1,12 +1,24 @@
 namespace IntegrationTasks.Tests;
 
-/// <summary>The command line every test build of <c>build.proj</c> starts from: the tasks the test run already built, the test's own
-/// artifacts, and no calibration of the machine's noise (twenty seconds a RunAll; the tests that read it ask with <c>-p:Calibrate=true</c>).</summary>
+/// <summary>
+/// The command line every test build of <c>build.proj</c> starts from: the tasks the test run already built, the test's own
+/// artifacts, a free port for every server and broker (tests run two at a time: no build may fall back on a default port), and
+/// no calibration of the machine's noise (twenty seconds a RunAll; the tests that read it ask with <c>-p:Calibrate=true</c>).
+/// The caller's properties come last and win.
+/// </summary>
 internal static class TestBuild
 {
+    /// <summary>The port properties of the targets (their defaults are in the props and targets files).</summary>
+    private static readonly string[] PortProperties =
+    [
+        "Port", "HttpPort", "SoapPort", "NetTcpPort", "GrpcPort", "RestPort", "WebSocketPort", "RelayPort", "StarvationPort",
+        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort",
+    ];
+
     public static string[] Arguments(string target, string? artifacts, params IEnumerable<string> properties) =>
     [
         "msbuild", RepositoryPaths.BuildProject, $"-t:{target}", "-nologo", "-tl:off", $"-p:Configuration={HostingTests.Configuration}",
-        "-p:SkipTasksBuild=true", .. artifacts is null ? Array.Empty<string>() : [$"-p:ArtifactsDir={artifacts}/"], "-p:Calibrate=false", .. properties,
+        "-p:SkipTasksBuild=true", .. artifacts is null ? Array.Empty<string>() : [$"-p:ArtifactsDir={artifacts}/"], "-p:Calibrate=false",
+        .. PortProperties.Select(p => $"-p:{p}={TestPorts.Free()}"), .. properties,
     ];
 }

@@ -1,0 +1,73 @@
+namespace IntegrationTasks.Tests;
+
+/// <summary>The whole suite as a user runs it: RunAll over every transport, per ID and in Range mode, verified and reported.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class EveryTransportRunAllTests
+{
+    [TestMethod]
+    public void RunAll_transfers_verifies_and_reports_every_transport()
+    {
+        using var artifacts = new TempDirectory("it-runall-");
+        var port = TestPorts.Free();
+        var httpPort = TestPorts.Free();
+        int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts,
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
+            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:WarmupRuns=1");
+        Assert.AreEqual(0, exitCode, output);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        foreach (var transport in HostingTests.AllTransports)
+            StringAssert.Contains(markdown, $"| {transport} |");
+        var heading = MarkdownTable.Line(markdown, "## 3,000 records, ");
+        StringAssert.Contains(heading, "server reads: SELECT per ID (PerRecord)");
+        StringAssert.Contains(heading, "except FileTransferRequest: range query per batch");
+        StringAssert.Contains(heading, "(mean of 2 runs after a warm-up run");
+        StringAssert.Contains(markdown, "| MSMQ |");
+        // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
+        var notRun = MarkdownTable.With(markdown, "How to run it");
+        StringAssert.Contains(notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), "up to 1,000 records");
+        Assert.AreEqual("`-p:SmallRequestsMaxRecords=3000`", notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it"));
+        Assert.IsTrue(notRun.HasRow("NetTcpSmallRequests at 3,000 records"));
+        // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
+        var costs = MarkdownTable.All(markdown).First(t => t.Headers.Contains("Server bytes allocated / record")).Row("TcpClient2");
+        Assert.AreNotEqual("–", costs["Server bytes allocated / record"], string.Join(" | ", costs.Values));
+        var lines = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
+        // Every run, then what was not run (the two capped counts, MSMQ, WebSphere MQ), each with its status: nothing asked for is missing.
+        var csv = lines.Where(l => !l.Contains(",not run,", StringComparison.Ordinal)).ToList();
+        // header + (transports and the peer) × sizes (less the two capped) × 2 repetitions + each one's warm-up, at the smallest size only
+        Assert.HasCount(1 + ((HostingTests.AllTransports.Length + 1) * 2 - 2) * 2 + (HostingTests.AllTransports.Length + 1), csv);
+        Assert.AreEqual(4, lines.Count(l => l.Contains(",not run,", StringComparison.Ordinal)), string.Join("\n", lines.Where(l => l.Contains("not run"))));
+        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
+        Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
+        StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 2 of 2");
+        HostingTests.AssertNoProcessMentions(artifacts);
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, restPort, webSocketPort })
+            HostingTests.AssertPortFree(used);
+    }
+
+    [TestMethod]
+    public void RunAll_in_Range_mode_reads_ranges_in_every_server_family_and_says_so()
+    {
+        using var artifacts = new TempDirectory("it-range-");
+        int port = TestPorts.Free(), httpPort = TestPorts.Free(), soapPort = TestPorts.Free(),
+            netTcpPort = TestPorts.Free(), grpcPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
+        string[] transports = ["DirectCopy", "PipelinedCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest3", "FileTransferBigRequest", "FileTransferRequest",
+            "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest", "RestJson", "WebSocketClient"];
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
+            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(transports.Length + 1, runs, "every transport and the peer, verified");
+        Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true")), string.Join("\n", runs));
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        StringAssert.Contains(MarkdownTable.Line(markdown, "## 1,500 records, "), "server reads: range query per batch (Range)");
+        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
+        foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
+            StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
+        HostingTests.AssertNoProcessMentions(artifacts);
+        foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, grpcPort, restPort, webSocketPort })
+            HostingTests.AssertPortFree(used);
+    }
+}
