@@ -67,7 +67,7 @@ IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: c
 export IT_PG_CONNSTRING
 trap 'bash scripts/postgres.sh stop' EXIT
 
-# Release: the child builds run the optimised tasks and hosts, as RunAll does (Debug spent a tenth more CPU on the same transfers).
+# Release: the child builds run the optimised tasks and hosts, as RunAll does.
 dotnet test tests/IntegrationTasks.Tests/IntegrationTasks.Tests.csproj -c Release -nologo \
   --logger "trx;LogFileName=tests.trx" --logger "console;verbosity=normal" --results-directory "$results"
 status=$?

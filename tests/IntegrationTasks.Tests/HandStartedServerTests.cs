@@ -44,7 +44,7 @@ public sealed class HandStartedServerTests
         using var artifacts = new TempDirectory("it-runall-term-");
         var port = TestPorts.Free();
         using var build = HandStartedServer.Start("RunAll", artifacts, port, "-p:Transports=TcpClient2", "-p:Peers=false",
-            "-p:RecordCounts=200000", "-p:Repetitions=20");
+            "-p:RecordCounts=50000", "-p:Repetitions=20", "-p:Warmup=false");
         await build.Screen.WaitForAsync("RunAll round 1 of 20", TimeSpan.FromSeconds(180));
         using (var term = System.Diagnostics.Process.Start("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
             await term.WaitForExitAsync();

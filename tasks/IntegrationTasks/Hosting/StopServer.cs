@@ -37,7 +37,12 @@ public sealed class StopServer : IntegrationTask
                     $"{Name} did not stop within {StopTimeoutSeconds} s and was killed.");
             ExitCode = exitCode.Value;
             Log.LogMessage(MessageImportance.High, "{0} stopped (exit code {1}, peak memory {2:N0} MB{3}).",
-                Name, ExitCode, PeakWorkingSetBytes / (1024 * 1024), server.Restarts > 0 ? $", started again {server.Restarts} times after its process exited" : "");
+                Name, ExitCode, PeakWorkingSetBytes / (1024 * 1024), server.Restarts switch
+                {
+                    0 => "",
+                    1 => ", started again once after its process exited",
+                    var n => $", started again {n} times after its process exited",
+                });
             if (ExitCode != 0 && !IfRunning)
                 throw new IntegrationException(ErrorCodes.ServerExited,
                     $"{Name} exited with code {ExitCode}. Its last output:{Environment.NewLine}{server.RecentOutput()}");
