@@ -70,4 +70,28 @@ public sealed class RestProtocolTests
         public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
             base.ReadAsync(buffer, offset, Math.Min(count, piece), cancellationToken);
     }
+
+    [TestMethod]
+    public void A_query_number_is_ASCII_digits_within_int32_and_nothing_else()
+    {
+        foreach (var (text, expected) in new[] { ("1", 1), ("0", 0), ("0005", 5), ("2147483647", int.MaxValue) })
+        {
+            Assert.IsTrue(RestProtocol.TryParseWholeNumber(text, out var value), text);
+            Assert.AreEqual(expected, value, text);
+        }
+        foreach (var text in new[] { "5\0", "5\0\0", " 5", "5 ", "+5", "-5", "5.0", "٥", "2147483648", "99999999999", "", null })
+            Assert.IsFalse(RestProtocol.TryParseWholeNumber(text, out _), text is null ? "null" : $"'{text}'");
+    }
+
+    [TestMethod]
+    public void Every_range_of_IDs_up_to_int_MaxValue_is_one_and_none_past_it()
+    {
+        Assert.IsTrue(RestProtocol.IsIdRange(int.MaxValue, 1));
+        Assert.IsTrue(RestProtocol.IsIdRange(int.MaxValue - 9, 10));
+        Assert.IsTrue(RestProtocol.IsIdRange(1, int.MaxValue));
+        Assert.IsFalse(RestProtocol.IsIdRange(int.MaxValue - 8, 10));
+        Assert.IsFalse(RestProtocol.IsIdRange(2, int.MaxValue));
+        Assert.IsFalse(RestProtocol.IsIdRange(0, 1));
+        Assert.IsFalse(RestProtocol.IsIdRange(1, 0));
+    }
 }

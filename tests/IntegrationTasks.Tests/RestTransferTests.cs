@@ -91,7 +91,27 @@ public sealed class RestTransferTests
             CollectionAssert.AreEquivalent(new[] { "firstId", "count" },
                 get.GetProperty("parameters").EnumerateArray().Select(p => p.GetProperty("name").GetString()).ToArray());
             Assert.IsTrue(get.GetProperty("responses").TryGetProperty("200", out _) && get.GetProperty("responses").TryGetProperty("400", out _), get.ToString());
+            // Each parameter a required int32 within its limits; and a request made from those alone is served.
+            var limits = new Dictionary<string, (long Minimum, long Maximum)>();
+            foreach (var parameter in get.GetProperty("parameters").EnumerateArray())
+            {
+                var schema = parameter.GetProperty("schema");
+                Assert.AreEqual((true, "integer", "int32"), (parameter.GetProperty("required").GetBoolean(), schema.GetProperty("type").GetString(),
+                    schema.GetProperty("format").GetString()), parameter.ToString());
+                limits[parameter.GetProperty("name").GetString()!] = (schema.GetProperty("minimum").GetInt64(), schema.GetProperty("maximum").GetInt64());
+            }
+            Assert.AreEqual((1L, int.MaxValue, 1L, 10L), (limits["firstId"].Minimum, limits["firstId"].Maximum, limits["count"].Minimum, limits["count"].Maximum));
+            (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId={limits["firstId"].Minimum}&count={limits["count"].Maximum}");
+            Assert.AreEqual("200", status, body);
+            CollectionAssert.AreEqual(Enumerable.Range(1, 10).ToArray(), JsonDocument.Parse(body).RootElement.EnumerateArray().Select(r => r.GetProperty("id").GetInt32()).ToArray());
         }
+
+        // The last ID is a range like any other (no record has it: an empty array); a number with a trailing NUL is not a number.
+        (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=2147483647&count=1");
+        Assert.AreEqual(("200", 0), (status, JsonDocument.Parse(body).RootElement.GetArrayLength()), body);
+        (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=5%00");
+        Assert.AreEqual("400", status, body);
+        StringAssert.StartsWith(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.InvalidParameter + ":");
 
         // Over the batch limit, and not a number: 400 with a problem whose detail is the coded error.
         (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=11");

@@ -30,7 +30,22 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxBatchRecords must be at least 1 (was {_maxBatchRecords}).");
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
         builder.Services.ConfigureHttpJsonOptions(options => options.SerializerOptions.TypeInfoResolverChain.Insert(0, RestJsonContext.Default));
-        builder.Services.AddOpenApi();
+        builder.Services.AddOpenApi(options => options.AddOperationTransformer((operation, _, _) =>
+        {
+            // The query is read as text (so that a bad number gets the coded problem), which the generator would type as strings:
+            // the document says what the endpoint takes, required whole numbers within their limits.
+            foreach (var parameter in (operation.Parameters ?? []).OfType<Microsoft.OpenApi.OpenApiParameter>())
+            {
+                var maximum = parameter.Name == "count" ? _maxBatchRecords : int.MaxValue;
+                parameter.Required = true;
+                parameter.Schema = new Microsoft.OpenApi.OpenApiSchema
+                {
+                    Type = Microsoft.OpenApi.JsonSchemaType.Integer, Format = "int32", Minimum = "1",
+                    Maximum = maximum.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                };
+            }
+            return Task.CompletedTask;
+        }));
     }
 
     /// <summary>HTTP/2 without TLS has no negotiation: the endpoint speaks the one version the transport was started with.</summary>
@@ -44,13 +59,12 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
         // The query read as text and parsed here, so a bad number gets the coded problem rather than the framework's bare 400.
         app.MapGet(RestProtocol.Path, async Task<IResult> (string? firstId, string? count, HttpContext context) =>
         {
-            if (!int.TryParse(firstId, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var first)
-                || !int.TryParse(count, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var n))
+            if (!RestProtocol.TryParseWholeNumber(firstId, out var first) || !RestProtocol.TryParseWholeNumber(count, out var n))
                 return Refuse(context, ErrorCodes.InvalidParameter,
                     $"firstId and count must be whole numbers (GET {RestProtocol.Path}?firstId=1&count=1000); were '{firstId}', '{count}'.");
             if (n < 1 || n > _maxBatchRecords)
                 return Refuse(context, ErrorCodes.BatchTooLarge, $"count must be between 1 and {_maxBatchRecords:N0} (MaxBatchRecords); was {n:N0}.");
-            if (first < 1 || first > int.MaxValue - n)
+            if (!RestProtocol.IsIdRange(first, n))
                 return Refuse(context, ErrorCodes.InvalidParameter, $"firstId must be at least 1, and firstId + count within an ID's range (was {first:N0}, {n:N0}).");
             var token = context.RequestAborted;
             context.Response.ContentType = "application/json; charset=utf-8";

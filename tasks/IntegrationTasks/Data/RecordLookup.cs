@@ -106,7 +106,7 @@ public sealed class RecordLookup : IAsyncDisposable
     /// <summary>The records of IDs first..last in ID order, in this lookup's mode.</summary>
     public IAsyncEnumerable<ServiceRecord> ReadAsync(int firstId, int count, CancellationToken cancellationToken) =>
         Work == ServerWork.Range
-            ? ReadRangeAsync(firstId, firstId + count - 1, cancellationToken)
+            ? ReadRangeAsync(firstId, firstId + (count - 1), cancellationToken)
             : ReadAsync(new ConsecutiveIds(firstId, count), cancellationToken);
 
     private async IAsyncEnumerable<ServiceRecord> ReadRangeAsync(int firstId, int lastId, [EnumeratorCancellation] CancellationToken cancellationToken)

@@ -27,6 +27,25 @@ public static class RestProtocol
     public static readonly JsonWriterOptions WriterOptions = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, SkipValidation = true };
 
     /// <summary>
+    /// A query's whole number as the OpenAPI document types it (int32, no sign): ASCII digits only, nothing before or after them
+    /// (.NET's own parsing lets trailing NULs through: "5%00" read as 5), within int32.
+    /// </summary>
+    public static bool TryParseWholeNumber(string? text, out int value)
+    {
+        value = 0;
+        if (string.IsNullOrEmpty(text) || text.Length > 10 || !text.All(char.IsAsciiDigit))
+            return false;
+        var number = long.Parse(text, System.Globalization.CultureInfo.InvariantCulture);
+        if (number > int.MaxValue)
+            return false;
+        value = (int)number;
+        return true;
+    }
+
+    /// <summary>Whether IDs firstId .. firstId + count − 1 are all IDs (1 to int.MaxValue), for a count of at least 1.</summary>
+    public static bool IsIdRange(int firstId, int count) => firstId >= 1 && count >= 1 && firstId - 1 <= int.MaxValue - count;
+
+    /// <summary>
     /// A response body's records as they stream in (never buffered whole), read into <see cref="RecordJson"/> as a client generated
     /// from the OpenAPI document would. A JSON null in the array is IT2004 (malformed); JSON errors are the caller's to classify.
     /// </summary>
