@@ -112,6 +112,7 @@ public sealed class RestTransferTests
         (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=5%00");
         Assert.AreEqual("400", status, body);
         StringAssert.StartsWith(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.InvalidParameter + ":");
+        StringAssert.Contains(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), "'5\\u0000'", "what the client sent, escaped");
 
         // Over the batch limit, and not a number: 400 with a problem whose detail is the coded error.
         (status, body) = Curl($"{baseUrl}{RestProtocol.Path}?firstId=1&count=11");
@@ -121,6 +122,19 @@ public sealed class RestTransferTests
         Assert.AreEqual("400", status, body);
         StringAssert.StartsWith(JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.InvalidParameter + ":");
         StringAssert.Contains(server.Log, ErrorCodes.BatchTooLarge);
+
+        // Another method or another path: the framework's 405 and 404 as problems with the coded detail too, each a coded line.
+        foreach (var (url, options, expected) in new[] { ($"{baseUrl}{RestProtocol.Path}", new[] { "-X", "POST" }, "405"), ($"{baseUrl}/api/nothing", [], "404") })
+        {
+            (status, body) = Curl(url, options);
+            Assert.AreEqual(expected, status, body);
+            using var problem = JsonDocument.Parse(body);
+            Assert.AreEqual(int.Parse(expected, CultureInfo.InvariantCulture), problem.RootElement.GetProperty("status").GetInt32());
+            StringAssert.StartsWith(problem.RootElement.GetProperty("detail").GetString(), ErrorCodes.RequestRefused + ":");
+            await Eventually.WaitUntilAsync(() => server.Log.Split('\n').Any(l => l.StartsWith($"warning {ErrorCodes.RequestRefused}: ", StringComparison.Ordinal)
+                                                                               && l.Contains($" with {expected}: ", StringComparison.Ordinal)),
+                $"the coded line of the {expected}", TimeSpan.FromSeconds(10), () => server.Log);
+        }
 
         // The client task reports the server's code, and a good client is served after it all.
         var refused = new FakeBuildEngine();
@@ -132,9 +146,9 @@ public sealed class RestTransferTests
     }
 
     /// <summary>curl's status code and body (-s: no progress; -w: the status on a line of its own after the body).</summary>
-    private static (string Status, string Body) Curl(string url)
+    private static (string Status, string Body) Curl(string url, params string[] options)
     {
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", url]);
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("curl", ["-s", "--max-time", "30", "-w", "\n%{http_code}", .. options, url]);
         Assert.AreEqual(0, exitCode, stderr);
         var cut = stdout.LastIndexOf('\n');
         return (stdout[(cut + 1)..].Trim(), stdout[..cut]);

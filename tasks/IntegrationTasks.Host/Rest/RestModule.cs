@@ -55,13 +55,27 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
     public void Map(WebApplication app)
     {
         var log = app.Logger;
+        // What the framework answers with an empty body — 405 for another method, 404 for another path — is a problem with the coded
+        // detail as well, as every other refusal here, and one coded line in the log.
+        app.UseStatusCodePages(async status =>
+        {
+            var context = status.HttpContext;
+            var request = context.Request;
+            var message = context.Response.StatusCode switch
+            {
+                StatusCodes.Status405MethodNotAllowed => $"{request.Method} {request.Path} is not served: the one operation is GET {RestProtocol.Path}?firstId=1&count=1000.",
+                StatusCodes.Status404NotFound => $"{request.Path} is not served: the one resource is {RestProtocol.Path}, described at {RestProtocol.OpenApiPath}.",
+                var other => $"{request.Method} {request.Path} was refused with {other}.",
+            };
+            await Refuse(context, ErrorCodes.RequestRefused, message, context.Response.StatusCode).ExecuteAsync(context);
+        });
         app.MapOpenApi(RestProtocol.OpenApiPath);
         // The query read as text and parsed here, so a bad number gets the coded problem rather than the framework's bare 400.
         app.MapGet(RestProtocol.Path, async Task<IResult> (string? firstId, string? count, HttpContext context) =>
         {
             if (!RestProtocol.TryParseWholeNumber(firstId, out var first) || !RestProtocol.TryParseWholeNumber(count, out var n))
                 return Refuse(context, ErrorCodes.InvalidParameter,
-                    $"firstId and count must be whole numbers (GET {RestProtocol.Path}?firstId=1&count=1000); were '{firstId}', '{count}'.");
+                    $"firstId and count must be whole numbers (GET {RestProtocol.Path}?firstId=1&count=1000); were '{Shown(firstId)}', '{Shown(count)}'.");
             if (n < 1 || n > _maxBatchRecords)
                 return Refuse(context, ErrorCodes.BatchTooLarge, $"count must be between 1 and {_maxBatchRecords:N0} (MaxBatchRecords); was {n:N0}.");
             if (!RestProtocol.IsIdRange(first, n))
@@ -101,10 +115,13 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
         .Produces<ServiceRecord[]>(StatusCodes.Status200OK, "application/json")
         .ProducesProblem(StatusCodes.Status400BadRequest);
 
-        IResult Refuse(HttpContext context, string code, string message)
+        // What the client sent, as JSON escapes it: a control character (a NUL, a line break) never reaches the log as itself.
+        static string Shown(string? value) => value is null ? "" : JsonEncodedText.Encode(value).ToString();
+
+        IResult Refuse(HttpContext context, string code, string message, int status = StatusCodes.Status400BadRequest)
         {
-            log.LogWarning("{Code}: refused a request from {Peer} with 400: {Message}", code, context.Connection.RemoteIpAddress, message);
-            return TypedResults.Problem(CodedError.Format(code, message), statusCode: StatusCodes.Status400BadRequest, title: "The request was refused.");
+            log.LogWarning("{Code}: refused a request from {Peer} with {Status}: {Message}", code, context.Connection.RemoteIpAddress, status, message);
+            return TypedResults.Problem(CodedError.Format(code, message), statusCode: status, title: "The request was refused.");
         }
     }
 }
