@@ -13,7 +13,7 @@ public sealed class EveryTransportRunAllTests
         var httpPort = TestPorts.Free();
         int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts,
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:SoapPort={soapPort}",
             $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=2", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
@@ -55,7 +55,7 @@ public sealed class EveryTransportRunAllTests
         string[] transports = ["DirectCopy", "PipelinedCopy", "TcpClientSingleThreadTest", "TcpClientMultiThreadTest3", "FileTransferBigRequest", "FileTransferRequest",
             "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "NetTcpSmallRequests", "GrpcStreaming", "RabbitMQClientTest", "RestJson", "WebSocketClient"];
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
-            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:SoapPort={soapPort}",
+            $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:SoapPort={soapPort}",
             $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));

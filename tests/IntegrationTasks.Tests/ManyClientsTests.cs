@@ -148,7 +148,7 @@ public sealed class ManyClientsTests
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "| NetTcpSmallBatchesAsync (3 clients) |");
 
         (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:LoadTransport=RabbitMQClientTest+FileTransferBigRequest", "-p:ClientCounts=2",
-            "-p:RecordsPerClient=400", "-p:BatchSize=200", "-p:Repetitions=1", "-p:Warmup=false", $"-p:RabbitMQPort={TestPorts.Free()}");
+            "-p:RecordsPerClient=400", "-p:BatchSize=200", "-p:Repetitions=1", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var load = MeasurementLog.Read(Path.Combine(artifacts, "results", "load", "runs.jsonl"));
         CollectionAssert.AreEquivalent(new[] { "RabbitMQClientTest/800/2", "FileTransferBigRequest/800/2" },

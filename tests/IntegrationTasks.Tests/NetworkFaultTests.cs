@@ -12,8 +12,7 @@ public sealed class NetworkFaultTests
         // The stream seam through the build: -p:Connector=Unix serves and connects over a Unix socket, and -p:Fault=Reset puts the
         // relay in front of it on a socket of its own.
         using var artifacts = new TempDirectory("it-unix-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Connector=Unix", $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClient2+TcpClientMultiThreadTest3",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Connector=Unix", "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=TcpClient2+TcpClientMultiThreadTest3",
             "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         StringAssert.Contains(output, $"unix://{artifacts}/sockets/records.sock");
@@ -28,8 +27,7 @@ public sealed class NetworkFaultTests
     public void RunAll_with_a_reset_in_every_repetition_resumes_or_fails_cleanly_and_the_report_has_a_fault_table()
     {
         using var artifacts = new TempDirectory("it-fault-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:Fault=Reset", "-p:FaultAfterBytes=400000",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=Reset", "-p:FaultAfterBytes=400000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest4+HttpRequest+GrpcStreaming+SoapSmallBatchesAsync+WebSocketClient+FileTransferRequest",
             "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         // TCP 1 cannot resume: its clean failure is the outcome recorded, not a failed build.
@@ -75,8 +73,7 @@ public sealed class NetworkFaultTests
     {
         // The walk-through's case: too little data for FaultAfterBytes; the fault table said "rode it out (no break)".
         using var artifacts = new TempDirectory("it-not-injected-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:Fault=Reset", "-p:FaultAfterBytes=100000000", "-p:Transports=TcpClient2", "-p:RecordCounts=2000", "-p:Repetitions=1",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=Reset", "-p:FaultAfterBytes=100000000", "-p:Transports=TcpClient2", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var run = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl")).Single();
@@ -93,9 +90,8 @@ public sealed class NetworkFaultTests
     public void A_latency_sweep_runs_each_transport_at_each_round_trip_through_the_relay()
     {
         using var artifacts = new TempDirectory("it-latency-");
-        var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2+RestJson+WebSocketClient", "-p:LatenciesMs=0+10",
-            $"-p:RestPort={TestPorts.Free()}", $"-p:WebSocketPort={TestPorts.Free()}", "-p:SweepRecords=2000", "-p:BatchSize=200",
+        var (exitCode, output) = HostingTests.RunBuild("LatencySweep", artifacts, "-p:SweepTransports=TcpClientSingleThreadTest+TcpClient2+RestJson+WebSocketClient", "-p:LatenciesMs=0+10",
+            "-p:SweepRecords=2000", "-p:BatchSize=200",
             "-p:Repetitions=2", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));

@@ -9,11 +9,9 @@ public sealed class OutageTests
     public void RunAll_with_the_server_killed_in_every_repetition_resumes_once_it_is_back_or_fails_cleanly()
     {
         using var artifacts = new TempDirectory("it-kill-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:Fault=KillServer", "-p:FaultAfterBytes=200000",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=KillServer", "-p:FaultAfterBytes=200000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+TcpClientMultiThreadTest4+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync+RestJson+WebSocketClient",
-            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}", $"-p:RestPort={TestPorts.Free()}",
-            $"-p:WebSocketPort={TestPorts.Free()}", "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(11, runs);
@@ -48,11 +46,9 @@ public sealed class OutageTests
     public void RunAll_with_a_silence_in_every_repetition_rides_it_out_in_every_stream_transport()
     {
         using var artifacts = new TempDirectory("it-silence-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            "-p:Fault=Silence", "-p:SilenceSeconds=2", "-p:FaultAfterBytes=200000",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=Silence", "-p:SilenceSeconds=2", "-p:FaultAfterBytes=200000",
             "-p:Transports=TcpClientSingleThreadTest+TcpClient2+TcpClientMultiThreadTest3+HttpRequest+GrpcClient+GrpcStreaming+SoapSmallBatchesAsync+NetTcpSmallBatchesAsync+RestJson+WebSocketClient",
-            $"-p:GrpcPort={TestPorts.Free()}", $"-p:SoapPort={TestPorts.Free()}", $"-p:NetTcpPort={TestPorts.Free()}", $"-p:RestPort={TestPorts.Free()}",
-            $"-p:WebSocketPort={TestPorts.Free()}", "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(10, runs);

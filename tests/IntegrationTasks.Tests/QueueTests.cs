@@ -275,8 +275,7 @@ public sealed class QueueTests
     public void Under_RunAll_faults_the_durable_transport_ends_with_every_row_once_and_the_fast_one_fails_cleanly_or_rides_it_out(string fault)
     {
         using var artifacts = new TempDirectory("it-queue-fault-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:RabbitMQPort={TestPorts.Free()}", $"-p:RelayPort={TestPorts.Free()}",
-            $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=RabbitMQClientTest+RabbitMQDurable", "-p:RecordCounts=5000",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=RabbitMQClientTest+RabbitMQDurable", "-p:RecordCounts=5000",
             "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
@@ -313,8 +312,8 @@ public sealed class QueueTests
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
         foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
-                     "-p:Repetitions=5", $"-p:RabbitMQPort={TestPorts.Free()}", "-p:Peers=false",
-                     $"-p:RabbitMQDistributionPort={TestPorts.Free()}", $"-p:RabbitMQEpmdPort={epmdPort}"))
+                     "-p:Repetitions=5", "-p:Peers=false",
+                     $"-p:RabbitMQEpmdPort={epmdPort}"))
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -38,7 +38,7 @@ public sealed class RepetitionOrderTests
     public void RunAll_interleaves_the_rounds_with_each_server_started_once_and_runs_by_transport_when_asked()
     {
         using var artifacts = new TempDirectory("it-rounds-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Port={TestPorts.Free()}", "-p:ShuffleSeed=7", "-p:NoiseDiagnostics=true", "-p:Calibrate=true",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:ShuffleSeed=7", "-p:NoiseDiagnostics=true", "-p:Calibrate=true",
             "-p:Transports=TcpClient2+TcpClientMultiThreadTest3+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=3", "-p:BatchSize=200", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
@@ -85,7 +85,7 @@ public sealed class RepetitionOrderTests
         HostingTests.AssertNoProcessMentions(artifacts);
 
         using var byTransport = new TempDirectory("it-rounds-");
-        (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, $"-p:Port={TestPorts.Free()}", "-p:RepetitionOrder=ByTransport",
+        (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=ByTransport",
             "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:BatchSize=200", "-p:Peers=false", "-p:Calibrate=false",
             "-p:ReferenceReaders=2", "-p:WarmupRuns=2");
         Assert.AreEqual(0, exitCode, output);

@@ -153,7 +153,7 @@ public sealed class StarvationTests
     {
         using var artifacts = new TempDirectory("it-starvation-target-");
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("ThreadPoolStarvation", artifacts, "-v:n",
-            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4", $"-p:StarvationPort={TestPorts.Free()}"), environment);
+            "-p:StarvationRequests=4", "-p:StarvationConcurrency=2", "-p:StarvationMinThreads=4"), environment);
         return (exitCode, stdout + stderr);
     }
 }

@@ -6,14 +6,19 @@ namespace IntegrationTasks.Exporters;
 /// <summary>Writes the report: the model made once from the runs, then each exporter's file, and results.json again under a dated name.</summary>
 public static class ReportFiles
 {
-    public static IReadOnlyList<IReportExporter> Exporters { get; } = [new JsonExporter(), new CsvExporter(), new MarkdownExporter(), new HtmlExporter()];
+    private static readonly JsonExporter Json = new();
+
+    public static IReadOnlyList<IReportExporter> Exporters { get; } = [Json, new CsvExporter(), new MarkdownExporter(), new HtmlExporter()];
+
+    /// <summary>The report of these runs, with the labs' sections found in <paramref name="directory"/>.</summary>
+    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
+        ReportOptions? options = null) =>
+        Write(directory, ReportModel.Of(allRuns, environment, options ?? new ReportOptions(), ReportSections.In(directory)));
 
     /// <returns>The files written: each exporter's, then the dated copy of results.json (kept so a later run can be compared with it, -t:Compare).</returns>
-    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
-        ReportOptions? options = null)
+    public static IReadOnlyList<string> Write(string directory, ReportModel model)
     {
         Directory.CreateDirectory(directory);
-        var model = ReportModel.Of(allRuns, environment, options ?? new ReportOptions(), ReportSections.In(directory));
         var files = new List<string>();
         foreach (var exporter in Exporters)
         {
@@ -22,7 +27,7 @@ public static class ReportFiles
             files.Add(file);
         }
         var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
-        File.Copy(files[0], dated, overwrite: true);
+        File.Copy(Path.Combine(directory, Json.FileName), dated, overwrite: true);
         files.Add(dated);
         return files;
     }

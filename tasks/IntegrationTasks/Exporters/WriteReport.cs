@@ -66,7 +66,8 @@ public sealed class WriteReport : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
-        var labs = ReportSections.In(OutputDirectory).Count > 0;
+        var labSections = ReportSections.In(OutputDirectory);
+        var labs = labSections.Count > 0;
         var failed = FailedEntry.From(RunFailures.Read(FailureLog));
         var measurements = File.Exists(ResultsFile) || (!labs && failed.Count == 0 && MergeRuns.Length == 0) ? MeasurementLog.Read(ResultsFile) : [];
         if (MergeRuns.Length > 0)
@@ -119,15 +120,17 @@ public sealed class WriteReport : IntegrationTask
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);
         var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
-        Files = [.. ReportFiles.Write(OutputDirectory, measurements, environment,
-            new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics })];
+        var model = ReportModel.Of(measurements, environment,
+            new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
+        Files = [.. ReportFiles.Write(OutputDirectory, model)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");
-        var completed = measurements.Where(m => m.Completed).ToList();
+        // The build log's summary, from the report's own model.
+        var completed = model.Measurements;
         Log.LogMessage(MessageImportance.High, "Results ({0} verified runs{1}):{2}{3}", completed.Count,
             completed.Count < measurements.Count ? $", {measurements.Count - completed.Count} failed cleanly under a fault" : "", Environment.NewLine,
-            ReportContent.ConsoleSummary(ReportContent.Summarise(completed)) + ReportContent.BatchSweep(completed) + FaultTable.Markdown(FaultTable.Rows(measurements)));
+            ReportContent.ConsoleSummary(model.Summaries) + ReportContent.BatchSweep(completed) + FaultTable.Markdown(model.Faults));
         if (environment.TryGetValue("StopAtPrecision", out var judged))
             Log.LogMessage(MessageImportance.High, "StopAtPrecision: {0}.", judged);
         foreach (var entry in failed)

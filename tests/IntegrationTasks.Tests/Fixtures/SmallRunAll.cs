@@ -4,6 +4,6 @@ namespace IntegrationTasks.Tests;
 internal static class SmallRunAll
 {
     public static (int ExitCode, string Output) Run(string artifacts, params string[] properties) =>
-        HostingTests.RunBuild("RunAll", artifacts, [$"-p:Port={TestPorts.Free()}", "-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000",
+        HostingTests.RunBuild("RunAll", artifacts, ["-p:Transports=TcpClient2+PipelinedCopy", "-p:RecordCounts=2000",
             "-p:BatchSize=200", "-p:Peers=false", "-p:WarmupRuns=1", "-p:ReferenceReaders=2", .. properties]);
 }
