@@ -366,6 +366,8 @@ public static class ReportContent
 
     public const string Title = "IntegrationTasks results";
 
+    private static string RunsText(int runs) => runs == 1 ? "one run" : string.Create(Invariant, $"mean of {runs} runs");
+
     /// <summary>Each record count's tables (the transports ranked, the peers, the costs, the batches' waits) with what explains them.</summary>
     public static ReportDocument Tables(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment)
     {
@@ -376,7 +378,7 @@ public static class ReportContent
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
             var warmup = WarmupText(summaries, records.Key);
-            doc.AddHeading(2, string.Create(Invariant, $"{records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} (mean of {runs} runs{warmup}, every run verified row by row)"));
+            doc.AddHeading(2, string.Create(Invariant, $"{records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
             doc.AddTable(ReportColumns.Summary, Ranked(size));
             if (peers.Count > 0)
             {
