@@ -12,6 +12,21 @@ namespace IntegrationTasks.Host;
 /// </summary>
 internal static class StallGuard
 {
+    private const string GuardedByProtocolKey = "IntegrationTasks.GuardedByProtocol";
+
+    /// <summary>How much longer this guard waits on a connection whose protocol has a guard of its own that can say why.</summary>
+    private static readonly TimeSpan ProtocolGrace = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// The connection's protocol drops a stalled peer itself and tells it why (a WebSocket's close frame, 1008 and IT3007): this guard
+    /// then stays the backstop, a grace later, rather than resetting the connection first.
+    /// </summary>
+    public static void LeaveToProtocol(HttpContext context)
+    {
+        if (context.Features.Get<Microsoft.AspNetCore.Connections.Features.IConnectionItemsFeature>()?.Items is { } items)
+            items[GuardedByProtocolKey] = true;
+    }
+
     public static void Use(ListenOptions listen, TimeSpan timeout, ILogger log) =>
         listen.Use(next => async connection =>
         {
@@ -41,14 +56,15 @@ internal static class StallGuard
             while (true)
             {
                 var quiet = traffic.QuietFor;
-                if (quiet >= timeout)
+                var limit = connection.Items.ContainsKey(GuardedByProtocolKey) ? timeout + ProtocolGrace : timeout;
+                if (quiet >= limit)
                 {
-                    log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds).",
+                    log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds and a grace where the protocol guards itself).",
                         ErrorCodes.ConnectionStalled, connection.RemoteEndPoint, timeout.TotalSeconds);
                     connection.Abort(new ConnectionAbortedException("Stalled beyond ConnectionTimeoutSeconds."));
                     return;
                 }
-                await Task.Delay(timeout - quiet, cancellationToken).ConfigureAwait(false);
+                await Task.Delay(limit - quiet, cancellationToken).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)

@@ -10,10 +10,11 @@ namespace IntegrationTasks.Tests;
 public sealed class WebSocketTransferTests
 {
     private static Task<RunningHostModule> StartAsync(TestDatabases databases, int maxFrameBytes = 64 << 20, int maxBatchRecords = 100_000, int maxConnections = 1000,
-        int keepAliveSeconds = WebSocketProtocol.DefaultKeepAliveSeconds) =>
+        int keepAliveSeconds = WebSocketProtocol.DefaultKeepAliveSeconds, int connectionTimeoutSeconds = SettingDefaults.ConnectionTimeoutSeconds) =>
         RunningHostModule.StartAsync(new WebSocketServer
         {
             MaxFrameBytes = maxFrameBytes, MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections, KeepAliveSeconds = keepAliveSeconds,
+            ConnectionTimeoutSeconds = connectionTimeoutSeconds,
         }, databases, WebSocketProtocol.Path);
 
     private static string WebSocketUrl(int port) => $"ws://127.0.0.1:{port}{WebSocketProtocol.Path}";
@@ -169,6 +170,28 @@ public sealed class WebSocketTransferTests
         var engine = new FakeBuildEngine();
         Assert.IsTrue(await Task.Run(Client(server.Port, databases, engine, totalBatches: 20, batchSize: 1000).Execute), engine.Log);
         Assert.AreEqual(20_000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None)).Matched);
+    }
+
+    [TestMethod]
+    public async Task A_WebSocket_idle_past_the_connection_timeout_is_closed_with_1008_and_the_coded_reason()
+    {
+        // It was reset: the stall guard's deadline cancelled the WebSocket's receive, which aborts it, so no close frame could follow.
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var server = await StartAsync(databases, connectionTimeoutSeconds: 2);
+        using var idle = new ClientWebSocket();
+        await idle.ConnectAsync(new Uri(WebSocketUrl(server.Port)), CancellationToken.None);
+        var buffer = new byte[4096];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var received = await idle.ReceiveAsync(buffer, timeout.Token);
+        Assert.AreEqual((WebSocketMessageType.Close, WebSocketCloseStatus.PolicyViolation), (received.MessageType, idle.CloseStatus), idle.CloseStatusDescription);
+        StringAssert.StartsWith(idle.CloseStatusDescription, ErrorCodes.ConnectionStalled + ":");
+        await idle.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token);
+        StringAssert.Contains(server.Log, $"warning {ErrorCodes.ConnectionStalled}: [Host (websocket)] Closed the connection from 127.0.0.1:");
+
+        // And a client that asks is served.
+        var engine = new FakeBuildEngine();
+        Assert.IsTrue(await Task.Run(Client(server.Port, databases, engine, totalBatches: 4, batchSize: 25).Execute), engine.Log);
     }
 
     [TestMethod]

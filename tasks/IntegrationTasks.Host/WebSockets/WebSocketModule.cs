@@ -50,6 +50,7 @@ internal sealed class WebSocketModule(HostArguments arguments) : IHostModule
                     $"{WebSocketProtocol.Path} is a WebSocket endpoint: open a WebSocket (ws://) to it.\n"), context.RequestAborted);
                 return;
             }
+            StallGuard.LeaveToProtocol(context);
             using var socket = await context.WebSockets.AcceptWebSocketAsync();
             await using var connection = WebSocketConnections.Of(socket, $"{context.Connection.RemoteIpAddress}:{context.Connection.RemotePort}");
             await _server.ServeAsync(connection, app.Lifetime.ApplicationStopping);

@@ -56,10 +56,16 @@ public static class WebSocketConnections
 /// across message ends (the suite's frames carry their own lengths). The peer's close with a coded reason is read as that error; a
 /// WebSocket that breaks is a lost connection (IT3006), which a resuming client reconnects after. Disposing closes the WebSocket with
 /// the close handshake (within 5 s), then releases it.
+/// A read the caller gives up on (a stall guard's deadline) leaves the WebSocket open: cancelling a WebSocket's receive would abort
+/// it, and the close frame that tells the peer why (1008 and IT3007) could no longer be sent. So the receive runs uncancelled into a
+/// buffer of the stream's own, and the caller stops waiting for it; the next read, or the close handshake, takes it up.
 /// </summary>
 internal sealed class WebSocketByteStream(WebSocket socket) : Stream
 {
     private static readonly TimeSpan CloseTimeout = TimeSpan.FromSeconds(5);
+    private readonly byte[] _received = new byte[64 * 1024];
+    private Task<ValueWebSocketReceiveResult>? _receiving;
+    private ReadOnlyMemory<byte> _unread;
     private bool _closeReceived;
 
     public override bool CanRead => true;
@@ -70,17 +76,22 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
 
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
-        if (_closeReceived || buffer.IsEmpty)
+        if (buffer.IsEmpty)
             return 0;
-        while (true)
+        while (_unread.IsEmpty)
         {
+            if (_closeReceived)
+                return 0;
             ValueWebSocketReceiveResult result;
             try
             {
-                result = await socket.ReceiveAsync(buffer, cancellationToken).ConfigureAwait(false);
+                _receiving ??= socket.ReceiveAsync(_received.AsMemory(), CancellationToken.None).AsTask();
+                result = await _receiving.WaitAsync(cancellationToken).ConfigureAwait(false);
+                _receiving = null;
             }
             catch (Exception e) when (IsBreak(e, cancellationToken))
             {
+                _receiving = null;
                 throw Lost(e);
             }
             switch (result.MessageType)
@@ -93,11 +104,14 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
                 case WebSocketMessageType.Text:
                     throw new IntegrationException(ErrorCodes.MalformedMessage, "A text message came where this protocol sends binary ones (the suite's frames).");
                 default:
-                    if (result.Count > 0)
-                        return result.Count;
-                    break; // an empty fragment: read on
+                    _unread = _received.AsMemory(0, result.Count); // an empty fragment: read on
+                    break;
             }
         }
+        var count = Math.Min(buffer.Length, _unread.Length);
+        _unread[..count].CopyTo(buffer);
+        _unread = _unread[count..];
+        return count;
     }
 
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
@@ -159,8 +173,17 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
             using var timeout = new CancellationTokenSource(CloseTimeout);
             try
             {
-                // The handshake: our close frame, then the peer's (messages still on their way are dropped).
-                await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
+                // The handshake: our close frame, then the peer's (messages still on their way are dropped). A receive left running
+                // by a read given up on is the one that gets the peer's close.
+                if (_receiving is null)
+                    await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
+                else
+                {
+                    if (socket.State == WebSocketState.Open)
+                        await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
+                    while ((await _receiving.WaitAsync(timeout.Token).ConfigureAwait(false)).MessageType != WebSocketMessageType.Close)
+                        _receiving = socket.ReceiveAsync(_received.AsMemory(), CancellationToken.None).AsTask();
+                }
             }
             catch (Exception e) when (e is WebSocketException or OperationCanceledException or IOException or ObjectDisposedException)
             {
