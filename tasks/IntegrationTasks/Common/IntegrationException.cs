@@ -10,3 +10,9 @@ public class IntegrationException : Exception
 
     public override string ToString() => $"{Code}: {Message}";
 }
+
+/// <summary>
+/// IT3007 for a peer that read none of what it was sent within the timeout: its connection is closed with a reset, since a graceful
+/// close would keep the unread bytes queued (the socket in FIN-WAIT-1) for as long as the peer does not read, and never tell it.
+/// </summary>
+public sealed class PeerStoppedReadingException(string message) : IntegrationException(ErrorCodes.ConnectionStalled, message);

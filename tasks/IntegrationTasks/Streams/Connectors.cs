@@ -26,6 +26,22 @@ public sealed class StreamConnection(Stream stream, string peer, Action shutdown
     /// </summary>
     public Task CloseWithErrorAsync(IntegrationException error) => closeWithError?.Invoke(error) ?? Task.CompletedTask;
 
+    /// <summary>
+    /// Closes the connection at once with a reset: what the peer has not read is dropped and the peer is told, where a graceful close
+    /// would keep it queued for as long as the peer does not read. A stream with no socket beneath is left to its own close.
+    /// </summary>
+    public void Reset()
+    {
+        try
+        {
+            Socket?.Close(timeout: 0);
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        {
+            // closed already
+        }
+    }
+
     public ValueTask DisposeAsync() => Stream.DisposeAsync();
 
     /// <summary>A connected socket as a stream connection (the stream owns the socket).</summary>

@@ -76,7 +76,7 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                throw new IntegrationException(ErrorCodes.ConnectionStalled,
+                throw new PeerStoppedReadingException(
                     $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
             }
         }

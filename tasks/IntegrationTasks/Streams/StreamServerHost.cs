@@ -59,6 +59,8 @@ public sealed class StreamConnectionServer(RecordSource source, StreamServerOpti
         {
             Interlocked.Increment(ref _failedConnections);
             log.Warning(e.Code, $"Closed the connection from {peer} after {connection?.Answered ?? 0} requests: {e.Message}");
+            if (e is PeerStoppedReadingException)
+                client.Reset();
             await client.CloseWithErrorAsync(e).ConfigureAwait(false);
         }
         catch (Exception e) when (StreamConnections.IsDisconnect(e))

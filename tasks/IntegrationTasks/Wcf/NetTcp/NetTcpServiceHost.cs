@@ -95,6 +95,10 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         {
             Interlocked.Increment(ref _failedConnections);
             _log.Warning(e.Code, $"Closed the net.tcp connection from {peer}: {e.Message}");
+            // A stalled client that was sent replies may have them queued, unread (the kernel holds them after the last write
+            // returned): a graceful close would keep them, and the socket, in FIN-WAIT-1 and never tell it. A reset frees both and tells it.
+            if (e.Code == ErrorCodes.ConnectionStalled && connection.RepliesWritten)
+                client.Reset();
         }
         catch (Exception e) when (e is IOException or SocketException or ObjectDisposedException)
         {
@@ -115,6 +119,9 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         private readonly SemaphoreSlim _writeLock = new(1, 1);
         private readonly StallGuard _guard = new(host._options.ConnectionTimeout);
         private const int WriteSlice = 64 * 1024;
+
+        /// <summary>Whether a reply was ever written: after one, a stalled client may have megabytes of them queued, unread.</summary>
+        public bool RepliesWritten { get; private set; }
 
         public async Task RunAsync(CancellationToken cancellationToken)
         {
@@ -272,6 +279,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                     var header = MessageFraming.SizedEnvelopeHeader(envelope.Count);
                     var start = envelope.Offset - header.Length;
                     header.CopyTo(envelope.Array!, start);
+                    RepliesWritten = true;
                     await WriteWithinTimeoutAsync(envelope.Array.AsMemory(start, header.Length + envelope.Count), cancellationToken).ConfigureAwait(false);
                 }
                 finally
@@ -318,8 +326,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                throw new IntegrationException(ErrorCodes.ConnectionStalled,
-                    $"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is dropped.");
+                throw new PeerStoppedReadingException(
+                    $"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is reset.");
             }
         }
 
