@@ -36,6 +36,10 @@ internal sealed class ConnectionLimit(int max, ILogger log)
             }
         });
 
+    private static bool WantsProblem(HttpRequest request) =>
+        request.Path.StartsWithSegments(IntegrationTasks.Rest.RestProtocol.Path) || request.Path.StartsWithSegments(IntegrationTasks.Rest.RestProtocol.OpenApiPath)
+        || request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase);
+
     /// <summary>The first middleware: a request on a refused connection is answered here and goes no further.</summary>
     public static async Task RefuseOverLimitAsync(HttpContext context, Func<Task> next)
     {
@@ -63,10 +67,20 @@ internal sealed class ConnectionLimit(int max, ILogger log)
         else
         {
             response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-            response.ContentType = "text/plain; charset=utf-8";
             response.Headers.Connection = "close";
             response.Headers.RetryAfter = "1";
-            await response.WriteAsync(coded, context.RequestAborted).ConfigureAwait(false);
+            if (WantsProblem(context.Request))
+            {
+                // The REST endpoint answers every refusal as a problem with the coded detail (RFC 9457); this one too.
+                response.ContentType = IntegrationTasks.Rest.RestProtocol.ProblemContentType;
+                await System.Text.Json.JsonSerializer.SerializeAsync(response.Body, new IntegrationTasks.Rest.RestProblem("The server is busy.", response.StatusCode, coded),
+                    IntegrationTasks.Rest.RestJsonContext.Default.RestProblem, context.RequestAborted).ConfigureAwait(false);
+            }
+            else
+            {
+                response.ContentType = "text/plain; charset=utf-8";
+                await response.WriteAsync(coded, context.RequestAborted).ConfigureAwait(false);
+            }
         }
         // HTTP/2 (gRPC): a GOAWAY after this stream, so the client opens a new connection when it tries again.
         context.Features.Get<IConnectionLifetimeNotificationFeature>()?.RequestClose();

@@ -22,6 +22,11 @@ internal interface IHostModule
     /// <summary>After: endpoints.</summary>
     void Map(WebApplication app);
 
+    /// <summary>After the host's own logging: what the module's libraries write that it tells in its own words instead.</summary>
+    void ConfigureLogging(ILoggingBuilder logging)
+    {
+    }
+
     /// <summary>
     /// The module's say on the host's endpoint (its protocols). Kestrel keeps one endpoint-defaults callback, so the host composes
     /// the modules' with its own here rather than each module setting it (the last one set would win).

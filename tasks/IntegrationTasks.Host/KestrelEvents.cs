@@ -12,6 +12,12 @@ internal sealed class KestrelEvents : ILoggerProvider
 {
     public const string Category = "Microsoft.AspNetCore.Server.Kestrel";
 
+    /// <summary>
+    /// Kestrel's categories whose every warning or worse is about what a client did (an HTTP/2 flood filling a connection's output
+    /// queue is logged critical): each is told here with a code, and the console leaves them to this provider.
+    /// </summary>
+    public static readonly string[] ClientCategories = [$"{Category}.Http2", $"{Category}.Http3", $"{Category}.Connections", $"{Category}.BadRequests"];
+
     /// <summary>Kestrel's event names and the code each is told with.</summary>
     private static readonly Dictionary<string, string> Codes = new(StringComparer.Ordinal)
     {
@@ -38,14 +44,20 @@ internal sealed class KestrelEvents : ILoggerProvider
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            if (eventId.Name is not { } name || !Codes.TryGetValue(name, out var code))
-                return;
+            var name = eventId.Name ?? eventId.Id.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            if (!Codes.TryGetValue(name, out var code))
+            {
+                if (logLevel < LogLevel.Warning || !ClientCategories.Contains(category, StringComparer.Ordinal))
+                    return;
+                code = ErrorCodes.RequestRefused;
+            }
             var message = formatter(state, exception);
             if (exception?.Message is { Length: > 0 } reason && !message.Contains(reason, StringComparison.Ordinal))
                 message += $" ({reason})";
             if (message.Contains("timed out", StringComparison.OrdinalIgnoreCase))
                 code = ErrorCodes.ConnectionStalled;
-            var what = name.StartsWith("Http2", StringComparison.Ordinal) || name == "HPackDecodingError" ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";
+            var what = name.StartsWith("Http2", StringComparison.Ordinal) || name == "HPackDecodingError" || category.EndsWith(".Http2", StringComparison.Ordinal)
+                ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";
             Console.WriteLine($"warn: {category}[{eventId.Id}] {CodedError.Format(code, $"{message} ({what}).")}");
         }
     }

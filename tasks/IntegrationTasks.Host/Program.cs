@@ -29,6 +29,10 @@ builder.Logging.AddSimpleConsole(o => o.SingleLine = true);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddProvider(new KestrelEvents());
 builder.Logging.AddFilter<KestrelEvents>(KestrelEvents.Category, LogLevel.Debug);
+foreach (var category in KestrelEvents.ClientCategories)
+    builder.Logging.AddFilter<Microsoft.Extensions.Logging.Console.ConsoleLoggerProvider>(category, LogLevel.None);
+foreach (var module in modules)
+    module.ConfigureLogging(builder.Logging);
 builder.WebHost.UseUrls(arguments.Url);
 var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds));
 ConnectionLimit? connectionLimit = null;

@@ -41,7 +41,7 @@ public sealed class EveryTransportRunAllTests
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 1 of 1");
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
         foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, restPort, webSocketPort })
             HostingTests.AssertPortFree(used);
     }
@@ -66,7 +66,7 @@ public sealed class EveryTransportRunAllTests
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
         foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, grpcPort, restPort, webSocketPort })
             HostingTests.AssertPortFree(used);
     }

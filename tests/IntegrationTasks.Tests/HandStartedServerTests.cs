@@ -52,6 +52,6 @@ public sealed class HandStartedServerTests
         Assert.AreEqual(IntegrationTasks.Common.BuildTermination.ExitCode, build.Process.ExitCode, build.Screen.ToString());
         Assert.IsTrue(build.Screen.Lines.Any(l => l.StartsWith($"{IntegrationTasks.Common.ErrorCodes.BuildTerminated}: ", StringComparison.Ordinal)), build.Screen.ToString());
         HostingTests.AssertPortFree(port);
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 }

@@ -194,7 +194,7 @@ public sealed class HostingTests
         Assert.AreEqual(("10", "2"), (sweep.Cell("100", "Batches"), sweep.Cell("500", "Batches")));
         // Two repetitions: the faster size is named, not called best.
         StringAssert.Contains(markdown, "fastest mean (too few runs to call it best)");
-        AssertNoProcessMentions(artifacts);
+        AssertEndedCleanly(artifacts);
         AssertPortFree(port);
     }
 
@@ -209,7 +209,7 @@ public sealed class HostingTests
         var runs = IntegrationTasks.Transfer.MeasurementLog.Read(Path.Combine(artifacts, "results", "batch-size", "runs.jsonl"));
         Assert.HasCount(2, runs);
         Assert.IsTrue(runs.All(r => r is { Verified: true, ThroughRelay: true, LatencyMs: 0.2 }), string.Join("\n", runs));
-        AssertNoProcessMentions(artifacts);
+        AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]
@@ -222,7 +222,7 @@ public sealed class HostingTests
         Assert.AreNotEqual(0, exitCode, output);
         StringAssert.Contains(output, "IT1001");
         StringAssert.Contains(output, "TcpServer2 stopped");
-        AssertNoProcessMentions(artifacts);
+        AssertEndedCleanly(artifacts);
         AssertPortFree(port);
     }
 
@@ -336,11 +336,13 @@ public sealed class HostingTests
         Assert.AreEqual(0, await server.StopAsync(TimeSpan.FromSeconds(10), CancellationToken.None));
         await Task.Delay(300);
         Assert.AreEqual(1, server.Restarts);
-        AssertNoProcessMentions(directory);
+        AssertEndedCleanly(directory);
     }
 
-    internal static void AssertNoProcessMentions(string artifacts)
+    /// <summary>A build's end: no process it started outlived it, and its servers told every problem with a code.</summary>
+    internal static void AssertEndedCleanly(string artifacts)
     {
+        ServerLogs.AssertEveryProblemCodedIn(artifacts);
         foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
         {
             string cmdline;

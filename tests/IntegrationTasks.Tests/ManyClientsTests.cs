@@ -62,7 +62,7 @@ public sealed class ManyClientsTests
 
     public static IEnumerable<object[]> KestrelClients =>
     [
-        ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
+        ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"], ["RestJson"],
     ];
 
     [TestMethod]
@@ -229,7 +229,7 @@ public sealed class ManyClientsTests
 
     public static IEnumerable<object[]> LimitedServers =>
     [
-        ["NetTcpSmallBatchesAsync"], ["SoapSmallBatches"], ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
+        ["NetTcpSmallBatchesAsync"], ["SoapSmallBatches"], ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"], ["RestJson"],
     ];
 
     [TestMethod]
@@ -252,6 +252,13 @@ public sealed class ManyClientsTests
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ServerBusy), engine.Log);
         StringAssert.Contains(engine.Log, "the most this server takes at once");
         StringAssert.Contains(server.Log, "IT3008");
+        if (transport == "RestJson")
+        {
+            // A client no one here wrote gets the refusal as every other REST refusal: a problem whose detail is the coded error.
+            var (status, type, body) = CurlRequest.Run($"{server.Url}?firstId=1&count=10");
+            Assert.AreEqual(("503", "application/problem+json"), (status, type), body);
+            StringAssert.StartsWith(System.Text.Json.JsonDocument.Parse(body).RootElement.GetProperty("detail").GetString(), ErrorCodes.ServerBusy + ":");
+        }
 
         // The place frees: the next client is served in full.
         holder.Dispose();

@@ -65,7 +65,7 @@ public sealed class NetworkFaultTests
         // An injected reset is announced once, not followed by the relay's noise about the connection it cut.
         Assert.DoesNotContain("ended: Operation canceled", output);
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "<table id=\"faults\">");
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]
@@ -106,6 +106,6 @@ public sealed class NetworkFaultTests
         var lockStep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"))
             .Where(l => l.Contains("\"transport\":\"TcpClientSingleThreadTest\"") && l.Contains("\"latencyMs\":10")).ToList();
         Assert.HasCount(1, lockStep);
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 }

@@ -39,7 +39,7 @@ public sealed class OutageTests
             var row = faults.Row(transport);
             Assert.AreEqual(("KillServer", "5,000", "1", "resumed", "0", "0"), (row["Fault"], row["Records"], row["Runs"], row["Outcome"], row["Rows lost"], row["Rows duplicated"]), transport);
         }
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]
@@ -59,6 +59,6 @@ public sealed class OutageTests
         var silence = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Outcome").Row("TcpClient2");
         Assert.AreEqual(("Silence", "5,000", "1", "rode it out (no break)", "0", "0", "–"), (silence["Fault"], silence["Records"], silence["Runs"],
             silence["Outcome"], silence["Rows lost"], silence["Rows duplicated"], silence["Time to recover (s)"]));
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 }

@@ -297,7 +297,7 @@ public sealed class QueueTests
         Assert.AreEqual((fault, "5,000", "2", fault == "Reset" ? "resumed" : "rode it out (no break)", "0", "0"),
             (faults["Fault"], faults["Records"], faults["Runs"], faults["Outcome"], faults["Rows lost"], faults["Rows duplicated"]));
         Assert.DoesNotContain("IT9999", output);
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]

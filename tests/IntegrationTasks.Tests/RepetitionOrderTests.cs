@@ -31,7 +31,7 @@ public sealed class RepetitionOrderTests
         StringAssert.Contains(order, "(4 runs against 3 rounds, ReferenceEvery)");
         StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
             new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]
@@ -82,7 +82,7 @@ public sealed class RepetitionOrderTests
         Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.WriteLoop).Last()["When"]);
         Assert.IsTrue(readings.Where(r => r.Loop is MachineNoise.DatabaseLoop or MachineNoise.WriteLoop).All(r => r.Provider == "Sqlite"), "the databases' loops say which");
         StringAssert.Contains(markdown, "The client's JIT compiled for ");
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
 
         using var byTransport = new TempDirectory("it-rounds-");
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=ByTransport",

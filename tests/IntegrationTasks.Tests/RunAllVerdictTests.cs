@@ -33,7 +33,7 @@ public sealed class RunAllVerdictTests
         var failed = json.RootElement.GetProperty("failed").EnumerateArray().Single();
         Assert.AreEqual(("TcpClient2", 1000, "IT4001"),
             (failed.GetProperty("transport").GetString(), failed.GetProperty("records").GetInt32(), failed.GetProperty("code").GetString()));
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     [TestMethod]
@@ -58,6 +58,6 @@ public sealed class RunAllVerdictTests
         CollectionAssert.AreEqual(new[] { "TcpClient2", "TcpClient2" }, runs.Select(r => r.Transport).ToArray(), "no run of the unstarted server's transports");
         Assert.IsTrue(runs.All(r => r.Verified));
         StringAssert.Contains(output, "TcpServer2 stopped (exit code 0");
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 }

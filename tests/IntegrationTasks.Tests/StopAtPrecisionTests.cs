@@ -180,7 +180,7 @@ public sealed class StopAtPrecisionTests
         StringAssert.Contains(stopLine, "reached after 3 rounds");
         StringAssert.Contains(stopLine, "(the widest: TcpClient2 at 2,000 records, ");
         StringAssert.Contains(output, stopLine[2..]);
-        HostingTests.AssertNoProcessMentions(artifacts);
+        HostingTests.AssertEndedCleanly(artifacts);
 
         // Only with interleaved rounds, and its value checked before any run.
         (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:StopAtPrecision=2", "-p:RepetitionOrder=ByTransport", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");

@@ -39,6 +39,13 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = _maxMessageBytes);
     }
 
+    /// <summary>
+    /// SoapCore logs each exception it turns into a fault as an error with its stack; the fault's reason goes through
+    /// <see cref="CodedFaultReason"/>, which writes the one coded line, so SoapCore's own line is left out (a critical one still shows).
+    /// </summary>
+    public void ConfigureLogging(ILoggingBuilder logging) =>
+        logging.AddFilter<Microsoft.Extensions.Logging.Console.ConsoleLoggerProvider>("SoapCore.SoapEndpointMiddleware", LogLevel.Critical);
+
     /// <summary>Every fault's reason is a coded message: the service's own (already coded), or what SoapCore met reading the request.</summary>
     private string CodedFaultReason(Exception exception)
     {

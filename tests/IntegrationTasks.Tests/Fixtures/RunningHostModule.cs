@@ -38,11 +38,34 @@ internal sealed class RunningHostModule : IAsyncDisposable
         return server;
     }
 
+    /// <summary>The host process's peak resident memory so far (VmHWM), found by the URL it was started with.</summary>
+    public long PeakResidentBytes()
+    {
+        var url = $"--url http://127.0.0.1:{Port} ";
+        foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
+        {
+            try
+            {
+                if (!File.ReadAllText(Path.Combine(dir, "cmdline")).Replace('\0', ' ').Contains(url, StringComparison.Ordinal))
+                    continue;
+                var line = File.ReadLines(Path.Combine(dir, "status")).First(l => l.StartsWith("VmHWM:", StringComparison.Ordinal));
+                return long.Parse(line["VmHWM:".Length..].Trim().Split(' ')[0], System.Globalization.CultureInfo.InvariantCulture) * 1024;
+            }
+            catch (IOException)
+            {
+                // a process that ended meanwhile
+            }
+        }
+        throw new AssertFailedException($"No host process started with {url.Trim()}.");
+    }
+
     public string Log => _task.BuildEngine is FakeBuildEngine engine ? engine.Log : "";
 
     public async ValueTask DisposeAsync()
     {
         _task.Cancel();
         Assert.IsTrue(await _execution.WaitAsync(TimeSpan.FromSeconds(30)), $"{_task.GetType().Name} did not stop cleanly:\n{Log}");
+        // Whatever the test's clients did to it, the host told each problem with its code.
+        ServerLogs.AssertEveryProblemCoded(Log, _task.GetType().Name);
     }
 }

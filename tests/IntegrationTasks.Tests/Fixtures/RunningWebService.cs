@@ -12,10 +12,13 @@ internal sealed class RunningWebService : IAsyncDisposable
 
     public int Port => _netTcp?.Port ?? _host!.Port;
 
+    /// <summary>A host module's endpoint URL (its path included).</summary>
+    public string Url => _host?.Url ?? throw new InvalidOperationException("The net.tcp server has an address, not a URL.");
+
     /// <summary>What the server logged so far.</summary>
     public string Log => _netTcp is not null ? string.Join("\n", _netTcp.Log.Lines) : _host!.Log;
 
-    /// <param name="transport">NetTcp…, Soap…, Grpc… or HttpRequest.</param>
+    /// <param name="transport">NetTcp…, Soap…, Grpc…, HttpRequest or RestJson.</param>
     public static async Task<RunningWebService> StartAsync(string transport, TestDatabases databases, int maxConnections)
     {
         if (transport.StartsWith("NetTcp", StringComparison.Ordinal))
@@ -25,6 +28,7 @@ internal sealed class RunningWebService : IAsyncDisposable
             _ when transport.StartsWith("Soap", StringComparison.Ordinal) =>
                 ((HostModuleServerTask)new IntegrationTasks.Wcf.SoapServer { Connections = 2, Answerers = 1 }, IntegrationTasks.Wcf.ServiceNames.SoapPath),
             "HttpRequest" => (new IntegrationTasks.Http.HttpServer(), IntegrationTasks.Http.HttpRecordsProtocol.Path),
+            "RestJson" => (new IntegrationTasks.Rest.RestServer(), IntegrationTasks.Rest.RestProtocol.Path),
             _ => (new IntegrationTasks.Grpc.GrpcServer { Connections = 2, Answerers = 1 }, ""),
         };
         task.MaxConnections = maxConnections;
@@ -36,6 +40,8 @@ internal sealed class RunningWebService : IAsyncDisposable
     {
         if (_transport == "HttpRequest")
             return new IntegrationTasks.Http.HttpRequest { Uri = _host!.Url };
+        if (_transport == "RestJson")
+            return new IntegrationTasks.Rest.RestJson { Uri = _host!.Url, MaxInFlight = 1 }; // HTTP/1.1: a connection per request in flight
         var type = typeof(TransferClientTask).Assembly.GetTypes().Single(t => t.Name == _transport && t.IsSubclassOf(typeof(TransferClientTask)));
         var client = (TransferClientTask)Activator.CreateInstance(type)!;
         var address = _netTcp?.Address ?? _host!.Url;
