@@ -62,7 +62,7 @@ public sealed class ManyClientsTests
 
     public static IEnumerable<object[]> KestrelClients =>
     [
-        ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"], ["RestJson"],
+        ["GrpcClient"], ["GrpcStreaming"], ["HttpRequest"],
     ];
 
     [TestMethod]

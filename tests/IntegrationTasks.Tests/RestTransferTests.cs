@@ -8,8 +8,10 @@ namespace IntegrationTasks.Tests;
 [TestCategory("EndToEnd")]
 public sealed class RestTransferTests
 {
-    private static Task<RunningHostModule> StartAsync(TestDatabases databases, string httpVersion = "Http1", int maxBatchRecords = 100_000) =>
-        RunningHostModule.StartAsync(new RestServer { HttpVersion = httpVersion, MaxBatchRecords = maxBatchRecords }, databases, RestProtocol.Path);
+    private static Task<RunningHostModule> StartAsync(TestDatabases databases, string httpVersion = "Http1", int maxBatchRecords = 100_000,
+        int connectionTimeoutSeconds = SettingDefaults.ConnectionTimeoutSeconds) =>
+        RunningHostModule.StartAsync(new RestServer { HttpVersion = httpVersion, MaxBatchRecords = maxBatchRecords, ConnectionTimeoutSeconds = connectionTimeoutSeconds },
+            databases, RestProtocol.Path);
 
     private static RestJson Client(string url, TestDatabases databases, FakeBuildEngine engine, string httpVersion = "Http1", int totalBatches = 4, int batchSize = 250) =>
         new RestJson { Uri = url, HttpVersion = httpVersion, MaxInFlight = 3 }.For(databases, engine, totalBatches, batchSize);
@@ -217,6 +219,34 @@ public sealed class RestTransferTests
                 (byte)(stream >> 24), (byte)(stream >> 16), (byte)(stream >> 8), (byte)stream]);
             to.Write(payload);
         }
+    }
+
+    [TestMethod]
+    public async Task A_request_body_that_stalls_halfway_is_dropped_with_one_coded_line()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(10, CancellationToken.None);
+        await using var server = await StartAsync(databases, connectionTimeoutSeconds: 2);
+        using var stalled = new System.Net.Sockets.TcpClient();
+        await stalled.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);
+        var stream = stalled.GetStream();
+        // Headers promising 1,000 bytes of body, then ten of them, then nothing.
+        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(
+            $"GET {RestProtocol.Path}?firstId=1&count=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"));
+        var buffer = new byte[4096];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        try
+        {
+            while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+            {
+            }
+        }
+        catch (IOException)
+        {
+            // dropped
+        }
+        await Eventually.WaitUntilAsync(() => server.Log.Split('\n').Count(l => l.StartsWith($"warning {ErrorCodes.ConnectionStalled}: ", StringComparison.Ordinal)) == 1,
+            "one coded line for the stalled body", TimeSpan.FromSeconds(10), () => server.Log);
     }
 
     private static (string Status, string Body) Curl(string url, params string[] options)

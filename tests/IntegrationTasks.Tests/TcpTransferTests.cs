@@ -132,8 +132,9 @@ public sealed class TcpTransferTests
         var format = TcpGeneration.All[generation].Format;
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        // One second: these tests run alone (DoNotParallelize), so the good client is never held back that long.
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20,
-            connectionTimeout: TimeSpan.FromSeconds(2), maxBatchRecords: 1000);
+            connectionTimeout: TimeSpan.FromSeconds(1), maxBatchRecords: 1000);
 
         // The good client starts first and is mid-transfer while the bad one misbehaves.
         var engine = new FakeBuildEngine();
@@ -181,7 +182,7 @@ public sealed class TcpTransferTests
         var format = TcpGeneration.All[generation].Format;
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
-        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(2));
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(1));
         using var bad = new TcpClient { ReceiveBufferSize = 64 * 1024 };
         await bad.ConnectAsync(IPAddress.Loopback, server.Port);
         var request = Frame(format, "<request>" + string.Concat(Enumerable.Range(1, 1000).Select(i => $"<id>{i}</id>")) + "</request>");

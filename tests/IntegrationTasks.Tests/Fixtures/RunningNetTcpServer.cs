@@ -34,5 +34,6 @@ internal sealed class RunningNetTcpServer : IAsyncDisposable
         await _stop.CancelAsync();
         await _serving.WaitAsync(TimeSpan.FromSeconds(30));
         await _service.DisposeAsync();
+        ServerLogs.AssertEveryProblemCoded(string.Join("\n", Log.Lines), "the net.tcp server");
     }
 }

@@ -36,5 +36,7 @@ internal sealed class RunningTcpServer : IAsyncDisposable
         await _serving.WaitAsync(TimeSpan.FromSeconds(30));
         await _server.DisposeAsync();
         _stop.Dispose();
+        // Whatever the test's clients did to it, the server told each problem with its code.
+        ServerLogs.AssertEveryProblemCoded(string.Join("\n", Log.Lines), "the TCP server");
     }
 }
