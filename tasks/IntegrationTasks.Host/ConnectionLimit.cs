@@ -67,7 +67,8 @@ internal sealed class ConnectionLimit(int max, ILogger log)
         else
         {
             response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-            response.Headers.Connection = "close";
+            if (!HttpProtocol.IsHttp2(context.Request.Protocol) && !HttpProtocol.IsHttp3(context.Request.Protocol))
+                response.Headers.Connection = "close"; // HTTP/2 has no such header (Kestrel drops it with a warning): the GOAWAY below
             response.Headers.RetryAfter = "1";
             if (WantsProblem(context.Request))
             {

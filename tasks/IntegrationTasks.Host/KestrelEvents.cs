@@ -13,8 +13,9 @@ internal sealed class KestrelEvents : ILoggerProvider
     public const string Category = "Microsoft.AspNetCore.Server.Kestrel";
 
     /// <summary>
-    /// Kestrel's categories whose every warning or worse is about what a client did (an HTTP/2 flood filling a connection's output
-    /// queue is logged critical): each is told here with a code, and the console leaves them to this provider.
+    /// Kestrel's categories where a client's doing can be logged critical (an HTTP/2 flood filling a connection's output queue):
+    /// the console leaves them to this provider, which codes the events it knows and writes any other warning or worse as the
+    /// console would, so that Kestrel's own failures stay visible as such.
     /// </summary>
     public static readonly string[] ClientCategories = [$"{Category}.Http2", $"{Category}.Http3", $"{Category}.Connections", $"{Category}.BadRequests"];
 
@@ -28,6 +29,7 @@ internal sealed class KestrelEvents : ILoggerProvider
         ["Http2StreamError"] = ErrorCodes.MalformedXml,
         ["HPackDecodingError"] = ErrorCodes.MalformedXml,
         ["Http3ConnectionError"] = ErrorCodes.MalformedXml,
+        ["Http2QueueOperationsExceeded"] = ErrorCodes.RequestRefused, // streams opened and reset faster than they are cleared
     };
 
     public ILogger CreateLogger(string categoryName) => categoryName.StartsWith(Category, StringComparison.Ordinal) ? new Logger(categoryName) : Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
@@ -44,12 +46,12 @@ internal sealed class KestrelEvents : ILoggerProvider
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            var name = eventId.Name ?? eventId.Id.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            var name = eventId.Name ?? "";
             if (!Codes.TryGetValue(name, out var code))
             {
-                if (logLevel < LogLevel.Warning || !ClientCategories.Contains(category, StringComparer.Ordinal))
-                    return;
-                code = ErrorCodes.RequestRefused;
+                if (logLevel >= LogLevel.Warning && ClientCategories.Contains(category, StringComparer.Ordinal))
+                    Console.WriteLine($"{Severity(logLevel)}: {category}[{eventId.Id}] {formatter(state, exception)}{(exception is null ? "" : $" {exception}")}");
+                return;
             }
             var message = formatter(state, exception);
             if (exception?.Message is { Length: > 0 } reason && !message.Contains(reason, StringComparison.Ordinal))
@@ -60,5 +62,12 @@ internal sealed class KestrelEvents : ILoggerProvider
                 ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";
             Console.WriteLine($"warn: {category}[{eventId.Id}] {CodedError.Format(code, $"{message} ({what}).")}");
         }
+
+        private static string Severity(LogLevel level) => level switch
+        {
+            LogLevel.Critical => "crit",
+            LogLevel.Error => "fail",
+            _ => "warn",
+        };
     }
 }

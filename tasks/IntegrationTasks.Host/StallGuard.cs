@@ -23,18 +23,28 @@ internal static class StallGuard
     /// </summary>
     public static void LeaveToProtocol(HttpContext context)
     {
-        if (context.Features.Get<Microsoft.AspNetCore.Connections.Features.IConnectionItemsFeature>()?.Items is { } items)
-            items[GuardedByProtocolKey] = true;
+        if (context.Features.Get<Microsoft.AspNetCore.Connections.Features.IConnectionItemsFeature>()?.Items.TryGetValue(GuardedByProtocolKey, out var flag) == true)
+            ((ProtocolGuardFlag)flag!).Set();
+    }
+
+    /// <summary>Put in the connection's items when it opens, so that the watchdog reads a field, never the dictionary the request writes.</summary>
+    private sealed class ProtocolGuardFlag
+    {
+        private volatile bool _set;
+        public bool IsSet => _set;
+        public void Set() => _set = true;
     }
 
     public static void Use(ListenOptions listen, TimeSpan timeout, ILogger log) =>
         listen.Use(next => async connection =>
         {
             var traffic = new TrafficClock();
+            var guardedByProtocol = new ProtocolGuardFlag();
+            connection.Items[GuardedByProtocolKey] = guardedByProtocol;
             var transport = connection.Transport;
             connection.Transport = new DuplexPipe(new WatchedReader(transport.Input, traffic), new WatchedWriter(transport.Output, traffic));
             using var watching = new CancellationTokenSource();
-            var watchdog = WatchAsync(connection, traffic, timeout, log, watching.Token);
+            var watchdog = WatchAsync(connection, traffic, guardedByProtocol, timeout, log, watching.Token);
             try
             {
                 await next(connection).ConfigureAwait(false);
@@ -49,18 +59,19 @@ internal static class StallGuard
             }
         });
 
-    private static async Task WatchAsync(ConnectionContext connection, TrafficClock traffic, TimeSpan timeout, ILogger log, CancellationToken cancellationToken)
+    private static async Task WatchAsync(ConnectionContext connection, TrafficClock traffic, ProtocolGuardFlag guardedByProtocol, TimeSpan timeout, ILogger log,
+        CancellationToken cancellationToken)
     {
         try
         {
             while (true)
             {
                 var quiet = traffic.QuietFor;
-                var limit = connection.Items.ContainsKey(GuardedByProtocolKey) ? timeout + ProtocolGrace : timeout;
+                var limit = guardedByProtocol.IsSet ? timeout + ProtocolGrace : timeout;
                 if (quiet >= limit)
                 {
-                    log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds and a grace where the protocol guards itself).",
-                        ErrorCodes.ConnectionStalled, connection.RemoteEndPoint, timeout.TotalSeconds);
+                    log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds{Grace}).",
+                        ErrorCodes.ConnectionStalled, connection.RemoteEndPoint, limit.TotalSeconds, guardedByProtocol.IsSet ? ", and a grace for the protocol's own guard" : "");
                     connection.Abort(new ConnectionAbortedException("Stalled beyond ConnectionTimeoutSeconds."));
                     return;
                 }

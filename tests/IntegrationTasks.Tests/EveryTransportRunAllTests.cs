@@ -29,9 +29,11 @@ public sealed class EveryTransportRunAllTests
         StringAssert.Contains(notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), "up to 1,000 records");
         Assert.AreEqual("`-p:SmallRequestsMaxRecords=3000`", notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it"));
         Assert.IsTrue(notRun.HasRow("NetTcpSmallRequests at 3,000 records"));
-        // Every server reported its side: the costs table has server allocations for the TCP server (a number, not "–").
-        var costs = MarkdownTable.All(markdown).First(t => t.Headers.Contains("Server bytes allocated / record")).Row("TcpClient2");
-        Assert.AreNotEqual("–", costs["Server bytes allocated / record"], string.Join(" | ", costs.Values));
+        // Every server reported its side: a costs table has server allocations for the TCP server (a number, not "–"). A server's
+        // totals are differences between two readings, so its first run (either count, in a shuffled order) has none.
+        var allocations = MarkdownTable.All(markdown).Where(t => t.Headers.Contains("Server bytes allocated / record"))
+            .Select(t => t.Row("TcpClient2")["Server bytes allocated / record"]).ToList();
+        Assert.IsTrue(allocations.Any(cell => cell != "–"), string.Join(" | ", allocations));
         var lines = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         // Every run, then what was not run (the two capped counts, MSMQ, WebSphere MQ), each with its status: nothing asked for is missing.
         var csv = lines.Where(l => !l.Contains(",not run,", StringComparison.Ordinal)).ToList();

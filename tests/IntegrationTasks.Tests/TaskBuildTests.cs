@@ -70,7 +70,7 @@ public sealed class TaskBuildTests
         var stamp = Path.Combine(host, "bin", "Release", "net10.0", "tasks-built.stamp");
         Assert.IsTrue(File.Exists(stamp), output);
 
-        // Nothing changed: not built again (what every nested run of a RunAll finds).
+        // Nothing changed: not built again (what a client run by hand finds after a RunAll).
         output = Ensure(root);
         Assert.AreEqual(1, Builds(), output);
         Assert.DoesNotContain("Building the task assemblies", output);

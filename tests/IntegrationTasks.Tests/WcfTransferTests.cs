@@ -292,10 +292,11 @@ public sealed class WcfTransferTests
     {
         await using var databases = TestDatabases.Sqlite();
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
-        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, connectionTimeout: TimeSpan.FromSeconds(1));
+        // Long enough for the first reply to be written before the idle client is dropped, on a busy machine too.
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, connectionTimeout: TimeSpan.FromSeconds(3));
 
-        // Real binary SOAP calls, written by WCF's own session encoder, whose replies (≈ 6 MB, more than the kernel's buffers hold)
-        // are never read: before, the connection stayed open for as long as the client liked, the server blocked writing, nothing
+        // Real binary SOAP calls, written by WCF's own session encoder, whose replies (more than the kernel's buffers hold) are
+        // never read: before, the connection stayed open for as long as the client liked, the server blocked writing, nothing
         // logged; then it was dropped with a graceful close, which kept the replies queued and never told the client.
         var encoder = NetTcpServiceHost.CreateEncoderFactory(1 << 20).CreateSessionEncoder();
         using var bad = new TcpClient { ReceiveBufferSize = 64 * 1024 };

@@ -20,17 +20,14 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
     /// <summary>
     /// Batches read from the database at once; the others wait their turn (oldest first), holding only their request. What the host
     /// holds then depends on this, not on how many requests come: each read holds a database connection (and, with SQLite, a thread)
-    /// and its response's buffers. Two cores serve no faster with more.
+    /// and its response's buffers. More reads at once than a machine's few cores serve no faster.
     /// </summary>
     private const int ReadsAtOnce = 16;
 
     /// <summary>Requests that may wait for a read; one more is refused at once (503, IT3008) rather than held.</summary>
     private const int WaitingRequests = 10_000;
 
-    private readonly System.Threading.RateLimiting.ConcurrencyLimiter _reads = new(new System.Threading.RateLimiting.ConcurrencyLimiterOptions
-    {
-        PermitLimit = ReadsAtOnce, QueueLimit = WaitingRequests, QueueProcessingOrder = System.Threading.RateLimiting.QueueProcessingOrder.OldestFirst,
-    });
+    private readonly Turns _reads = new(ReadsAtOnce, WaitingRequests);
 
     private TimeSpan _waitLimit;
     private RecordSource _source = null!;
@@ -43,7 +40,9 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
     {
         _maxBatchRecords = (int)arguments.Number("--max-batch-records", SettingDefaults.MaxBatchRecords);
         _version = RestHttpVersions.Parse(arguments.Value("--http-version") ?? nameof(RestHttpVersion.Http1));
-        _waitLimit = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds));
+        // Half the connection timeout: the host's stall guard counts that timeout from the request's last byte, and a request the
+        // server keeps waiting must get its 503 before the guard drops the connection as the client's fault.
+        _waitLimit = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds) / 2.0);
         if (_maxBatchRecords < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxBatchRecords must be at least 1 (was {_maxBatchRecords}).");
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
@@ -99,22 +98,16 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
             if (!RestProtocol.IsIdRange(first, n))
                 return Refuse(context, ErrorCodes.InvalidParameter, $"firstId must be at least 1, and firstId + count within an ID's range (was {first:N0}, {n:N0}).");
             var token = context.RequestAborted;
-            using var wait = CancellationTokenSource.CreateLinkedTokenSource(token);
-            wait.CancelAfter(_waitLimit);
-            System.Threading.RateLimiting.RateLimitLease read;
-            try
+            using var read = await _reads.TakeAsync(_waitLimit, token);
+            switch (read.Outcome)
             {
-                read = await _reads.AcquireAsync(1, wait.Token);
+                case TurnOutcome.TimedOut:
+                    return Refuse(context, ErrorCodes.ServerBusy, $"no database read was free within {_waitLimit.TotalSeconds:0.#} s (half of ConnectionTimeoutSeconds); try again later.",
+                        StatusCodes.Status503ServiceUnavailable);
+                case TurnOutcome.TooManyWaiting:
+                    return Refuse(context, ErrorCodes.ServerBusy, $"{WaitingRequests:N0} requests are waiting for a database read already; try again later.",
+                        StatusCodes.Status503ServiceUnavailable);
             }
-            catch (OperationCanceledException) when (!token.IsCancellationRequested)
-            {
-                return Refuse(context, ErrorCodes.ServerBusy, $"no database read was free within {_waitLimit.TotalSeconds:N0} s (ConnectionTimeoutSeconds); try again later.",
-                    StatusCodes.Status503ServiceUnavailable);
-            }
-            using var lease = read;
-            if (!lease.IsAcquired)
-                return Refuse(context, ErrorCodes.ServerBusy, $"{WaitingRequests:N0} requests are waiting for a database read already; try again later.",
-                    StatusCodes.Status503ServiceUnavailable);
             context.Response.ContentType = "application/json; charset=utf-8";
             try
             {

@@ -183,9 +183,12 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
                         await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
                     while ((await _receiving.WaitAsync(timeout.Token).ConfigureAwait(false)).MessageType != WebSocketMessageType.Close)
                         _receiving = socket.ReceiveAsync(_received.AsMemory(), CancellationToken.None).AsTask();
+                    // The peer's close came in that receive before ours went out: ours answers it.
+                    if (socket.State == WebSocketState.CloseReceived)
+                        await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, timeout.Token).ConfigureAwait(false);
                 }
             }
-            catch (Exception e) when (e is WebSocketException or OperationCanceledException or IOException or ObjectDisposedException)
+            catch (Exception e) when (e is WebSocketException or OperationCanceledException or IOException or ObjectDisposedException or InvalidOperationException)
             {
                 // a peer that does not answer the close in time is left: the socket is released below
             }
