@@ -61,7 +61,7 @@ public static class SampleData
     };
 
     /// <summary>SplitMix64 finaliser: a good 64-bit hash of the row key.</summary>
-    private static ulong Mix(ulong z)
+    internal static ulong Mix(ulong z)
     {
         z += 0x9E3779B97F4A7C15UL;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
