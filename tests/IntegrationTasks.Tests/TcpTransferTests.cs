@@ -207,6 +207,35 @@ public sealed class TcpTransferTests
         Assert.IsTrue(Client(databases, server.Port, 10, 100, engine, generation).Execute(), engine.Log);
     }
 
+    [TestMethod]
+    [DataRow("TcpClient2")]
+    [DataRow("TcpClientMultiThreadTest3")]
+    public async Task A_client_that_asked_and_then_reads_nothing_is_told_with_a_reset(string generation)
+    {
+        // One request whose reply is more than the kernel's buffers hold, then nothing: a graceful close kept the reply queued
+        // (the socket in FIN-WAIT-1) and the client, reading later, got all of it and an end, never told it had been dropped.
+        var format = TcpGeneration.All[generation].Format;
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100_000, CancellationToken.None);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(3));
+        using var quiet = new TcpClient { ReceiveBufferSize = 64 * 1024 };
+        await quiet.ConnectAsync(IPAddress.Loopback, server.Port);
+        var stream = quiet.GetStream();
+        await stream.WriteAsync(Frame(format, "<request>" + string.Concat(Enumerable.Range(1, 100_000).Select(i => $"<id>{i}</id>")) + "</request>"));
+        // Dropped for not reading (whichever guard speaks first: the reply's writes, or the wait for its next request).
+        var dropped = await WaitForLineAsync(server.Log, "warning IT3007", TimeSpan.FromSeconds(60));
+        StringAssert.Contains(dropped, "(it stopped reading its replies)");
+        var reset = await Assert.ThrowsAsync<IOException>(async () =>
+        {
+            var buffer = new byte[64 * 1024];
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            while (await stream.ReadAsync(buffer, timeout.Token) > 0)
+            {
+            }
+        });
+        Assert.AreEqual(SocketError.ConnectionReset, (reset.InnerException as SocketException)?.SocketErrorCode, reset.ToString());
+    }
+
     [DoNotParallelize] // a timeout of a second or two that a core busy with another class could miss
     [TestMethod]
     [Timeout(120_000, CooperativeCancellation = true)]

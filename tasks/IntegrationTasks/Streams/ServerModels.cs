@@ -26,6 +26,9 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
 {
     private int _answered;
 
+    /// <summary>Replies being written now: a read that stalls meanwhile is a client that stopped reading, not one that is idle.</summary>
+    private int _writing;
+
     /// <summary>The read under way's deadline: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
     private readonly StallGuard _reads = new(timeout);
 
@@ -48,10 +51,19 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     /// </summary>
     public async ValueTask<BatchRequest?> ReadRequestAsync(CancellationToken cancellationToken)
     {
-        var request = await _reads.WithinAsync(token => Frames.ParseAsync(ReadIdsAsync, token),
-            () => $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.",
-            cancellationToken).ConfigureAwait(false);
-        return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
+        try
+        {
+            var request = await _reads.WithinAsync(token => Frames.ParseAsync(ReadIdsAsync, token),
+                () => $"No complete request within {timeout.TotalSeconds:0.#} s after {Answered} answered (idle, or stalled mid-frame); see ConnectionTimeoutSeconds.",
+                cancellationToken).ConfigureAwait(false);
+            return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
+        }
+        catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && Volatile.Read(ref _writing) > 0)
+        {
+            // The read guard can speak before the write guard: either way, a reply is stuck behind a client that does not read.
+            throw new PeerStoppedReadingException(
+                $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
+        }
     }
 
     private async Task<List<int>> ReadIdsAsync(Stream payload, CancellationToken cancellationToken) =>
@@ -66,6 +78,19 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     {
         // One deadline for the frame, moved on before each segment (not a new one per segment: this is every reply's path).
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        Interlocked.Increment(ref _writing);
+        try
+        {
+            await WriteSegmentsAsync(segments, deadline, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _writing);
+        }
+    }
+
+    private async ValueTask WriteSegmentsAsync(IEnumerable<ReadOnlyMemory<byte>> segments, CancellationTokenSource deadline, CancellationToken cancellationToken)
+    {
         foreach (var segment in segments)
         {
             deadline.CancelAfter(timeout);

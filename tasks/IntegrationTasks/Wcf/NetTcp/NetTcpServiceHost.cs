@@ -95,9 +95,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         {
             Interlocked.Increment(ref _failedConnections);
             _log.Warning(e.Code, $"Closed the net.tcp connection from {peer}: {e.Message}");
-            // A stalled client that was sent replies may have them queued, unread (the kernel holds them after the last write
-            // returned): a graceful close would keep them, and the socket, in FIN-WAIT-1 and never tell it. A reset frees both and tells it.
-            if (e.Code == ErrorCodes.ConnectionStalled && connection.RepliesWritten)
+            if (e is PeerStoppedReadingException)
                 client.Reset();
         }
         catch (Exception e) when (e is IOException or SocketException or ObjectDisposedException)
@@ -119,9 +117,6 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         private readonly SemaphoreSlim _writeLock = new(1, 1);
         private readonly StallGuard _guard = new(host._options.ConnectionTimeout);
         private const int WriteSlice = 64 * 1024;
-
-        /// <summary>Whether a reply was ever written: after one, a stalled client may have megabytes of them queued, unread.</summary>
-        public bool RepliesWritten { get; private set; }
 
         public async Task RunAsync(CancellationToken cancellationToken)
         {
@@ -194,10 +189,21 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
         }
 
         /// <summary>One read of the client's, bounded by ConnectionTimeout: a client idle or stalled mid-record that long is dropped with IT3007.</summary>
-        private ValueTask<T> WithinTimeoutAsync<T>(Func<CancellationToken, ValueTask<T>> read, string what, CancellationToken cancellationToken) =>
-            _guard.WithinAsync(read,
-                () => $"No complete {what} within {host._options.ConnectionTimeout.TotalSeconds:0.###} s (ConnectionTimeoutSeconds): the connection is dropped.",
-                cancellationToken);
+        private async ValueTask<T> WithinTimeoutAsync<T>(Func<CancellationToken, ValueTask<T>> read, string what, CancellationToken cancellationToken)
+        {
+            try
+            {
+                return await _guard.WithinAsync(read,
+                    () => $"No complete {what} within {host._options.ConnectionTimeout.TotalSeconds:0.###} s (ConnectionTimeoutSeconds): the connection is dropped.",
+                    cancellationToken).ConfigureAwait(false);
+            }
+            catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && _writeLock.CurrentCount == 0)
+            {
+                // The read guard can speak before the write guard: either way, a reply is stuck behind a client that does not read.
+                throw new PeerStoppedReadingException(
+                    $"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is reset.");
+            }
+        }
 
         private async Task<Message> ReadRequestAsync(MessageEncoder encoder, CancellationToken cancellationToken)
         {
@@ -279,7 +285,6 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                     var header = MessageFraming.SizedEnvelopeHeader(envelope.Count);
                     var start = envelope.Offset - header.Length;
                     header.CopyTo(envelope.Array!, start);
-                    RepliesWritten = true;
                     await WriteWithinTimeoutAsync(envelope.Array.AsMemory(start, header.Length + envelope.Count), cancellationToken).ConfigureAwait(false);
                 }
                 finally
