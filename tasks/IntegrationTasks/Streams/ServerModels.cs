@@ -61,10 +61,12 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
         catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && Volatile.Read(ref _writing) > 0)
         {
             // The read guard can speak before the write guard: either way, a reply is stuck behind a client that does not read.
-            throw new PeerStoppedReadingException(
-                $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
+            throw StoppedReading();
         }
     }
+
+    private PeerStoppedReadingException StoppedReading() =>
+        new($"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
 
     private async Task<List<int>> ReadIdsAsync(Stream payload, CancellationToken cancellationToken) =>
         await RecordXml.ReadRequestAsync(payload, maxBatchRecords, cancellationToken).ConfigureAwait(false);
@@ -81,29 +83,20 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
         Interlocked.Increment(ref _writing);
         try
         {
-            await WriteSegmentsAsync(segments, deadline, cancellationToken).ConfigureAwait(false);
+            foreach (var segment in segments)
+            {
+                deadline.CancelAfter(timeout);
+                await Frames.WriteAsync(segment, deadline.Token).ConfigureAwait(false);
+                _reads.Progressed();
+            }
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw StoppedReading();
         }
         finally
         {
             Interlocked.Decrement(ref _writing);
-        }
-    }
-
-    private async ValueTask WriteSegmentsAsync(IEnumerable<ReadOnlyMemory<byte>> segments, CancellationTokenSource deadline, CancellationToken cancellationToken)
-    {
-        foreach (var segment in segments)
-        {
-            deadline.CancelAfter(timeout);
-            try
-            {
-                await Frames.WriteAsync(segment, deadline.Token).ConfigureAwait(false);
-                _reads.Progressed();
-            }
-            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-            {
-                throw new PeerStoppedReadingException(
-                    $"The client read nothing for {timeout.TotalSeconds:0.#} s after {Answered} answered (it stopped reading its replies); see ConnectionTimeoutSeconds.");
-            }
         }
     }
 

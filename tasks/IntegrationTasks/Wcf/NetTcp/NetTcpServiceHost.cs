@@ -200,10 +200,12 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && _writeLock.CurrentCount == 0)
             {
                 // The read guard can speak before the write guard: either way, a reply is stuck behind a client that does not read.
-                throw new PeerStoppedReadingException(
-                    $"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is reset.");
+                throw StoppedReading();
             }
         }
+
+        private PeerStoppedReadingException StoppedReading() =>
+            new($"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is reset.");
 
         private async Task<Message> ReadRequestAsync(MessageEncoder encoder, CancellationToken cancellationToken)
         {
@@ -331,8 +333,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                throw new PeerStoppedReadingException(
-                    $"The client read nothing for {host._options.ConnectionTimeout.TotalSeconds:0.###} s (it stopped reading its replies; ConnectionTimeoutSeconds): the connection is reset.");
+                throw StoppedReading();
             }
         }
 
