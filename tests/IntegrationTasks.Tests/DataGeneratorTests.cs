@@ -43,6 +43,49 @@ public sealed class DataGeneratorTests
     }
 
     [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task Payloads_are_stored_exactly_and_another_payload_regenerates_the_table(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        // A table of the series' six columns, made before payloads existed, with a row in it: it gains the payload columns.
+        await ExecuteAsync(databases.Server, provider == "PostgreSql"
+            ? "CREATE TABLE ServiceTable (ServiceTableID integer NOT NULL PRIMARY KEY, DescServiceTable varchar(200) NOT NULL, Value double precision NOT NULL, CreationDate timestamp(6) NOT NULL, StringField1 varchar(200), StringField2 varchar(200))"
+            : "CREATE TABLE ServiceTable (ServiceTableID INTEGER NOT NULL PRIMARY KEY, DescServiceTable VARCHAR(200) NOT NULL, Value REAL NOT NULL, CreationDate TEXT NOT NULL, StringField1 VARCHAR(200), StringField2 VARCHAR(200))");
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1, CancellationToken.None);
+        await ExecuteAsync(databases.Server, "DELETE FROM ServiceTable");
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(30, CancellationToken.None);
+
+        (PayloadShape Shape, int Inserted, bool Emptied)[] steps =
+        [
+            (new(70_000, PayloadKind.Bytes), 40, true), (new(70_000, PayloadKind.Text), 40, true), (new(70_000, PayloadKind.Text), 0, false),
+            (new(60_000, PayloadKind.Text), 40, true), (PayloadShape.None, 40, true),
+        ];
+        foreach (var (shape, inserted, emptied) in steps)
+        {
+            // Chunks of 100 KB: the rows go in by bytes, not only by count.
+            var outcome = await new DataGenerator(databases.Server, NullEventLog.Instance) { Payload = shape, ChunkBytes = 100_000 }.GenerateAsync(40, CancellationToken.None);
+            Assert.AreEqual((inserted, emptied), (outcome.Inserted, outcome.Emptied), $"{shape}");
+            var id = 0;
+            await foreach (var row in RecordReader.ReadOrderedAsync(databases.Server, RecordTable.Service, null, null, CancellationToken.None))
+            {
+                id++;
+                Assert.IsTrue(SamplePayload.Row(id, shape).SameValuesAs(row), $"{provider}, {shape}: row {id} came back with {PayloadShape.Of(row)}");
+                Assert.AreEqual(shape, PayloadShape.Of(row));
+            }
+            Assert.AreEqual(40, id);
+        }
+    }
+
+    private static async Task ExecuteAsync(Database database, string sql)
+    {
+        await using var connection = await database.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        await command.ExecuteNonQueryAsync();
+    }
+
+    [TestMethod]
     public async Task Generation_fills_gaps()
     {
         await using var databases = TestDatabases.Sqlite();

@@ -8,7 +8,7 @@ namespace IntegrationTasks.Tests;
 public sealed class RestProtocolTests
 {
     /// <summary>The body as RestServer writes it: the source-generated serializer, record by record, into one array.</summary>
-    private static byte[] Body(IEnumerable<ServiceRecord> records)
+    internal static byte[] Body(IEnumerable<ServiceRecord> records)
     {
         var body = new MemoryStream();
         using (var writer = new Utf8JsonWriter(body, RestProtocol.WriterOptions))

@@ -122,6 +122,25 @@ public sealed class TransferVerifierTests
     }
 
     [TestMethod]
+    [DataRow("Sqlite")]
+    [DataRow("PostgreSql")]
+    public async Task A_payload_is_compared_byte_for_byte(string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        var shape = new PayloadShape(5000, PayloadKind.Bytes);
+        await new DataGenerator(databases.Server, NullEventLog.Instance) { Payload = shape }.GenerateAsync(Records, CancellationToken.None);
+        await databases.Client.EnsureSchemaAsync(CancellationToken.None);
+        var rows = Enumerable.Range(1, Records).Select(id => SamplePayload.Row(id, shape)).ToList();
+        rows[16].Payload![4999] ^= 1; // one bit of row 17's last byte
+        rows[17] = rows[17] with { Payload = rows[17].Payload![..4999] }; // row 18 one byte short
+        rows[18] = rows[18] with { Payload = null, PayloadText = Convert.ToBase64String(rows[18].Payload!) }; // row 19 as text
+        await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None))
+            await writer.InsertBatchAsync(rows, CancellationToken.None);
+        var report = await Verify(databases, ErrorCodes.VerificationFailed, "3 altered (first: 17 [Payload], 18 [Payload], 19 [Payload])");
+        Assert.AreEqual(Records - 3, report.Matched);
+    }
+
+    [TestMethod]
     public async Task A_server_without_the_rows_is_a_setup_error()
     {
         await using var databases = await PreparedAsync();

@@ -66,4 +66,8 @@ public sealed class RecordData
     [DataMember(Order = 4, EmitDefaultValue = true)] public string? StringField1 { get; set; }
     [DataMember(Order = 5, EmitDefaultValue = true)] public string? StringField2 { get; set; }
 
+    // A row's payload when the data set has one; left out of the message when not (base64 in the text encoding, raw in the binary).
+    [DataMember(Order = 6, EmitDefaultValue = false)] public byte[]? Payload { get; set; }
+    [DataMember(Order = 7, EmitDefaultValue = false)] public string? PayloadText { get; set; }
+
 }

@@ -10,7 +10,13 @@ public sealed class DataGenerator(Database database, IEventLog log)
     public int ChunkSize { get; init; } = 20_000;
     public int Seed { get; init; } = SampleData.DefaultSeed;
 
-    public sealed record Outcome(int Existing, int Inserted, TimeSpan Elapsed);
+    /// <summary>A chunk of rows written in one transaction holds at most this many payload bytes too.</summary>
+    public int ChunkBytes { get; init; } = 16 * 1024 * 1024;
+
+    public PayloadShape Payload { get; init; } = PayloadShape.None;
+
+    /// <param name="Emptied">ServiceTable held rows of another payload and was emptied first.</param>
+    public sealed record Outcome(int Existing, int Inserted, TimeSpan Elapsed, bool Emptied = false);
 
     public async Task<Outcome> GenerateAsync(int records, CancellationToken cancellationToken)
     {
@@ -18,13 +24,21 @@ public sealed class DataGenerator(Database database, IEventLog log)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records must be at least 1 (was {records}).");
         var watch = Stopwatch.StartNew();
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
+        // One data set per payload: rows of another are removed, not mixed (rows are written from the lowest ID up, so the first tells).
+        var emptied = false;
+        if (await FirstRowAsync(cancellationToken).ConfigureAwait(false) is { } first && !first.SamePayloadAs(SamplePayload.Row(first.Id, Payload, Seed)))
+        {
+            log.Info($"ServiceTable's rows carry {PayloadShape.Of(first)}, and {Payload} is asked for: emptying it to generate them again.");
+            await database.EmptyAsync(RecordTable.Service, cancellationToken).ConfigureAwait(false);
+            emptied = true;
+        }
         var (existing, maxId) = await CountExistingAsync(records, cancellationToken).ConfigureAwait(false);
         if (existing == records)
         {
-            log.Info($"ServiceTable already holds IDs 1..{records:N0}; nothing to generate.");
+            log.Info($"ServiceTable already holds IDs 1..{records:N0} with {Payload}; nothing to generate.");
             return new Outcome(existing, 0, watch.Elapsed);
         }
-        log.Info($"Generating {records - existing:N0} rows into ServiceTable ({existing:N0} of {records:N0} exist, seed {Seed}).");
+        log.Info($"Generating {records - existing:N0} rows with {Payload} into ServiceTable ({existing:N0} of {records:N0} exist, seed {Seed}).");
 
         // Contiguous: top up after the last ID. Gaps: list them first, so no read stays open while writing.
         var missing = existing == maxId
@@ -33,16 +47,19 @@ public sealed class DataGenerator(Database database, IEventLog log)
         var inserted = 0;
         var nextReport = Math.Max(records / 10, 1);
         await using var writer = await RecordWriter.OpenAsync(database, RecordTable.Service, cancellationToken).ConfigureAwait(false);
-        var chunk = new List<ServiceRecord>(ChunkSize);
+        var chunk = new List<ServiceRecord>(Math.Min(ChunkSize, records));
+        var chunkBytes = 0L;
         foreach (var id in missing)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            chunk.Add(SampleData.Create(id, Seed));
-            if (chunk.Count < ChunkSize)
+            chunk.Add(SamplePayload.Row(id, Payload, Seed));
+            chunkBytes += Payload.Bytes;
+            if (chunk.Count < ChunkSize && chunkBytes < ChunkBytes)
                 continue;
             await writer.InsertBatchAsync(chunk, cancellationToken).ConfigureAwait(false);
             inserted += chunk.Count;
             chunk.Clear();
+            chunkBytes = 0;
             if (inserted >= nextReport)
             {
                 log.Info($"  {existing + inserted:N0} of {records:N0} rows ({watch.Elapsed.TotalSeconds:F1} s)");
@@ -55,7 +72,18 @@ public sealed class DataGenerator(Database database, IEventLog log)
         if (await database.SettleAsync(RecordTable.Service, cancellationToken).ConfigureAwait(false))
             log.Info($"Settled ServiceTable in {settle.Elapsed.TotalSeconds:F1} s (vacuumed and analysed now, so the database's own maintenance does not start during the runs).");
         log.Info($"Generated {inserted:N0} rows in {watch.Elapsed.TotalSeconds:F1} s; ServiceTable holds IDs 1..{records:N0}.");
-        return new Outcome(existing, inserted, watch.Elapsed);
+        return new Outcome(existing, inserted, watch.Elapsed, emptied);
+    }
+
+    /// <summary>ServiceTable's row of the lowest ID, or null when it is empty.</summary>
+    private async Task<ServiceRecord?> FirstRowAsync(CancellationToken cancellationToken)
+    {
+        var table = RecordTable.Service;
+        await using var connection = await database.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var command = connection.CreateCommand();
+        command.CommandText = $"SELECT {table.ColumnList} FROM {table.Name} WHERE {table.IdColumn} = (SELECT MIN({table.IdColumn}) FROM {table.Name})";
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? RecordMapping.Read(reader) : null;
     }
 
     private async Task<(int Count, int MaxId)> CountExistingAsync(int records, CancellationToken cancellationToken)

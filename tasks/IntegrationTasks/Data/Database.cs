@@ -68,14 +68,30 @@ public sealed class Database
     {
         await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
         foreach (var table in new[] { RecordTable.Service, RecordTable.Client })
-            await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+            await CreateTableAsync(connection, table, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Creates a table, or adds the payload columns to one made before they existed.</summary>
+    private async Task CreateTableAsync(DbConnection connection, RecordTable table, CancellationToken cancellationToken)
+    {
+        await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+        await using var probe = connection.CreateCommand();
+        probe.CommandText = $"SELECT Payload, PayloadText FROM {table.Name} WHERE 1 = 0";
+        try
+        {
+            await using var _ = await probe.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (DbException)
+        {
+            await ExecuteAsync(connection, Dialect.AddPayloadColumnsSql(table), cancellationToken).ConfigureAwait(false);
+        }
     }
 
     /// <summary>Removes every row of a table (the series' EmptyClientTable).</summary>
     public async Task EmptyAsync(RecordTable table, CancellationToken cancellationToken)
     {
         await using var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
-        await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+        await CreateTableAsync(connection, table, cancellationToken).ConfigureAwait(false);
         await ExecuteAsync(connection, Dialect.EmptyTableSql(table), cancellationToken).ConfigureAwait(false);
     }
 

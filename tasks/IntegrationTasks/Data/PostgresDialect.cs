@@ -15,6 +15,8 @@ internal sealed class PostgresDialect : SqlDialect
     // Microsecond precision; generated timestamps carry milliseconds, so they round-trip exactly.
     protected override string DateTimeType => "timestamp(6) without time zone";
     public override DbType DateTimeDbType => DbType.DateTime2;
+    protected override string BinaryType => "bytea";
+    protected override string TextType => "text";
 
     /// <summary>
     /// Autovacuum visits a table some time after many rows arrive (since PostgreSQL 13 for inserts alone, and analyses it), which on
@@ -69,12 +71,18 @@ internal sealed class PostgresDialect : SqlDialect
             await importer.WriteAsync(record.CreationDate, NpgsqlDbType.Timestamp, cancellationToken).ConfigureAwait(false);
             await WriteNullableAsync(importer, record.StringField1, cancellationToken).ConfigureAwait(false);
             await WriteNullableAsync(importer, record.StringField2, cancellationToken).ConfigureAwait(false);
+            if (record.Payload is null)
+                await importer.WriteNullAsync(cancellationToken).ConfigureAwait(false);
+            else
+                await importer.WriteAsync(record.Payload, NpgsqlDbType.Bytea, cancellationToken).ConfigureAwait(false);
+            await WriteNullableAsync(importer, record.PayloadText, cancellationToken, NpgsqlDbType.Text).ConfigureAwait(false);
         }
         await importer.CompleteAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static Task WriteNullableAsync(NpgsqlBinaryImporter importer, string? value, CancellationToken cancellationToken) =>
+    private static Task WriteNullableAsync(NpgsqlBinaryImporter importer, string? value, CancellationToken cancellationToken,
+        NpgsqlDbType type = NpgsqlDbType.Varchar) =>
         value is null
             ? importer.WriteNullAsync(cancellationToken)
-            : importer.WriteAsync(value, NpgsqlDbType.Varchar, cancellationToken);
+            : importer.WriteAsync(value, type, cancellationToken);
 }

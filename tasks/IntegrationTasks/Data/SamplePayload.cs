@@ -10,6 +10,23 @@ public enum PayloadKind
     Text,
 }
 
+/// <summary>What every row of a data set carries beside the series' fields: so many bytes of a kind (0: nothing).</summary>
+public readonly record struct PayloadShape(int Bytes, PayloadKind Kind)
+{
+    public static readonly PayloadShape None = new(0, PayloadKind.Bytes);
+
+    public static PayloadShape Of(int bytes, string kind) =>
+        bytes < 0
+            ? throw new IntegrationException(ErrorCodes.InvalidParameter, $"PayloadBytes must be at least 0 (was {bytes}).")
+            : new(bytes, bytes == 0 ? PayloadKind.Bytes : PayloadKinds.Parse(kind));
+
+    /// <summary>The shape a row carries (its stored size and kind).</summary>
+    public static PayloadShape Of(ServiceRecord row) =>
+        new(row.PayloadLength, row.PayloadText is null ? PayloadKind.Bytes : PayloadKind.Text);
+
+    public override string ToString() => Bytes == 0 ? "no payload" : $"a {Bytes:N0}-byte payload ({Kind})";
+}
+
 public static class PayloadKinds
 {
     public static PayloadKind Parse(string value) =>
@@ -35,6 +52,18 @@ public static class SamplePayload
         .. new[] { "Payload <b class=\"x\">&amp;</b> ", "'quoted' \"double\" ", "line\r\nbreak\ttab ", "ação Ærø ", "日本語 ✓ ", "😀 ", "a\\b/c {json} " }
             .Select(Encoding.UTF8.GetBytes),
     ];
+
+    /// <summary>The row of that ID with its payload: none at 0 bytes (the series' row), else bytes or text as the kind says.</summary>
+    public static ServiceRecord Row(int id, PayloadShape shape, int seed = SampleData.DefaultSeed)
+    {
+        var row = SampleData.Create(id, seed);
+        if (shape.Bytes == 0)
+            return row;
+        var payload = Create(id, shape.Bytes, shape.Kind, seed);
+        return shape.Kind == PayloadKind.Text
+            ? row with { PayloadText = Encoding.UTF8.GetString(payload) }
+            : row with { Payload = payload };
+    }
 
     public static byte[] Create(int id, int bytes, PayloadKind kind, int seed = SampleData.DefaultSeed)
     {

@@ -15,6 +15,8 @@ internal abstract class SqlDialect
     protected abstract string StringType { get; }
     protected abstract string DoubleType { get; }
     protected abstract string DateTimeType { get; }
+    protected abstract string BinaryType { get; }
+    protected abstract string TextType { get; }
     public abstract DbType DateTimeDbType { get; }
 
     public virtual Task PrepareTargetAsync(DbConnection connection, CancellationToken cancellationToken) => Task.CompletedTask;
@@ -30,7 +32,15 @@ internal abstract class SqlDialect
         $"Value {DoubleType} NOT NULL, " +
         $"CreationDate {DateTimeType} NOT NULL, " +
         $"StringField1 {StringType} NULL, " +
-        $"StringField2 {StringType} NULL";
+        $"StringField2 {StringType} NULL, " +
+        PayloadColumnDefinitions;
+
+    private string PayloadColumnDefinitions => $"Payload {BinaryType} NULL, PayloadText {TextType} NULL";
+
+    /// <summary>
+    /// Adds the payload columns to a table made before there were any (the series' six columns); the table's rows keep no payload.
+    /// </summary>
+    public virtual string AddPayloadColumnsSql(RecordTable table) => $"ALTER TABLE {table.Name} ADD Payload {BinaryType} NULL, ADD PayloadText {TextType} NULL";
 
     public virtual string EmptyTableSql(RecordTable table) => $"TRUNCATE TABLE {table.Name}";
 
@@ -59,7 +69,7 @@ internal abstract class SqlDialect
         await using var _ = transaction;
         await using var command = connection.CreateCommand();
         command.Transaction = transaction;
-        const string values = "@id, @desc, @value, @date, @s1, @s2";
+        const string values = "@id, @desc, @value, @date, @s1, @s2, @payload, @text";
         command.CommandText = ignoreExisting
             ? InsertIgnoringExistingSql(table, values)
             : $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values})";
@@ -69,6 +79,8 @@ internal abstract class SqlDialect
         var date = AddParameter(command, "@date", DateTimeDbType);
         var s1 = AddParameter(command, "@s1", DbType.String, RecordTable.StringLength);
         var s2 = AddParameter(command, "@s2", DbType.String, RecordTable.StringLength);
+        var payload = AddParameter(command, "@payload", DbType.Binary, -1);
+        var text = AddParameter(command, "@text", DbType.String, -1);
         command.Prepare();
         foreach (var record in records)
         {
@@ -78,6 +90,8 @@ internal abstract class SqlDialect
             date.Value = record.CreationDate;
             s1.Value = (object?)record.StringField1 ?? DBNull.Value;
             s2.Value = (object?)record.StringField2 ?? DBNull.Value;
+            payload.Value = (object?)record.Payload ?? DBNull.Value;
+            text.Value = (object?)record.PayloadText ?? DBNull.Value;
             if (PrefersSynchronousCalls)
                 command.ExecuteNonQuery();
             else
@@ -101,8 +115,8 @@ internal abstract class SqlDialect
         var parameter = command.CreateParameter();
         parameter.ParameterName = name;
         parameter.DbType = type;
-        if (size > 0)
-            parameter.Size = size;
+        if (size != 0)
+            parameter.Size = size; // -1: no limit (SQL Server's varbinary(max) and nvarchar(max))
         command.Parameters.Add(parameter);
         return parameter;
     }

@@ -18,6 +18,11 @@ internal sealed class SqlServerDialect : SqlDialect
     protected override string DoubleType => "float";
     protected override string DateTimeType => "datetime2(7)";
     public override DbType DateTimeDbType => DbType.DateTime2;
+    protected override string BinaryType => "varbinary(max)";
+    protected override string TextType => "nvarchar(max)";
+
+    public override string AddPayloadColumnsSql(RecordTable table) =>
+        $"ALTER TABLE dbo.{table.Name} ADD Payload {BinaryType} NULL, PayloadText {TextType} NULL";
 
     protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
         $"INSERT INTO {table.Name} ({table.ColumnList}) SELECT {values} WHERE NOT EXISTS (SELECT 1 FROM {table.Name} WITH (UPDLOCK, HOLDLOCK) WHERE {table.IdColumn} = @id)";

@@ -16,6 +16,12 @@ internal sealed class SqliteDialect : SqlDialect
     // TEXT affinity on purpose: DATETIME would get NUMERIC affinity. Values are ISO-8601 with 7 fractional digits.
     protected override string DateTimeType => "TEXT";
     public override DbType DateTimeDbType => DbType.DateTime;
+    protected override string BinaryType => "BLOB";
+    protected override string TextType => "TEXT";
+
+    // SQLite adds one column per ALTER TABLE.
+    public override string AddPayloadColumnsSql(RecordTable table) =>
+        $"ALTER TABLE {table.Name} ADD COLUMN Payload {BinaryType} NULL; ALTER TABLE {table.Name} ADD COLUMN PayloadText {TextType} NULL";
 
     public override string EmptyTableSql(RecordTable table) => $"DELETE FROM {table.Name}";
 

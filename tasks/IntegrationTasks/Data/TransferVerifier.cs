@@ -149,17 +149,20 @@ public sealed class TransferVerifier(Database server, Database client)
         if (expected.CreationDate.Ticks != actual.CreationDate.Ticks) names.Add("CreationDate");
         if (!string.Equals(expected.StringField1, actual.StringField1, StringComparison.Ordinal)) names.Add("StringField1");
         if (!string.Equals(expected.StringField2, actual.StringField2, StringComparison.Ordinal)) names.Add("StringField2");
+        if (!expected.SamePayloadAs(actual)) names.Add("Payload");
         return string.Join("+", names);
     }
 }
 
 /// <summary>
-/// A table's rows read on a task of their own, at most <see cref="ChunksAhead"/> chunks of <see cref="ChunkRows"/> rows ahead of the
-/// reader (memory bounded whatever the table's size); a failure of the read is thrown where the rows are asked for.
+/// A table's rows read on a task of their own, at most <see cref="ChunksAhead"/> chunks of <see cref="ChunkRows"/> rows (and about
+/// <see cref="ChunkBytes"/> of payload) ahead of the reader: memory bounded whatever the table's size and the rows' payloads. A
+/// failure of the read is thrown where the rows are asked for.
 /// </summary>
 internal sealed class ReadAhead : IAsyncEnumerator<ServiceRecord>
 {
     public const int ChunkRows = 1024;
+    public const int ChunkBytes = 1024 * 1024;
     public const int ChunksAhead = 4;
 
     private readonly Channel<ServiceRecord[]> _chunks = Channel.CreateBounded<ServiceRecord[]>(
@@ -182,13 +185,16 @@ internal sealed class ReadAhead : IAsyncEnumerator<ServiceRecord>
         try
         {
             var chunk = new List<ServiceRecord>(ChunkRows);
+            var bytes = 0L;
             await foreach (var row in rows.WithCancellation(cancellationToken).ConfigureAwait(false))
             {
                 chunk.Add(row);
-                if (chunk.Count < ChunkRows)
+                bytes += row.PayloadLength;
+                if (chunk.Count < ChunkRows && bytes < ChunkBytes)
                     continue;
                 await _chunks.Writer.WriteAsync([.. chunk], cancellationToken).ConfigureAwait(false);
                 chunk.Clear();
+                bytes = 0;
             }
             if (chunk.Count > 0)
                 await _chunks.Writer.WriteAsync([.. chunk], cancellationToken).ConfigureAwait(false);

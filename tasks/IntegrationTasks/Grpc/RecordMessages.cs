@@ -22,12 +22,17 @@ public static class RecordMessages
             message.StringField1 = record.StringField1;
         if (record.StringField2 is not null)
             message.StringField2 = record.StringField2;
+        if (record.Payload is not null)
+            message.PayloadBytes = Google.Protobuf.UnsafeByteOperations.UnsafeWrap(record.Payload); // the row's own array, never changed
+        else if (record.PayloadText is not null)
+            message.PayloadText = record.PayloadText;
         return message;
     }
 
     public static ServiceRecord ToRecord(this Record message) => new(
         message.Id, message.Desc, message.Value, DateTime.SpecifyKind(message.CreationDate.ToDateTime(), DateTimeKind.Unspecified),
-        message.HasStringField1 ? message.StringField1 : null, message.HasStringField2 ? message.StringField2 : null);
+        message.HasStringField1 ? message.StringField1 : null, message.HasStringField2 ? message.StringField2 : null,
+        message.HasPayloadBytes ? message.PayloadBytes.ToByteArray() : null, message.HasPayloadText ? message.PayloadText : null);
 
     public static BatchReply ToReply(int firstId, IEnumerable<ServiceRecord> records)
     {

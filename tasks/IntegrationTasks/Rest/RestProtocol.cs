@@ -70,7 +70,14 @@ public sealed class RecordJson
     public string? StringField1 { get; set; }
     public string? StringField2 { get; set; }
 
-    public ServiceRecord ToRecord() => new(Id, Desc, Value, CreationDate, StringField1, StringField2);
+    /// <summary>A bytes payload, base64 in JSON; absent when the row has none.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public byte[]? Payload { get; set; }
+
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? PayloadText { get; set; }
+
+    public ServiceRecord ToRecord() => new(Id, Desc, Value, CreationDate, StringField1, StringField2, Payload, PayloadText);
 }
 
 /// <summary>

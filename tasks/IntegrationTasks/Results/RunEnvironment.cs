@@ -92,7 +92,13 @@ public static class RunEnvironment
         await foreach (var row in RecordReader.ReadOrderedAsync(database, RecordTable.Service, 1, records, cancellationToken).ConfigureAwait(false))
         {
             hash.AppendData(Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture,
-                $"{row.Id}\u001f{row.Desc}\u001f{BitConverter.DoubleToInt64Bits(row.Value)}\u001f{row.CreationDate.Ticks}\u001f{Nullable(row.StringField1)}\u001f{Nullable(row.StringField2)}\u001e")));
+                $"{row.Id}\u001f{row.Desc}\u001f{BitConverter.DoubleToInt64Bits(row.Value)}\u001f{row.CreationDate.Ticks}\u001f{Nullable(row.StringField1)}\u001f{Nullable(row.StringField2)}")));
+            // A payload is hashed after the row's fields; a row without one hashes as it did before there were payloads.
+            if (row.Payload is not null)
+                hash.AppendData([0x1f, (byte)'B', .. row.Payload]);
+            if (row.PayloadText is not null)
+                hash.AppendData([0x1f, (byte)'T', .. Encoding.UTF8.GetBytes(row.PayloadText)]);
+            hash.AppendData([0x1e]);
             rows++;
         }
         return $"sha256:{Convert.ToHexStringLower(hash.GetHashAndReset())[..16]} over {rows:N0} rows";

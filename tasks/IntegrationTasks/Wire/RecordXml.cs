@@ -13,7 +13,8 @@ namespace IntegrationTasks.Wire;
 /// a response is <c>&lt;table&gt;&lt;record&gt;</c> with the six fields in the series' order. Unlike the series:
 /// invariant culture, shortest round-trip doubles ("R"), timestamps with all seven fractional digits,
 /// NULL written as <c>nil="true"</c> (distinct from an empty string), and line breaks entitised so
-/// that "\r\n" survives parsing.
+/// that "\r\n" survives parsing. A row's payload follows as <c>&lt;Payload&gt;</c> (base64) or <c>&lt;PayloadText&gt;</c>
+/// (escaped text); a row without one has neither, as in the series.
 /// </summary>
 public static class RecordXml
 {
@@ -52,7 +53,7 @@ public static class RecordXml
     private const string DateFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
 
     private static readonly string[] FieldNames =
-        ["ServiceTableID", "DescServiceTable", "Value", "CreationDate", "StringField1", "StringField2"];
+        ["ServiceTableID", "DescServiceTable", "Value", "CreationDate", "StringField1", "StringField2", "Payload", "PayloadText"];
 
     private static readonly XmlWriterSettings WriterSettings = new()
     {
@@ -190,6 +191,14 @@ public static class RecordXml
                 _writer.WriteElementString(FieldNames[3], record.CreationDate.ToString(DateFormat, CultureInfo.InvariantCulture));
                 WriteNullable(FieldNames[4], record.StringField1);
                 WriteNullable(FieldNames[5], record.StringField2);
+                if (record.Payload is { } payload)
+                {
+                    _writer.WriteStartElement(FieldNames[6]);
+                    _writer.WriteBase64(payload, 0, payload.Length);
+                    _writer.WriteEndElement();
+                }
+                if (record.PayloadText is { } text)
+                    _writer.WriteElementString(FieldNames[7], text);
                 _writer.WriteEndElement();
             }
             catch (ArgumentException e)
@@ -322,11 +331,17 @@ public static class RecordXml
                 var date = ParseDate(await ReadRequiredAsync(FieldNames[3]).ConfigureAwait(false), id);
                 var s1 = await ReadNullableAsync(FieldNames[4]).ConfigureAwait(false);
                 var s2 = await ReadNullableAsync(FieldNames[5]).ConfigureAwait(false);
+                byte[]? payload = null;
+                string? text = null;
+                if (await _reader.SkipWhitespaceAsync().ConfigureAwait(false) == XmlNodeType.Element && _xml.LocalName == FieldNames[6])
+                    payload = ParseBase64(await _reader.ElementTextAsync().ConfigureAwait(false), id);
+                else if (_xml.NodeType == XmlNodeType.Element && _xml.LocalName == FieldNames[7])
+                    text = await _reader.ElementTextAsync().ConfigureAwait(false);
                 await _reader.SkipWhitespaceAsync().ConfigureAwait(false);
                 if (_xml.NodeType != XmlNodeType.EndElement)
-                    throw Malformed(_xml, $"record {id} has an unexpected {Describe(_xml)} after StringField2");
+                    throw Malformed(_xml, $"record {id} has an unexpected {Describe(_xml)} after {(payload is not null ? FieldNames[6] : text is not null ? FieldNames[7] : FieldNames[5])}");
                 await _reader.NextAsync().ConfigureAwait(false);
-                return new ServiceRecord(id, desc, value, date, s1, s2);
+                return new ServiceRecord(id, desc, value, date, s1, s2, payload, text);
             }
             catch (XmlException e)
             {
@@ -484,6 +499,18 @@ public static class RecordXml
         double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value)
             ? value
             : throw new IntegrationException(ErrorCodes.InvalidFieldValue, $"Record {id}: <Value> '{Clip(text)}' is not a number.");
+
+    private static byte[] ParseBase64(string text, int id)
+    {
+        try
+        {
+            return Convert.FromBase64String(text);
+        }
+        catch (FormatException)
+        {
+            throw new IntegrationException(ErrorCodes.InvalidFieldValue, $"Record {id}: <Payload> '{Clip(text)}' is not base64.");
+        }
+    }
 
     private static DateTime ParseDate(string text, int id) =>
         DateTime.TryParseExact(text, DateFormat, CultureInfo.InvariantCulture, DateTimeStyles.None, out var value)

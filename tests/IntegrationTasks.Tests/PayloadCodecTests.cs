@@ -1,0 +1,105 @@
+using System.Runtime.Serialization;
+using System.Text;
+using System.Text.Json;
+using System.Xml;
+using Google.Protobuf;
+using IntegrationTasks.Grpc;
+using IntegrationTasks.Grpc.Contract;
+using IntegrationTasks.Rest;
+using IntegrationTasks.Wcf;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>Each encoding the transports use carries a row's payload, bytes or text, exactly; a row without one is as before.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class PayloadCodecTests
+{
+    private static readonly PayloadShape[] Shapes =
+        [PayloadShape.None, new(1, PayloadKind.Bytes), new(3000, PayloadKind.Bytes), new(1, PayloadKind.Text), new(3000, PayloadKind.Text)];
+
+    private static IEnumerable<ServiceRecord> Rows() =>
+        Shapes.SelectMany(shape => Enumerable.Range(1, 20).Select(id => SamplePayload.Row(id, shape)))
+            .Append(SampleData.Create(21) with { Payload = [] })
+            .Append(SampleData.Create(22) with { PayloadText = "" });
+
+    private static void AssertSame(IReadOnlyList<ServiceRecord> sent, IReadOnlyList<ServiceRecord> received, string codec)
+    {
+        Assert.HasCount(sent.Count, received, codec);
+        for (var i = 0; i < sent.Count; i++)
+        {
+            Assert.IsTrue(sent[i].SameValuesAs(received[i]), $"{codec}: row {sent[i].Id} ({PayloadShape.Of(sent[i])}) came back as {PayloadShape.Of(received[i])}");
+            Assert.AreEqual((sent[i].Payload is null, sent[i].PayloadText is null), (received[i].Payload is null, received[i].PayloadText is null), $"{codec}: row {sent[i].Id}'s payload NULL stays NULL");
+        }
+    }
+
+    [TestMethod]
+    public void The_series_XML_carries_bytes_as_base64_and_text_escaped()
+    {
+        var rows = Rows().ToList();
+        using var body = new MemoryStream();
+        RecordXml.WriteResponse(body, rows);
+        var xml = Encoding.UTF8.GetString(body.ToArray());
+        StringAssert.Contains(xml, $"<Payload>{Convert.ToBase64String(rows[20].Payload!)}</Payload>");
+        StringAssert.Contains(xml, "&lt;b class=\"x\"&gt;&amp;amp;&lt;/b&gt;");
+        Assert.IsFalse(xml[..xml.IndexOf("</record>", StringComparison.Ordinal)].Contains("Payload"), "a row without a payload is the series' row");
+        body.Position = 0;
+        AssertSame(rows, RecordXml.ReadResponse(body), "XML");
+    }
+
+    [TestMethod]
+    public void A_payload_that_is_not_base64_is_a_coded_field_error()
+    {
+        var xml = "<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value>" +
+                  "<CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/><Payload>not*base64</Payload></record></table>";
+        var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(new MemoryStream(Encoding.UTF8.GetBytes(xml))));
+        Assert.AreEqual(ErrorCodes.InvalidFieldValue, e.Code);
+    }
+
+    [TestMethod]
+    public async Task JSON_carries_bytes_as_base64_and_leaves_out_a_missing_payload()
+    {
+        var rows = Rows().ToList();
+        var body = new MemoryStream(RestProtocolTests.Body(rows));
+        using (var document = JsonDocument.Parse(body.ToArray()))
+        {
+            var first = document.RootElement[0];
+            Assert.IsFalse(first.TryGetProperty("payload", out _) || first.TryGetProperty("payloadText", out _) || first.TryGetProperty("payloadLength", out _));
+            Assert.AreEqual(Convert.ToBase64String(rows[20].Payload!), document.RootElement[20].GetProperty("payload").GetString());
+        }
+        body.Position = 0;
+        var back = new List<ServiceRecord>();
+        await foreach (var row in RestProtocol.ReadRecordsAsync(body, CancellationToken.None))
+            back.Add(row);
+        AssertSame(rows, back, "JSON");
+    }
+
+    [TestMethod]
+    public void Protobuf_carries_bytes_and_text_in_a_oneof()
+    {
+        var rows = Rows().ToList();
+        var reply = BatchReply.Parser.ParseFrom(RecordMessages.ToReply(1, rows).ToByteArray());
+        AssertSame(rows, [.. reply.Records.Select(RecordMessages.ToRecord)], "protobuf");
+        Assert.AreEqual(Record.PayloadOneofCase.None, rows[0].ToMessage().PayloadCase);
+    }
+
+    [TestMethod]
+    [DataRow(false, DisplayName = "text encoding (SOAP)")]
+    [DataRow(true, DisplayName = "binary encoding (net.tcp)")]
+    public void The_data_contract_carries_both_in_either_encoding(bool binary)
+    {
+        var rows = Rows().ToList();
+        var serializer = new DataContractSerializer(typeof(List<RecordData>));
+        using var body = new MemoryStream();
+        using (var writer = binary ? XmlDictionaryWriter.CreateBinaryWriter(body, null, null, ownsStream: false)
+                   : XmlDictionaryWriter.CreateTextWriter(body, Encoding.UTF8, ownsStream: false))
+            serializer.WriteObject(writer, rows.Select(RecordDataMapping.ToData).ToList());
+        body.Position = 0;
+        using var reader = binary
+            ? XmlDictionaryReader.CreateBinaryReader(body, XmlDictionaryReaderQuotas.Max)
+            : XmlDictionaryReader.CreateTextReader(body, XmlDictionaryReaderQuotas.Max);
+        var back = (List<RecordData>)serializer.ReadObject(reader)!;
+        AssertSame(rows, [.. back.Select(RecordDataMapping.ToRecord)], binary ? "binary data contract" : "text data contract");
+    }
+}
