@@ -27,6 +27,24 @@ public sealed class RowKeyTests
     }
 
     [TestMethod]
+    public void Each_payload_size_is_a_table_of_its_own_measured_against_the_reference_at_that_size()
+    {
+        Measurement At(string transport, int? payload, double seconds, RunKind kind = RunKind.Transport) =>
+            Run(transport, kind: kind) with { PayloadBytes = payload, ElapsedSeconds = seconds };
+        var rows = ReportContent.Summarise(
+        [
+            At("TcpClient2", null, 1), At("PipelinedCopy", null, 0.5, RunKind.Reference),
+            At("TcpClient2", 1 << 20, 4), At("PipelinedCopy", 1 << 20, 2, RunKind.Reference),
+        ]);
+        CollectionAssert.AreEqual(new[] { new RunSize(1000, 0), new RunSize(1000, 1 << 20) }, rows.Select(r => r.Size).Distinct().ToArray());
+        var large = rows.Single(r => r.Key == new RowKey("TcpClient2", RunKind.Transport, PayloadBytes: 1 << 20));
+        Assert.AreEqual((2.0, 262.144), (large.RatioToPipelined!.Value, Math.Round(large.PayloadMegabytesPerSecond!.Value, 3)));
+        Assert.IsNull(rows.Single(r => r.Key == new RowKey("TcpClient2", RunKind.Transport)).PayloadMegabytesPerSecond);
+        Assert.AreEqual(("TcpClient2 (payload 1 MiB)", "1,000 records of 1 MiB payload", "1000-p1048576"), (large.Key.Label, large.Size.Heading, large.Size.Id));
+        Assert.AreEqual(("1,000 B", "64 KiB"), (RowKey.PayloadSize(1000), RowKey.PayloadSize(65536)));
+    }
+
+    [TestMethod]
     public void A_run_s_recorded_kind_decides_and_older_results_are_told_by_the_transport_s_name()
     {
         // A transport whose name looks like a label, or like the peer's, is what its recorded kind says.

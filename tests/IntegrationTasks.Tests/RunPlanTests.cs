@@ -237,6 +237,56 @@ public sealed class RunPlanTests
         StringAssert.EndsWith(line, "1 min 40 s elapsed, about 3 min 20 s left.");
     }
 
+    [TestMethod]
+    public void Each_payload_size_is_a_pass_of_its_own_with_batches_and_counts_bounded_by_bytes()
+    {
+        var engine = new FakeBuildEngine();
+        var task = new PlanRunAll
+        {
+            BuildEngine = engine, BatchSize = 1000, Repetitions = 2, Warmup = false, Seed = "7", Progress = true,
+            Transports = [Item("TcpClient2", "TcpServer2", "20000+50000")],
+            PayloadSizes = "0+1024+65536+1048576", BatchBytes = 1 << 20, MaxRunBytes = 100L << 20,
+        };
+        Assert.IsTrue(task.Execute(), engine.Log);
+        var runs = task.Steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Properties)
+            .Select(p => (Payload: int.Parse(p["PayloadBytes"]), Batch: int.Parse(p["BatchSize"]), Records: int.Parse(p["Records"]), Batches: int.Parse(p["TotalBatches"])))
+            .Distinct().ToList();
+        // 0: as asked. 1 KiB: 1,000 records a batch fit 1 MiB. 64 KiB: 16 a batch; 100 MiB a run caps both counts to 1,600. 1 MiB: one a batch, 100 a run.
+        CollectionAssert.AreEqual(new[]
+        {
+            (0, 1000, 20000, 20), (0, 1000, 50000, 50), (1024, 1000, 20000, 20), (1024, 1000, 50000, 50), (65536, 16, 1600, 100), (1048576, 1, 100, 100),
+        }, runs);
+        // The passes run one after the other: each its own groups (its data made before its servers start), its servers stopped before the next.
+        var groups = task.Steps.GroupBy(s => s.GetMetadata("PayloadBytes")).Select(g => g.Select(s => int.Parse(s.GetMetadata("Group"))).Distinct().ToList()).ToList();
+        CollectionAssert.AreEqual(new[] { 1, 2, 3, 4 }, groups.SelectMany(g => g).ToArray());
+        Assert.AreEqual("1600", task.Steps.First(s => s.GetMetadata("PayloadBytes") == "65536").GetMetadata("GroupRecords"));
+        Assert.AreEqual((50000, 0), (task.MaxRecords, task.FirstPayloadBytes));
+        StringAssert.Contains(engine.Log, "RunAll at 65,536-byte payloads: batches of 16");
+        // Without a payload the steps are as they were: no payload or batch size of their own.
+        var plain = new PlanRunAll { BuildEngine = engine, BatchSize = 1000, Repetitions = 1, Warmup = false, Seed = "7", Transports = [Item("TcpClient2", "TcpServer2")] };
+        Assert.IsTrue(plain.Execute(), engine.Log);
+        Assert.IsTrue(plain.Steps.All(s => !Properties(s).ContainsKey("PayloadBytes") && s.GetMetadata("PayloadBytes") == "0"));
+    }
+
+    [TestMethod]
+    public void A_batch_is_checked_against_BatchBytes_and_the_transport_s_message_limit_before_a_run()
+    {
+        var kilobytes = new PayloadShape(1024, PayloadKind.Bytes);
+        BatchBytesCheck.Check("TcpClient2", 1000, kilobytes, 1 << 20, (64 << 20, "MaxFrameBytes"));
+        BatchBytesCheck.Check("TcpClient2", 1, new PayloadShape(8 << 20, PayloadKind.Bytes), 1 << 20, (64 << 20, "MaxFrameBytes")); // one record a batch, whatever its size
+        var tooMuch = Assert.ThrowsExactly<IntegrationException>(() => BatchBytesCheck.Check("TcpClient2", 2000, kilobytes, 1 << 20, null));
+        Assert.AreEqual(ErrorCodes.InvalidParameter, tooMuch.Code);
+        StringAssert.Contains(tooMuch.Message, "-p:BatchSize=1,024");
+        var overLimit = Assert.ThrowsExactly<IntegrationException>(() =>
+            BatchBytesCheck.Check("GrpcClient", 1000, kilobytes, 1 << 20, (1_000_000, "MaxMessageBytes")));
+        StringAssert.Contains(overLimit.Message, "-p:MaxMessageBytes");
+        // Text is bounded by its worst escaping: six bytes a byte.
+        Assert.AreEqual(10 * (6 * 1024 + BatchBytesCheck.RowOverheadBytes), BatchBytesCheck.MostMessageBytes(10, new PayloadShape(1024, PayloadKind.Text)));
+        Assert.AreEqual(10 * (1368 + BatchBytesCheck.RowOverheadBytes), BatchBytesCheck.MostMessageBytes(10, kilobytes));
+        Assert.AreEqual((1000, 1024, 1, 1), (BatchBytesCheck.EffectiveBatchSize(1000, 0, 1), BatchBytesCheck.EffectiveBatchSize(2000, 1024, 1 << 20),
+            BatchBytesCheck.EffectiveBatchSize(1000, 2 << 20, 1 << 20), BatchBytesCheck.EffectiveBatchSize(1, 0, 1)));
+    }
+
     private static TaskItem Item(string name, string server, string recordCounts = "1000")
     {
         var item = new TaskItem(name);

@@ -46,6 +46,12 @@ public static class SettingDefaults
     public const int ServerReadyTimeoutSeconds = 120;
     public const int ServerStopTimeoutSeconds = 30;
 
+    /// <summary>The most payload one batch holds (1 MiB): with large rows a batch holds fewer than BatchSize records.</summary>
+    public const long BatchBytes = 1024 * 1024;
+
+    /// <summary>The most payload one RunAll run moves (1 GiB): with large rows its record counts are capped to it.</summary>
+    public const long MaxRunBytes = 1024L * 1024 * 1024;
+
     /// <summary>The private RabbitMQ node's AMQP port.</summary>
     public const int RabbitMQPort = 5673;
 }

@@ -19,6 +19,9 @@ public sealed class TransferVerifier(Database server, Database client)
         public int Duplicated { get; set; }
         public int Extra { get; set; }
         public int Altered { get; set; }
+
+        /// <summary>The payload bytes of the rows found equal (what the transfer carried beside the series' fields).</summary>
+        public long PayloadBytes { get; set; }
         public List<int> FirstMissing { get; } = [];
         public List<int> FirstDuplicated { get; } = [];
         public List<int> FirstExtra { get; } = [];
@@ -77,6 +80,7 @@ public sealed class TransferVerifier(Database server, Database client)
                     if (row.SameValuesAs(expected.Current))
                     {
                         report.Matched++;
+                        report.PayloadBytes += row.PayloadLength;
                         if (matchedPerBatch is not null)
                             matchedPerBatch[(row.Id - 1) / batchSize!.Value]++;
                     }

@@ -21,6 +21,8 @@ public abstract class GrpcClientTask : TransferClientTask
     [Required] public string Address { get; set; } = "";
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, nameof(MaxMessageBytes));
+
     protected abstract bool Streaming { get; }
 
     protected override string TransportName => GetType().Name;

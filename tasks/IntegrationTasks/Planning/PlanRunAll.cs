@@ -37,13 +37,23 @@ public sealed class PlanRunAll : IntegrationTask
     /// <summary>Say the plan and each run's progress (RunAll); RunTransport's callers (FindBatchSize, Load, the sweeps) say their own.</summary>
     public bool Progress { get; set; }
 
+    /// <summary>The payload sizes, each a pass of the whole plan in turn ("0+1024+65536"; 0: the series' rows).</summary>
+    public string PayloadSizes { get; set; } = "0";
+
+    /// <summary>The most payload a batch holds: a batch holds fewer than BatchSize records where its payload would pass this.</summary>
+    public long BatchBytes { get; set; } = SettingDefaults.BatchBytes;
+
+    /// <summary>The most payload one run moves: a pass with a payload runs its record counts capped to this.</summary>
+    public long MaxRunBytes { get; set; } = SettingDefaults.MaxRunBytes;
+
     [Output] public ITaskItem[] Steps { get; private set; } = [];
 
     /// <summary>The shuffle's seed when interleaved, recorded with each run; 0 by transport.</summary>
     [Output] public int SeedUsed { get; private set; }
 
-    /// <summary>The most records a run asks for: ServiceTable must hold them.</summary>
+    /// <summary>The most records a run of the first pass asks for, and its payload: ServiceTable must hold them before the first run.</summary>
     [Output] public int MaxRecords { get; private set; }
+    [Output] public int FirstPayloadBytes { get; private set; }
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
@@ -60,14 +70,33 @@ public sealed class PlanRunAll : IntegrationTask
             : Seed.Length == 0 ? Random.Shared.Next(1, 1_000_000)
             : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var given) ? given
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
-        var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns), order, seed,
-            ReferenceEvery);
-        var plan = RunPlanner.Plan([.. Transports.Select(PlanTransport.FromItem)], settings, Ports.Free, Log);
-        SeedUsed = plan.Seed;
-        MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
-        Steps = [.. ToItems(plan, Progress)];
+        var passes = PayloadPass.Plan(PayloadSizes, BatchSize, BatchBytes, MaxRunBytes);
+        var transports = Transports.Select(PlanTransport.FromItem).ToList();
+        var steps = new List<ITaskItem>();
+        var groups = 0;
+        RunPlan? first = null;
+        foreach (var pass in passes)
+        {
+            var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), pass.BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns),
+                order, seed, ReferenceEvery);
+            var plan = RunPlanner.Plan([.. transports.Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) })], settings, Ports.Free, Log);
+            var items = ToItems(plan, Progress, passes.Count > 1 || pass.PayloadBytes > 0 ? pass : null, groups).ToList();
+            groups = items.Select(i => int.Parse(i.GetMetadata("Group"), CultureInfo.InvariantCulture)).DefaultIfEmpty(groups).Max();
+            steps.AddRange(items);
+            if (first is null)
+            {
+                first = plan;
+                MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
+                FirstPayloadBytes = pass.PayloadBytes;
+            }
+            if (Progress && (passes.Count > 1 || pass.PayloadBytes > 0))
+                Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
+                    $"RunAll at {pass}: batches of {pass.BatchSize:N0} (BatchSize {BatchSize:N0}, at most {BatchBytes:N0} bytes of payload a batch: BatchBytes), record counts {string.Join(" + ", plan.Runs.Select(r => r.Run.Records).Distinct().Order().Select(r => r.ToString("N0", CultureInfo.InvariantCulture)))} (at most {MaxRunBytes:N0} bytes of payload a run: MaxRunBytes)."));
+        }
+        SeedUsed = first!.Seed;
+        Steps = [.. steps];
         if (Progress)
-            SayPlan(plan);
+            SayPlan(first);
         return Task.CompletedTask;
     }
 
@@ -87,7 +116,9 @@ public sealed class PlanRunAll : IntegrationTask
     }
 
     /// <summary>The plan's steps as items: each group's servers, then the users of a server started for another transport, then its runs.</summary>
-    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress)
+    /// <param name="pass">With a payload pass: its payload and batch size go with every step (the group's data and each run's).</param>
+    /// <param name="groupOffset">The groups of the passes before: this plan's groups follow theirs.</param>
+    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress, PayloadPass? pass = null, int groupOffset = 0)
     {
         var stopOnFailure = plan.Order == RunOrder.ByTransport ? "true" : "false";
         var ports = plan.Servers.Where(s => s.Port != 0 && s.Transport.PortProperty.Length > 0)
@@ -98,12 +129,15 @@ public sealed class PlanRunAll : IntegrationTask
         {
             var item = new TaskItem(spec);
             item.SetMetadata("Kind", kind);
-            item.SetMetadata("Group", group.ToString(CultureInfo.InvariantCulture));
+            item.SetMetadata("Group", (groupOffset + group).ToString(CultureInfo.InvariantCulture));
+            item.SetMetadata("PayloadBytes", (pass?.PayloadBytes ?? 0).ToString(CultureInfo.InvariantCulture));
+            item.SetMetadata("GroupRecords", plan.Runs.Where(r => r.Group == group).Select(r => r.Run.Records).DefaultIfEmpty(0).Max().ToString(CultureInfo.InvariantCulture));
             item.SetMetadata("Transport", transport.Name);
             item.SetMetadata("ServerTarget", transport.HasServer ? transport.ServerTarget : "");
             item.SetMetadata("StopOnFailure", stopOnFailure);
+            var payload = pass is null ? [] : new[] { $"PayloadBytes={pass.PayloadBytes.ToString(CultureInfo.InvariantCulture)}", $"BatchSize={pass.BatchSize.ToString(CultureInfo.InvariantCulture)}" };
             item.SetMetadata("AdditionalProperties", string.Join(";",
-                new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(properties).Concat(PortOf(transport))));
+                new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(payload).Concat(properties).Concat(PortOf(transport))));
             return item;
         }
         foreach (var group in plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).Distinct().Order())

@@ -179,6 +179,11 @@ public abstract class RabbitMQClientTask : TransferClientTask
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
     public int RabbitMQPort { get; set; } = SettingDefaults.RabbitMQPort;
 
+    /// <summary>The largest reply the client accepts (a message's body).</summary>
+    public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, nameof(MaxMessageBytes));
+
     protected abstract QueueTopology Topology { get; }
 
     /// <summary>Each client its own connection, reply queue and resume loop; the server's consumer serves them all.</summary>
@@ -196,7 +201,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
         if (complete.Count > 0)
             Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
                 TransportName, complete.Count, plan.TotalBatches);
-        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight };
+        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);

@@ -49,34 +49,35 @@ public static class HtmlReport
             html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\""));
         }
 
-        foreach (var size in summaries.GroupBy(s => s.Records))
+        foreach (var size in summaries.GroupBy(s => s.Size))
         {
             var rows = size.ToList();
-            html.Append(Invariant, $"<h2>{size.Key:N0} records, {Encode(ReportContent.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
-            html.Append(MainTable(size.Key, rows));
-            html.Append(BarChart($"time-{size.Key}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
+            var id = size.Key.Id;
+            html.Append(Invariant, $"<h2>{size.Key.Heading}, {Encode(ReportContent.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
+            html.Append(MainTable(size.Key.Records, rows));
+            html.Append(BarChart($"time-{id}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
             var overheads = rows.Where(r => r.OverheadMicrosPerRecord is not null).ToList();
             if (overheads.Count > 0)
-                html.Append(BarChart($"overhead-{size.Key}", "Transport overhead per record (µs): mean − PipelinedCopy's, over records, with 95% interval", overheads,
+                html.Append(BarChart($"overhead-{id}", "Transport overhead per record (µs): mean − PipelinedCopy's, over records, with 95% interval", overheads,
                     r => r.OverheadMicrosPerRecord!.Value, r => r.Seconds.HasInterval ? r.OverheadCi95Micros ?? 0 : 0, "F2"));
-            html.Append(BarChart($"throughput-{size.Key}", "Records per second — longer is better", rows,
+            html.Append(BarChart($"throughput-{id}", "Records per second — longer is better", rows,
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
-            html.Append(BarChart($"memory-{size.Key}", "Peak memory of the client process (MB)", rows,
+            html.Append(BarChart($"memory-{id}", "Peak memory of the client process (MB)", rows,
                 r => r.MaxClientPeakBytes / 1048576.0, _ => 0, "F0"));
             var costed = rows.Where(r => r.Costs is not null).ToList();
             if (costed.Count > 0)
             {
-                html.Append(BarChart($"cpu-{size.Key}", "Client CPU per 1,000 records (ms)", costed, r => r.Costs!.ClientCpuMsPer1000, _ => 0, "F1"));
+                html.Append(BarChart($"cpu-{id}", "Client CPU per 1,000 records (ms)", costed, r => r.Costs!.ClientCpuMsPer1000, _ => 0, "F1"));
                 var served = costed.Where(r => r.Costs!.ServerCpuMsPer1000 is not null).ToList();
                 if (served.Count > 0)
-                    html.Append(BarChart($"server-cpu-{size.Key}", "Server CPU per 1,000 records (ms)", served, r => r.Costs!.ServerCpuMsPer1000!.Value, _ => 0, "F1"));
-                html.Append(BarChart($"alloc-{size.Key}", "Bytes the client allocated per record", costed, r => r.Costs!.ClientAllocatedBytesPerRecord, _ => 0, "N0"));
+                    html.Append(BarChart($"server-cpu-{id}", "Server CPU per 1,000 records (ms)", served, r => r.Costs!.ServerCpuMsPer1000!.Value, _ => 0, "F1"));
+                html.Append(BarChart($"alloc-{id}", "Bytes the client allocated per record", costed, r => r.Costs!.ClientAllocatedBytesPerRecord, _ => 0, "N0"));
             }
             var timed = rows.Where(r => r.BatchLatency is not null).ToList();
             if (timed.Count > 0)
             {
-                html.Append(BarChart($"p99-{size.Key}", "Batch latency p99 (ms), request sent to committed — shorter is better", timed, r => r.BatchLatency!.P99Ms, _ => 0, "F1"));
+                html.Append(BarChart($"p99-{id}", "Batch latency p99 (ms), request sent to committed — shorter is better", timed, r => r.BatchLatency!.P99Ms, _ => 0, "F1"));
                 html.Append(ReportTable.Html(ReportColumns.BatchLatency, timed, " class=\"latency\""));
             }
         }

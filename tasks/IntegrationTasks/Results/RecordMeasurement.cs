@@ -98,7 +98,11 @@ public sealed class RecordMeasurement : IntegrationTask
     {
         var run = MeasurementLog.ReadSingle(RunFile);
         if (RunVerification.Read(RunFile) is { } verification)
-            run = run with { RowsMatched = verification.RowsMatched, RowsDuplicated = verification.RowsDuplicated };
+            run = run with
+            {
+                RowsMatched = verification.RowsMatched, RowsDuplicated = verification.RowsDuplicated,
+                PayloadBytes = verification.PayloadBytesPerRow ?? run.PayloadBytes, // what the rows carried, as found
+            };
         if (ServerProcessId > 0 && !string.IsNullOrEmpty(ServerPidFile) && File.Exists(ServerPidFile)
             && int.TryParse(File.ReadAllText(ServerPidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture, out var current))
             ServerProcessId = current;

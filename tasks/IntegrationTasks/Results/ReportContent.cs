@@ -67,6 +67,12 @@ public sealed record TransportSummary(
     /// <summary>A peer (Peer: …): moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     public bool IsPeer => Key.IsPeer;
 
+    /// <summary>The table the row belongs in: its record count and its rows' payload.</summary>
+    public RunSize Size => new(Records, Key.PayloadBytes);
+
+    /// <summary>Payload moved per second, in MB (10^6 bytes), over the mean time; null without a payload.</summary>
+    public double? PayloadMegabytesPerSecond => Key.PayloadBytes > 0 ? MeanRecordsPerSecond * Key.PayloadBytes / 1e6 : null;
+
     /// <summary>What the row is, as fields (<see cref="Transport"/> is its label).</summary>
     public RowKey Key
     {
@@ -81,6 +87,21 @@ public sealed record TransportSummary(
     /// out of the ranking (never "fastest", not what the next row is compared with); the default RunAll called it fastest.
     /// </summary>
     public bool Unranked { get; init; }
+}
+
+/// <summary>What a report's table holds: runs of one record count whose rows carried one payload size (0: the series' rows).</summary>
+public readonly record struct RunSize(int Records, int PayloadBytes) : IComparable<RunSize>
+{
+    /// <summary>"20,000 records", "1,000 records of 1 MiB payload".</summary>
+    public string Heading => PayloadBytes == 0 ? string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records")
+        : string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records of {RowKey.PayloadSize(PayloadBytes)} payload");
+
+    /// <summary>For element ids: "20000", "1000-p1048576".</summary>
+    public string Id => PayloadBytes == 0 ? Records.ToString(CultureInfo.InvariantCulture)
+        : string.Create(CultureInfo.InvariantCulture, $"{Records}-p{PayloadBytes}");
+
+    /// <summary>By payload, then by record count: the series' rows first, as before there were payloads.</summary>
+    public int CompareTo(RunSize other) => (PayloadBytes, Records).CompareTo((other.PayloadBytes, other.Records));
 }
 
 /// <summary>What a transport's runs cost besides time, averaged over its measured repetitions.</summary>
@@ -201,8 +222,9 @@ public static class ReportContent
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {
         var rows = new List<TransportSummary>();
-        foreach (var size in RowKey.Of(measurements).GroupBy(k => k.Run.Records).OrderBy(g => g.Key))
+        foreach (var size in RowKey.Of(measurements).GroupBy(k => new RunSize(k.Run.Records, k.Key.PayloadBytes)).OrderBy(g => g.Key))
         {
+            var records = size.Key.Records;
             var groups = size.GroupBy(k => k.Key, k => k.Run)
                 .Select(g => (Key: g.Key, Runs: g.Where(m => !m.Warmup).ToList(), Warmups: g.Where(m => m.Warmup).ToList()))
                 .Where(g => g.Runs.Count > 0)
@@ -238,13 +260,13 @@ public static class ReportContent
                 // Interleaved: each run less the reference run nearest in time, so the machine's slow spells cancel out of the interval too.
                 var pairedDifference = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds - p.Reference.ElapsedSeconds).ToList());
                 var overhead = pipelined is null || !measuredAgainstLimit ? (double?)null
-                    : (pairedDifference?.Mean ?? seconds.Mean - pipelined.Mean) / size.Key * 1e6;
+                    : (pairedDifference?.Mean ?? seconds.Mean - pipelined.Mean) / records * 1e6;
                 var serverPeaks = runs.Where(r => r.ServerPeakBytes is not null).Select(r => r.ServerPeakBytes!.Value).ToList();
                 var outliers = runs.Where(r => seconds.Outliers.Contains(r.ElapsedSeconds)).Select(r => r.Repetition).Order().ToList();
                 rows.Add(new TransportSummary(
-                    key.Label, size.Key, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
+                    key.Label, records, seconds, warmups.FirstOrDefault()?.ElapsedSeconds, outliers,
                     faster is null || unranked ? null : Welch.PValue(faster, seconds),
-                    size.Key / seconds.Mean, // records over the mean time: the same figure in every table and the console
+                    records / seconds.Mean, // records over the mean time: the same figure in every table and the console
                     runs.Any(r => r.BytesNotMeasured == true) ? null : runs.Average(r => (double)(r.BytesSent + r.BytesReceived) / Math.Max(r.Records, 1)),
                     baseline is > 0 ? seconds.Mean / baseline.Value : null,
                     (seconds.Mean / fastest - 1) * 100,
@@ -261,7 +283,7 @@ public static class ReportContent
                     Reference = limit.Key?.Transport ?? Pipelined,
                     PairedRatioToPipelined = pairs is null ? null : Summary.Of(pairs.Select(p => p.Run.ElapsedSeconds / p.Reference.ElapsedSeconds).ToList()),
                     OverheadMicrosPerRecord = overhead,
-                    OverheadCi95Micros = overhead is null ? null : (pairedDifference?.Ci95 ?? Welch.DifferenceCi95(seconds, pipelined!)) / size.Key * 1e6,
+                    OverheadCi95Micros = overhead is null ? null : (pairedDifference?.Ci95 ?? Welch.DifferenceCi95(seconds, pipelined!)) / records * 1e6,
                     OverheadPaired = overhead is not null && pairedDifference is not null,
                     RatioToPeer = peer is { Mean: > 0 } ? seconds.Mean / peer.Mean : null,
                     BatchLatency = Transfer.LatencySummary.Merge(runs.Select(r => r.BatchLatency)),
@@ -372,13 +394,13 @@ public static class ReportContent
     public static ReportDocument Tables(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment)
     {
         var doc = new ReportDocument();
-        foreach (var records in summaries.GroupBy(s => s.Records))
+        foreach (var records in summaries.GroupBy(s => s.Size))
         {
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
-            var warmup = WarmupText(summaries, records.Key);
-            doc.AddHeading(2, string.Create(Invariant, $"{records.Key:N0} records, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
+            var warmup = WarmupText(summaries, records.Key.Records);
+            doc.AddHeading(2, string.Create(Invariant, $"{records.Key.Heading}, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
             doc.AddTable(ReportColumns.Summary, Ranked(size));
             if (peers.Count > 0)
             {

@@ -14,11 +14,11 @@ public static class ReportHeadline
         IReadOnlyList<NotRunEntry> notRun, IReadOnlyList<FaultRow> faults)
     {
         var lines = new List<string>();
-        var sizes = summaries.GroupBy(s => s.Records)
-            .Select(g => (Records: g.Key, Transports: g.Where(s => !s.Key.IsReference).ToList(), All: g.ToList())).ToList();
+        var sizes = summaries.GroupBy(s => s.Size)
+            .Select(g => (Size: g.Key, Transports: g.Where(s => !s.Key.IsReference).ToList(), All: g.ToList())).ToList();
         var most = sizes.Count == 0 ? 0 : sizes.Max(s => s.Transports.Count);
         // The sizes most transports ran at first; one that only a few ran at (a cap's: the one-call-per-record ones) says so.
-        foreach (var (records, transports, size) in sizes.OrderByDescending(s => s.Transports.Count == most).ThenBy(s => s.Records))
+        foreach (var (records, transports, size) in sizes.OrderByDescending(s => s.Transports.Count == most).ThenBy(s => s.Size))
         {
             var fastest = transports.FirstOrDefault();
             if (fastest is null)
@@ -26,7 +26,7 @@ public static class ReportHeadline
             var among = transports.Count >= most ? ""
                 : transports.Count == 1 ? " (only one transport ran at this size)"
                 : string.Create(Invariant, $" (only {transports.Count} transports ran at this size)");
-            var line = string.Create(Invariant, $"{records:N0} records{among}: fastest transport {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
+            var line = string.Create(Invariant, $"{records.Heading}{among}: fastest transport {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
             if (!fastest.Seconds.HasInterval)
                 line += " (too few runs to call it fastest)";
             line += fastest.RatioToPipelined is { } pipelined

@@ -110,6 +110,7 @@ public static class ReportColumns
         new("warmupSeconds", "Warm-up (s)", r => Cell(r.Summary.WarmupSeconds, "F3")),
         new("outlierRuns", "Outlier runs", r => r.Summary.OutlierRepetitions.Count > 0 ? string.Join(", ", r.Summary.OutlierRepetitions) : "–", Numeric: false),
         new("recordsPerSecond", "Records/s", r => r.Summary.MeanRecordsPerSecond.ToString("N0", Invariant)),
+        new("payloadMBPerSecond", "Payload MB/s", r => Cell(r.Summary.PayloadMegabytesPerSecond, "F1")),
         new("ratioToDirectCopy", "× DirectCopy", r => Ratio(r.Summary.RatioToBaseline)),
         new("ratioToPipelinedCopy", "× PipelinedCopy", r => Ratio(r.Summary.RatioToPipelined)),
         new("pairedRatioToPipelinedCopy", "Paired × PipelinedCopy (±95% CI)", r => r.Summary.PairedRatioToPipelined is { } p

@@ -11,7 +11,7 @@ namespace IntegrationTasks.Results;
 /// display only; nothing reads a label back.
 /// </summary>
 public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int ClientMachines = 1, double? Rate = null, int? BatchSize = null,
-    double? LatencyMs = null)
+    double? LatencyMs = null, int PayloadBytes = 0)
 {
     /// <summary>The peer: moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     [JsonIgnore] public bool IsPeer => Kind == RunKind.Peer;
@@ -34,12 +34,20 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"{ClientMachines} client machines"));
             if (Rate is { } rate)
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"open loop {rate:0.##}/s{(Clients > 1 ? " each" : "")}"));
+            if (PayloadBytes > 0)
+                parts.Add($"payload {PayloadSize(PayloadBytes)}");
             var label = parts.Count > 0 ? $"{Transport} ({string.Join(", ", parts)})" : Transport;
             return BatchSize is { } batch ? string.Create(CultureInfo.InvariantCulture, $"{label} (batch {batch})")
                 : LatencyMs is { } latency ? LatencySweepReport.Label(label, latency)
                 : label;
         }
     }
+
+    /// <summary>"1 KiB", "256 KiB", "1 MiB", "1,000 B": a payload's size as the report names it.</summary>
+    public static string PayloadSize(int bytes) =>
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 20} MiB")
+        : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 10} KiB")
+        : string.Create(CultureInfo.InvariantCulture, $"{bytes:N0} B");
 
     /// <summary>A run's kind as recorded; for results recorded before runs carried it, told by the transport's name.</summary>
     public static RunKind KindOf(Measurement run) => run.Kind ?? KindOf(run.Transport);
@@ -55,7 +63,7 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
 
     /// <summary>A run's row, apart from the sweeps (<see cref="Of"/> adds them).</summary>
     public static RowKey Concurrency(Measurement run) =>
-        new(run.Transport, KindOf(run), run.Clients, run.ClientMachines ?? 1, run.Rate);
+        new(run.Transport, KindOf(run), run.Clients, run.ClientMachines ?? 1, run.Rate, PayloadBytes: run.PayloadBytes ?? 0);
 
     /// <summary>
     /// Every run with its row. Runs of one row at several batch sizes (a FindBatchSize sweep) are rows of their own, one a batch

@@ -13,6 +13,8 @@ public abstract class StreamClientTask : TransferClientTask
 {
     public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
+    protected override (long Bytes, string Property)? MessageLimit => (MaxFrameBytes, nameof(MaxFrameBytes));
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual StreamIo Io => StreamIo.Streams;
 

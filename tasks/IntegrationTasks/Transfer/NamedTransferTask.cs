@@ -169,6 +169,9 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
     public string ClientMachine { get; set; } = "";
     public string Rate { get; set; } = "";
     public string MaxInFlight { get; set; } = "";
+    public string PayloadBytes { get; set; } = "";
+    public string PayloadKind { get; set; } = "";
+    public string BatchBytes { get; set; } = "";
 
     /// <summary>The server the orchestrator started for this run, whose CPU the client reads over its timed transfer.</summary>
     public string ServerProcessId { get; set; } = "";

@@ -84,6 +84,16 @@ public abstract class TransferClientTask : IntegrationTask
     /// </summary>
     public int ServerProcessId { get; set; }
 
+    /// <summary>The payload each row carries (GenerateData's PayloadBytes and PayloadKind): what a batch's size in bytes is checked by.</summary>
+    public int PayloadBytes { get; set; }
+    public string PayloadKind { get; set; } = nameof(Data.PayloadKind.Bytes);
+
+    /// <summary>The most payload one batch may hold (<see cref="BatchBytesCheck"/>).</summary>
+    public long BatchBytes { get; set; } = SettingDefaults.BatchBytes;
+
+    /// <summary>The largest message the transport carries and the property that sets it; null where a batch is streamed, with no such limit.</summary>
+    protected virtual (long Bytes, string Property)? MessageLimit => null;
+
     /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
     protected virtual bool SendsOnSchedule => false;
 
@@ -183,6 +193,7 @@ public abstract class TransferClientTask : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"TimeoutSeconds must be at least 1 (was {TimeoutSeconds}).");
         if (MaxInFlight < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxInFlight must be at least 1 (was {MaxInFlight}).");
+        BatchBytesCheck.Check(TransportName, plan.BatchSize, PayloadShape.Of(PayloadBytes, PayloadKind), BatchBytes, MessageLimit);
         var startAt = ParseStartAt();
         var database = Database.Create(ClientProvider, ClientConnString);
         await database.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
@@ -251,6 +262,7 @@ public abstract class TransferClientTask : IntegrationTask
             MeasurementLog.WriteSingle(ResultFile, new Measurement
             {
                 Transport = TransportName, Provider = database.Provider.ToString(), Records = plan.Records, BatchSize = plan.BatchSize, // what was asked for (an idempotent import may have seen some twice)
+                PayloadBytes = PayloadBytes > 0 ? PayloadBytes : null,
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
                 ClientPeakGrowthBytes = residentAtStart is { } resident && PeakWorkingSetBytes > 0 ? Math.Max(0, PeakWorkingSetBytes - resident) : null,
