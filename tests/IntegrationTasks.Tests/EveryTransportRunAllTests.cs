@@ -14,7 +14,9 @@ public sealed class EveryTransportRunAllTests
         int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts,
             $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:SoapPort={soapPort}",
-            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=1", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:Warmup=false");
+            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=1", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:Warmup=false",
+            // A second pass with a text payload (what XML and JSON escape), capped by MaxRunBytes to one count of 1,000 records.
+            "-p:PayloadBytes=0+2048", "-p:PayloadKind=Text", "-p:MaxRunBytes=2048000");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         foreach (var transport in HostingTests.AllTransports)
@@ -37,12 +39,20 @@ public sealed class EveryTransportRunAllTests
         var lines = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         // Every run, then what was not run (the two capped counts, MSMQ, WebSphere MQ), each with its status: nothing asked for is missing.
         var csv = lines.Where(l => !l.Contains(",not run,", StringComparison.Ordinal)).ToList();
-        // header + (transports and the peer) × sizes (less the two capped), one repetition (repetitions and warm-ups: RepetitionOrderTests)
-        Assert.HasCount(1 + (HostingTests.AllTransports.Length + 1) * 2 - 2, csv);
+        // header + (transports and the peer) × (sizes less the two capped, and the payload's one), one repetition (repetitions and
+        // warm-ups: RepetitionOrderTests)
+        Assert.HasCount(1 + (HostingTests.AllTransports.Length + 1) * 3 - 2, csv);
         Assert.AreEqual(4, lines.Count(l => l.Contains(",not run,", StringComparison.Ordinal)), string.Join("\n", lines.Where(l => l.Contains("not run"))));
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 1 of 1");
+        // Every transport carried the text payload: its rows verified byte for byte, in a table of their own with the payload's MB/s.
+        var payloadTable = MarkdownTable.After(markdown, "## 1,000 records of 2 KiB payload, ");
+        foreach (var transport in HostingTests.AllTransports)
+            Assert.AreNotEqual("–", payloadTable.Cell(transport, "Payload MB/s"), transport);
+        var payloadRuns = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl")).Where(r => r.Contains("\"payloadBytes\":2048")).ToList();
+        Assert.HasCount(HostingTests.AllTransports.Length + 1, payloadRuns);
+        StringAssert.Contains(output, "ServiceTable's rows carry no payload, and a 2,048-byte payload (Text) is asked for");
         HostingTests.AssertEndedCleanly(artifacts);
         foreach (var used in new[] { port, httpPort, soapPort, netTcpPort, restPort, webSocketPort })
             HostingTests.AssertPortFree(used);
@@ -59,13 +69,15 @@ public sealed class EveryTransportRunAllTests
             "HttpRequest", "SoapSmallBatchesAsync", "NetTcpSmallBatchesMultiThread", "GrpcStreaming", "RabbitMQClientTest", "RestJson", "WebSocketClient"];
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:ServerWork=Range", $"-p:Transports={string.Join('+', transports)}",
             $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:SoapPort={soapPort}",
-            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500");
+            $"-p:NetTcpPort={netTcpPort}", $"-p:GrpcPort={grpcPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1500", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=500",
+            "-p:PayloadBytes=2000"); // bytes (base64 in XML and JSON) through each server family
+        
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(transports.Length + 1, runs, "every transport and the peer, verified");
-        Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true")), string.Join("\n", runs));
+        Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true") && r.Contains("\"payloadBytes\":2000")), string.Join("\n", runs));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.Contains(MarkdownTable.Line(markdown, "## 1,500 records, "), "server reads: range query per batch (Range)");
+        StringAssert.Contains(MarkdownTable.Line(markdown, "## 1,500 records of 2,000 B payload, "), "server reads: range query per batch (Range)");
         StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
         foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");

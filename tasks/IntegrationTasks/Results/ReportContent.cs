@@ -217,7 +217,16 @@ public static class ReportContent
     public const double SignificanceLevel = 0.05;
 
     /// <summary>The runs with their rows' labels as their transport, for the sections that list runs by row (scaling).</summary>
-    public static List<Measurement> Labelled(IEnumerable<Measurement> measurements) => [.. RowKey.Of(measurements).Select(k => k.Run with { Transport = k.Key.Label })];
+    public static List<Measurement> Labelled(IEnumerable<Measurement> measurements)
+    {
+        var keyed = RowKey.Of(measurements);
+        // Sections that list runs by row across the tables name the payload where the runs carried several.
+        var payloads = keyed.Select(k => k.Key.PayloadBytes).Distinct().Count() > 1;
+        return [.. keyed.Select(k => k.Run with
+        {
+            Transport = payloads && k.Key.PayloadBytes > 0 ? $"{k.Key.Label} (payload {RowKey.PayloadSize(k.Key.PayloadBytes)})" : k.Key.Label,
+        })];
+    }
 
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {

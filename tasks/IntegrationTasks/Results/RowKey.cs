@@ -7,7 +7,8 @@ namespace IntegrationTasks.Results;
 
 /// <summary>
 /// What a row of the report is, as fields: a transport (its name and kind) at one concurrency — clients, client machines, an open
-/// loop's rate — and, where a sweep varied them, one batch size or one added round trip. <see cref="Label"/> is made from these for
+/// loop's rate — and, where a sweep varied them, one batch size or one added round trip — and the payload its rows carried (every
+/// table holds one payload, and says it in its heading, so the label leaves it out). <see cref="Label"/> is made from these for
 /// display only; nothing reads a label back.
 /// </summary>
 public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int ClientMachines = 1, double? Rate = null, int? BatchSize = null,
@@ -34,8 +35,6 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"{ClientMachines} client machines"));
             if (Rate is { } rate)
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"open loop {rate:0.##}/s{(Clients > 1 ? " each" : "")}"));
-            if (PayloadBytes > 0)
-                parts.Add($"payload {PayloadSize(PayloadBytes)}");
             var label = parts.Count > 0 ? $"{Transport} ({string.Join(", ", parts)})" : Transport;
             return BatchSize is { } batch ? string.Create(CultureInfo.InvariantCulture, $"{label} (batch {batch})")
                 : LatencyMs is { } latency ? LatencySweepReport.Label(label, latency)
