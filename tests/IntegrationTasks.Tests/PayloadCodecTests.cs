@@ -49,12 +49,12 @@ public sealed class PayloadCodecTests
     }
 
     [TestMethod]
-    public void A_payload_that_is_not_base64_is_a_coded_field_error()
+    public void A_payload_that_is_not_base64_is_a_coded_malformed_message()
     {
         var xml = "<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value>" +
                   "<CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/><Payload>not*base64</Payload></record></table>";
         var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(new MemoryStream(Encoding.UTF8.GetBytes(xml))));
-        Assert.AreEqual(ErrorCodes.InvalidFieldValue, e.Code);
+        Assert.AreEqual(ErrorCodes.MalformedXml, e.Code);
     }
 
     [TestMethod]

@@ -5,7 +5,7 @@ using System.Text;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>What one client can make a raw TCP server hold: the largest requests it accepts must not exhaust it.</summary>
+/// <summary>What clients can make a server hold: the largest requests it accepts, or the largest rows, must not exhaust it.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
 public sealed class ServerMemoryTests
@@ -97,6 +97,28 @@ public sealed class ServerMemoryTests
         Assert.AreEqual(0, server.Process.ExitCode, server.Screen.ToString());
         HostingTests.AssertPortFree(port);
         await inFlight.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
+    [TestMethod]
+    public void Sixteen_clients_moving_megabyte_rows_keep_every_process_under_a_gigabyte()
+    {
+        using var artifacts = new TempDirectory("it-megabyte-");
+        int port = TestPorts.Free(), soapPort = TestPorts.Free(), restPort = TestPorts.Free();
+        // The frames with base64 XML, JSON over Kestrel, and SOAP's buffered envelopes (the most the servers held by hand): a batch of
+        // one 1 MiB row each (BatchBytes), eight in flight for each of 16 clients.
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+SoapSmallBatchesAsync",
+            $"-p:Port={port}", $"-p:SoapPort={soapPort}", $"-p:RestPort={restPort}", "-p:PayloadBytes=1048576", "-p:RecordCounts=64", "-p:Clients=16",
+            "-p:Repetitions=1", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl")).Where(r => r.Clients == 16).ToList();
+        Assert.HasCount(3, runs);
+        foreach (var run in runs)
+        {
+            Assert.AreEqual((1 << 20, 1, 64, true), (run.PayloadBytes, run.BatchSize, run.RowsMatched, run.Verified), run.Transport);
+            Assert.IsLessThan(1L << 30, run.ClientPeakBytes, $"{run.Transport}'s client");
+            Assert.IsLessThan(1L << 30, run.ServerPeakBytes!.Value, $"{run.Transport}'s server");
+        }
+        HostingTests.AssertEndedCleanly(artifacts);
     }
 
     private static int CountRecordEnds(ReadOnlySpan<byte> chunk)

@@ -32,7 +32,13 @@ public static class RecordMessages
     public static ServiceRecord ToRecord(this Record message) => new(
         message.Id, message.Desc, message.Value, DateTime.SpecifyKind(message.CreationDate.ToDateTime(), DateTimeKind.Unspecified),
         message.HasStringField1 ? message.StringField1 : null, message.HasStringField2 ? message.StringField2 : null,
-        message.HasPayloadBytes ? message.PayloadBytes.ToByteArray() : null, message.HasPayloadText ? message.PayloadText : null);
+        message.HasPayloadBytes ? Bytes(message.PayloadBytes) : null, message.HasPayloadText ? message.PayloadText : null);
+
+    /// <summary>The bytes a parsed message holds, taken rather than copied where they fill an array of their own (the message is not used after).</summary>
+    private static byte[] Bytes(Google.Protobuf.ByteString bytes) =>
+        System.Runtime.InteropServices.MemoryMarshal.TryGetArray(bytes.Memory, out var segment) && segment is { Offset: 0, Array: { } array } && segment.Count == array.Length
+            ? array
+            : bytes.ToByteArray();
 
     public static BatchReply ToReply(int firstId, IEnumerable<ServiceRecord> records)
     {
