@@ -575,9 +575,12 @@ public static class ReportContent
         var text = new StringBuilder();
         // As wide as the longest name (labels such as "RabbitMQClientTest (4 clients)" included), so the columns line up.
         var width = Math.Max(26, summaries.Select(s => s.Transport.Length).DefaultIfEmpty(0).Max());
+        // The payload after the count where the rows carried one ("200 records of 1 MiB"), as wide as the widest.
+        string Payload(TransportSummary s) => s.Key.PayloadBytes > 0 ? $" of {RowKey.PayloadSize(s.Key.PayloadBytes)}" : "";
+        var payloadWidth = summaries.Select(s => Payload(s).Length).DefaultIfEmpty(0).Max();
         foreach (var s in summaries)
         {
-            text.Append(Invariant, $"{s.Records,10:N0} records  {s.Transport.PadRight(width)} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
+            text.Append(Invariant, $"{s.Records,10:N0} records{Payload(s).PadRight(payloadWidth)}  {s.Transport.PadRight(width)} mean {s.Seconds.Mean,8:F3} s  median {s.Seconds.Median,8:F3} s  ");
             text.Append(s.Seconds.HasInterval ? string.Create(Invariant, $"±{s.Seconds.Ci95,6:F3}  sd {s.Seconds.StdDev,7:F3}") : $"no interval ({s.Seconds.Count} run{(s.Seconds.Count == 1 ? "" : "s")})");
             text.Append(Invariant, $"  {s.MeanRecordsPerSecond,9:N0} rec/s");
             text.Append(s.RatioToBaseline is { } r ? string.Create(Invariant, $"  {r,5:F2}× DirectCopy") : "");

@@ -215,6 +215,7 @@ public static class ReportColumns
         new("serverWork", "Server reads", m => m.ServerReads, Numeric: false),
         new("records", "Records", m => m.Records.ToString(Invariant)),
         new("batchSize", "Batch size", m => m.BatchSize.ToString(Invariant)),
+        new("payloadBytes", "Payload (bytes)", m => (m.PayloadBytes ?? 0).ToString(Invariant)),
         new("repetition", "Repetition", m => m.Repetition.ToString(Invariant)),
         new("warmup", "Warm-up", m => m.Warmup ? "true" : "false", Numeric: false),
         new("elapsedSeconds", "Elapsed (s)", m => m.ElapsedSeconds.ToString("R", Invariant)),
