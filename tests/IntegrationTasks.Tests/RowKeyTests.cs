@@ -46,6 +46,28 @@ public sealed class RowKeyTests
     }
 
     [TestMethod]
+    public void The_report_names_the_leader_at_each_payload_size_and_the_rank_that_moves_most()
+    {
+        Measurement At(string transport, int? payload, double seconds, RunKind kind = RunKind.Transport) =>
+            Run(transport, kind: kind) with { PayloadBytes = payload, ElapsedSeconds = seconds };
+        // TcpClient2 leads small rows and falls behind with large ones; GrpcClient the other way; RestJson stays in the middle.
+        var rows = ReportContent.Summarise(
+        [
+            At("TcpClient2", null, 1), At("RestJson", null, 2), At("GrpcClient", null, 3), At("PipelinedCopy", null, 0.5, RunKind.Reference),
+            At("TcpClient2", 1024, 1.5), At("RestJson", 1024, 2.5), At("GrpcClient", 1024, 2.6), At("PipelinedCopy", 1024, 0.6, RunKind.Reference),
+            At("TcpClient2", 1 << 20, 9), At("RestJson", 1 << 20, 6), At("GrpcClient", 1 << 20, 4), At("PipelinedCopy", 1 << 20, 3, RunKind.Reference),
+        ]);
+        CollectionAssert.AreEqual(new[] { (0, "TcpClient2"), (1024, "TcpClient2"), (1 << 20, "GrpcClient") }, PayloadTrend.Leaders(rows));
+        Assert.AreEqual(("TcpClient2", 1, 3, 3), PayloadTrend.MostMoved(rows));
+        Assert.HasCount(2, PayloadTrend.Lines(rows));
+        var chart = PayloadTrend.Chart(rows);
+        Assert.AreEqual(4, System.Text.RegularExpressions.Regex.Count(chart, "<polyline "), "a line per transport and the reference");
+        Assert.AreEqual(1, System.Text.RegularExpressions.Regex.Count(chart, "stroke-dasharray"), "the reference dashed");
+        // One payload size: nothing about size.
+        Assert.IsEmpty(PayloadTrend.Lines(ReportContent.Summarise([At("TcpClient2", null, 1), At("RestJson", null, 2)])));
+    }
+
+    [TestMethod]
     public void A_run_s_recorded_kind_decides_and_older_results_are_told_by_the_transport_s_name()
     {
         // A transport whose name looks like a label, or like the peer's, is what its recorded kind says.

@@ -89,10 +89,17 @@ public static class HtmlReport
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
         }
 
-        if (summaries.Select(s => s.Records).Distinct().Count() >= 2)
+        if (PayloadTrend.Chart(summaries) is { Length: > 0 } payloadChart)
+            html.Append("<h2>Payload size</h2>").Append(payloadChart);
+
+        // Scaling compares a transport's record counts at one payload: a chart for each payload run at two counts or more.
+        var scaled = summaries.GroupBy(s => s.Key.PayloadBytes).Where(g => g.Select(s => s.Records).Distinct().Count() >= 2).ToList();
+        if (scaled.Count > 0)
         {
             html.Append("<h2>Scaling</h2>");
-            html.Append(LineChart(summaries));
+            foreach (var payload in scaled)
+                html.Append(LineChart([.. payload], payload.Key == 0 ? "scaling" : string.Create(Invariant, $"scaling-p{payload.Key}"),
+                    payload.Key == 0 ? "" : $", {RowKey.PayloadSize(payload.Key)} payload"));
         }
 
         html.Append(labsHtml);
@@ -184,38 +191,11 @@ public static class HtmlReport
     }
 
     /// <summary>Mean time against record count, one line per transport, on log–log axes (sizes span orders of magnitude).</summary>
-    private static string LineChart(IReadOnlyList<TransportSummary> summaries)
-    {
-        const int left = 60, width = 640, height = 320, top = 30, legend = 230;
-        var xs = summaries.Select(s => Math.Log10(s.Records)).ToList();
-        var ys = summaries.Select(s => Math.Log10(Math.Max(s.Seconds.Mean, 1e-4))).ToList();
-        var (xMin, xMax, yMin, yMax) = (xs.Min(), xs.Max(), ys.Min(), ys.Max());
-        if (xMax == xMin) xMax = xMin + 1;
-        if (yMax == yMin) yMax = yMin + 1;
-        double X(double records) => left + (Math.Log10(records) - xMin) / (xMax - xMin) * width;
-        double Y(double seconds) => top + height - (Math.Log10(Math.Max(seconds, 1e-4)) - yMin) / (yMax - yMin) * height;
-        string[] colours = ["#4a7bd0", "#d0704a", "#4ab07b", "#a04ad0", "#d0b04a", "#4ab0d0", "#d04a8a", "#7b7b7b", "#2f5d8a", "#8a5d2f", "#5d8a2f", "#8a2f5d"];
-        var svg = new StringBuilder();
-        svg.Append(Invariant, $"<figure><svg id=\"scaling\" class=\"chart\" role=\"img\" width=\"{left + width + legend}\" height=\"{top + height + 40}\">");
-        svg.Append("<text x=\"0\" y=\"16\" font-weight=\"bold\">Mean time (s) against records, log–log</text>");
-        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top + height}\" x2=\"{left + width}\" y2=\"{top + height}\" stroke=\"#888\"/>");
-        svg.Append(Invariant, $"<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{top + height}\" stroke=\"#888\"/>");
-        foreach (var records in summaries.Select(s => s.Records).Distinct())
-            svg.Append(Invariant, $"<text x=\"{X(records):F1}\" y=\"{top + height + 16}\" text-anchor=\"middle\">{records:N0}</text>");
-        var index = 0;
-        foreach (var transport in summaries.GroupBy(s => s.Transport))
-        {
-            var colour = colours[index % colours.Length];
-            var points = string.Join(" ", transport.OrderBy(s => s.Records).Select(s => string.Create(Invariant, $"{X(s.Records):F1},{Y(s.Seconds.Mean):F1}")));
-            svg.Append(Invariant, $"<polyline class=\"series\" data-transport=\"{Encode(transport.Key)}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{points}\"/>");
-            foreach (var s in transport)
-                svg.Append(Invariant, $"<circle cx=\"{X(s.Records):F1}\" cy=\"{Y(s.Seconds.Mean):F1}\" r=\"3\" fill=\"{colour}\"><title>{Encode(s.Transport)}: {s.Seconds.Mean:F3} s</title></circle>");
-            svg.Append(Invariant, $"<text x=\"{left + width + 14}\" y=\"{top + 12 + index * 16}\" fill=\"{colour}\">{Encode(transport.Key)}</text>");
-            index++;
-        }
-        svg.Append("</svg></figure>");
-        return svg.ToString();
-    }
+    private static string LineChart(IReadOnlyList<TransportSummary> summaries, string id, string payload) =>
+        LogLogChart.Render(id, $"Mean time (s) against records{payload}, log–log",
+            [.. summaries.Select(s => s.Records).Distinct().Select(r => ((double)r, r.ToString("N0", Invariant)))],
+            [.. summaries.GroupBy(s => s.Transport).Select(t => new LogLogChart.Series(t.Key,
+                [.. t.Select(s => new LogLogChart.Point(s.Records, Math.Max(s.Seconds.Mean, 1e-4), string.Create(Invariant, $"{s.Transport}: {s.Seconds.Mean:F3} s")))]))]);
 
     private static string Encode(string text) => WebUtility.HtmlEncode(text);
 }

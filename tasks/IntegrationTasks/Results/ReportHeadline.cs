@@ -41,6 +41,7 @@ public static class ReportHeadline
                 line += string.Create(Invariant, $"; slowest {slowest.Transport}, {slowest.Seconds.Mean / fastest.Seconds.Mean:F1}× the fastest");
             lines.Add(line + ".");
         }
+        lines.AddRange(PayloadTrend.Lines(summaries));
         lines.Add(failed.Count == 0
             ? "Nothing failed."
             : $"Failed: {string.Join("; ", failed.Select(f => $"{f.Transport} at {f.RecordsText} records ({f.Code})"))} — see \"Failed\".");

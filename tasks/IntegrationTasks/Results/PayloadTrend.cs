@@ -1,0 +1,95 @@
+using System.Globalization;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// What changes with the rows' size, from the measured tables: which transport leads at each payload size, where the lead passes to
+/// another, whose rank moves most from the smallest size to the largest, and a chart of each transport's payload MB/s against size.
+/// </summary>
+public static class PayloadTrend
+{
+    private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
+
+    /// <summary>A transport's row at a payload size: the one of its largest record count there.</summary>
+    private static List<(int Payload, List<TransportSummary> Ranked)> BySize(IReadOnlyList<TransportSummary> summaries) =>
+        [.. summaries.Where(s => !s.IsPeer && !s.Unranked).GroupBy(s => s.Key.PayloadBytes).OrderBy(g => g.Key)
+            .Select(g => (g.Key, g.GroupBy(s => s.Key with { PayloadBytes = 0 }).Select(t => t.MaxBy(s => s.Records)!)
+                .OrderBy(s => s.Seconds.Mean / s.Records).ToList()))];
+
+    private static string Size(int payload) => payload == 0 ? "no payload" : RowKey.PayloadSize(payload);
+
+    /// <summary>The fastest transport (the references aside) at each payload size measured, smallest first.</summary>
+    public static List<(int PayloadBytes, string Transport)> Leaders(IReadOnlyList<TransportSummary> summaries) =>
+        [.. BySize(summaries).Select(s => (s.Payload, Leader: s.Ranked.FirstOrDefault(r => !r.Key.IsReference)))
+            .Where(s => s.Leader is not null).Select(s => (s.Payload, s.Leader!.Key.Transport))];
+
+    /// <summary>
+    /// The transport whose place among the transports moves most from the smallest payload size to the largest (of those that ran at
+    /// both), with its places there (1: fastest); null under two sizes, or when no place moves.
+    /// </summary>
+    public static (string Transport, int From, int To, int Of)? MostMoved(IReadOnlyList<TransportSummary> summaries)
+    {
+        var sizes = BySize(summaries);
+        if (sizes.Count < 2)
+            return null;
+        var (first, last) = (sizes[0].Ranked.Where(r => !r.Key.IsReference).ToList(), sizes[^1].Ranked.Where(r => !r.Key.IsReference).ToList());
+        var moves = first.Select((r, i) => (Row: r, From: i + 1, To: last.FindIndex(l => l.Key with { PayloadBytes = 0 } == r.Key with { PayloadBytes = 0 }) + 1))
+            .Where(m => m.To > 0).ToList();
+        return moves.Count >= 2 && moves.MaxBy(m => Math.Abs(m.To - m.From)) is { } most && most.To != most.From
+            ? (most.Row.Key.Transport, most.From, most.To, moves.Count) : null;
+    }
+
+    /// <summary>The findings' lines about size; none unless the runs carried two payload sizes or more.</summary>
+    public static List<string> Lines(IReadOnlyList<TransportSummary> summaries)
+    {
+        var sizes = BySize(summaries);
+        if (sizes.Count < 2)
+            return [];
+        var leaders = Leaders(summaries);
+        var lines = new List<string>();
+        if (leaders.Count > 0)
+        {
+            // Runs of sizes with the same leader: "TcpClient2 at no payload and 1 KiB, GrpcStreaming at 16 KiB to 1 MiB".
+            var spans = new List<(string Transport, List<int> Payloads)>();
+            foreach (var (payload, leader) in leaders)
+            {
+                if (spans.Count > 0 && spans[^1].Transport == leader)
+                    spans[^1].Payloads.Add(payload);
+                else
+                    spans.Add((leader, [payload]));
+            }
+            string At(List<int> payloads) => payloads.Count == 1 ? $"at {Size(payloads[0])}"
+                : payloads.Count == 2 ? $"at {Size(payloads[0])} and {Size(payloads[1])}" : $"from {Size(payloads[0])} to {Size(payloads[^1])}";
+            var line = spans.Count == 1
+                ? $"By payload size: {spans[0].Transport} leads at every size measured ({Size(leaders[0].PayloadBytes)} to {Size(leaders[^1].PayloadBytes)})"
+                : "By payload size, the fastest transport is " + string.Join(", ", spans.Select(s => $"{s.Transport} {At(s.Payloads)}"))
+                  + "; the lead changes " + string.Join(" and ", spans.Zip(spans.Skip(1), (a, b) => $"between {Size(a.Payloads[^1])} and {Size(b.Payloads[0])}"));
+            lines.Add(line + ".");
+        }
+        if (MostMoved(summaries) is { } most)
+            lines.Add(string.Create(Invariant,
+                $"The rank that moves most with size: {most.Transport}, {Ordinal(most.From)} of {most.Of} at {Size(sizes[0].Payload)} and {Ordinal(most.To)} at {Size(sizes[^1].Payload)}."));
+        return lines;
+    }
+
+    private static string Ordinal(int n) => (n % 100) switch
+    {
+        11 or 12 or 13 => $"{n}th",
+        _ => (n % 10) switch { 1 => $"{n}st", 2 => $"{n}nd", 3 => $"{n}rd", _ => $"{n}th" },
+    };
+
+    /// <summary>Payload MB/s against payload size, log–log, a line per transport, the references dashed grey; empty under two sizes with a payload.</summary>
+    public static string Chart(IReadOnlyList<TransportSummary> summaries)
+    {
+        var points = BySize(summaries).Where(s => s.Payload > 0)
+            .SelectMany(s => s.Ranked.Select(r => (s.Payload, Row: r, MBps: r.PayloadMegabytesPerSecond ?? 0))).Where(p => p.MBps > 0).ToList();
+        if (points.Select(p => p.Payload).Distinct().Count() < 2)
+            return "";
+        return LogLogChart.Render("payload-throughput", "Payload MB/s against payload size, log–log (references dashed grey) — higher is better",
+            [.. points.Select(p => p.Payload).Distinct().Select(p => ((double)p, RowKey.PayloadSize(p)))],
+            [.. points.GroupBy(p => p.Row.Key with { PayloadBytes = 0 }).Select(t => new LogLogChart.Series(t.Key.Label,
+                [.. t.Select(p => new LogLogChart.Point(p.Payload, p.MBps, string.Create(Invariant, $"{t.Key.Label}, {RowKey.PayloadSize(p.Payload)}: {p.MBps:F1} MB/s")))],
+                t.Key.IsReference))]);
+    }
+
+}
