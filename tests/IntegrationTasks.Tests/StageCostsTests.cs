@@ -43,9 +43,39 @@ public sealed class StageCostsTests
         Assert.IsTrue(size["Protobuf"] < size["JSON"] && size["Protobuf"] < size["XML"], string.Join(", ", size));
 
         task.Records = 1100;
+        task.PayloadBytes = 0;
         engine = new FakeBuildEngine();
         task.BuildEngine = engine;
         Assert.IsFalse(task.Execute());
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+    }
+
+    [TestMethod]
+    public async Task With_a_payload_the_batches_hold_BatchBytes_and_each_encoding_is_costed_per_KiB()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        var payload = new PayloadShape(4096, PayloadKind.Text);
+        await new DataGenerator(databases.Server, NullEventLog.Instance) { Payload = payload }.GenerateAsync(600, CancellationToken.None);
+        using var results = new TempDirectory("it-stages-");
+        var engine = new FakeBuildEngine();
+        var task = new IntegrationTasks.Labs.StageCostsTask
+        {
+            BuildEngine = engine, ServerConnString = databases.Server.ConnectionString, ClientConnString = databases.Client.ConnectionString,
+            ResultsDirectory = results, Records = 600, BatchSize = 1000, PayloadBytes = 4096, PayloadKind = "Text", BatchBytes = 1 << 20,
+        };
+        Assert.IsTrue(task.Execute(), engine.Log);
+        var run = IntegrationTasks.Labs.StageCostsReport.Load(results)!;
+        // 1 MiB a batch holds 256 rows of 4 KiB: two whole batches of the 600 rows.
+        Assert.AreEqual((512, 256, 4096, "Text"), (run.Records, run.BatchSize, run.PayloadBytes, run.PayloadKind));
+        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown;
+        var encodings = MarkdownTable.With(markdown, "Out + in µs / KiB of payload");
+        foreach (var encoding in new[] { "XML", "JSON", "Protobuf" })
+        {
+            var row = encodings.Row(encoding);
+            var perKiB = double.Parse(row["Out + in µs / KiB of payload"], System.Globalization.CultureInfo.InvariantCulture);
+            Assert.AreEqual(double.Parse(row["Out + in µs / record"], System.Globalization.CultureInfo.InvariantCulture) / 4, perKiB, 0.01, encoding);
+            // The text carried whole: every encoding's record is at least the payload.
+            Assert.IsGreaterThanOrEqualTo(4096, double.Parse(row["Bytes / record"], System.Globalization.CultureInfo.InvariantCulture), encoding);
+        }
     }
 }

@@ -22,6 +22,10 @@ public sealed record StageCostsRun(string Provider, int Records, int BatchSize, 
 {
     /// <summary>Batches run through every stage untimed before the measured ones (0 in runs saved before there was a warm-up).</summary>
     public int WarmUpBatches { get; init; }
+
+    /// <summary>Each row's payload (0: the series' rows) and its kind, as ServiceTable held them.</summary>
+    public int PayloadBytes { get; init; }
+    public string? PayloadKind { get; init; }
 }
 
 /// <summary>
@@ -205,15 +209,26 @@ public sealed class StageCostsTask : IntegrationTask
     public int Records { get; set; } = 100_000;
     public int BatchSize { get; set; } = 1000;
 
+    /// <summary>The payload ServiceTable's rows carry (GenerateData's): the batches are then bounded by BatchBytes too.</summary>
+    public int PayloadBytes { get; set; }
+    public string PayloadKind { get; set; } = nameof(Data.PayloadKind.Bytes);
+    public long BatchBytes { get; set; } = SettingDefaults.BatchBytes;
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var server = Database.Create(ServerProvider, ServerConnString);
         var client = Database.Create(ClientProvider, ClientConnString);
         await client.EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
-        if (BatchSize < 1 || Records < BatchSize)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"StageCosts needs 1 ≤ BatchSize ({BatchSize}) ≤ Records ({Records}).");
-        Log.LogMessage(MessageImportance.High, "StageCosts: {0:N0} records in batches of {1:N0}, each stage alone…", Records, BatchSize);
-        var run = await new StageCosts(server, client, BatchSize).MeasureAsync(Records, cancellationToken).ConfigureAwait(false);
+        var payload = PayloadShape.Of(PayloadBytes, PayloadKind);
+        var batchSize = BatchBytesCheck.EffectiveBatchSize(BatchSize, payload.Bytes, BatchBytes);
+        if (batchSize < 1 || Records < batchSize)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"StageCosts needs 1 ≤ BatchSize ({batchSize}) ≤ Records ({Records}).");
+        var records = payload.Bytes > 0 ? Records / batchSize * batchSize : Records; // whole batches of the size BatchBytes made them
+        Log.LogMessage(MessageImportance.High, "StageCosts: {0:N0} records with {1} in batches of {2:N0}, each stage alone…", records, payload, batchSize);
+        var run = await new StageCosts(server, client, batchSize).MeasureAsync(records, cancellationToken).ConfigureAwait(false) with
+        {
+            PayloadBytes = payload.Bytes, PayloadKind = payload.Bytes > 0 ? payload.Kind.ToString() : null,
+        };
         Log.LogMessage(MessageImportance.High, "  (after {0:N0} batches untimed, for the JIT to settle)", run.WarmUpBatches);
         foreach (var stage in run.Stages)
             Log.LogMessage(MessageImportance.High, "  {0,-45} {1,8:F2} µs/record {2,8:N0} B/record", stage.Stage, stage.MicrosecondsPerRecord, stage.BytesAllocatedPerRecord);
@@ -253,6 +268,10 @@ public static class StageCostsReport
         new("allocated", "Allocated out + in / record", e => (e.Out.BytesAllocatedPerRecord + e.In.BytesAllocatedPerRecord).ToString("N0", Invariant)),
     ];
 
+    /// <summary>With a payload: what an encoding's out and in cost per KiB of it (the row's own fields included, which large rows make small).</summary>
+    private static Results.ReportColumn<EncodingCost> PerKibibyte(int payloadBytes) =>
+        new("microsPerKiB", "Out + in µs / KiB of payload", e => (e.MicrosecondsPerRecord * 1024 / payloadBytes).ToString("F3", Invariant));
+
     /// <summary>XML (the series' and SOAP's), JSON (RestJson's) and protobuf (gRPC's), where the run measured them.</summary>
     public static List<EncodingCost> Encodings(StageCostsRun run)
     {
@@ -265,7 +284,7 @@ public static class StageCostsReport
     public static string Markdown(StageCostsRun run)
     {
         var md = new StringBuilder(string.Create(Invariant,
-            $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records in batches of {run.BatchSize:N0}, one thread)\n\n"));
+            $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records{(run.PayloadBytes > 0 ? $" of {Results.RowKey.PayloadSize(run.PayloadBytes)} payload ({run.PayloadKind})" : "")} in batches of {run.BatchSize:N0}, one thread)\n\n"));
         if (run.WarmUpBatches > 0)
             md.Append(Invariant, $"Timed after {run.WarmUpBatches:N0} batches through every stage untimed (at least {StageCosts.WarmUp.TotalSeconds:0.#} s, for the JIT to settle).\n\n");
         md.Append(Results.ReportTable.Markdown(Columns, run.Stages));
@@ -276,7 +295,7 @@ public static class StageCostsReport
         {
             md.Append("\nThe same batches in each encoding a transport here uses — XML (the series' TCP, HTTP, files, queues; SOAP's envelope is more), ");
             md.Append("JSON (RestJson) and protobuf (gRPC) — written and read back, each checked equal to what was read:\n\n");
-            md.Append(Results.ReportTable.Markdown(EncodingColumns, encodings));
+            md.Append(Results.ReportTable.Markdown(run.PayloadBytes > 0 ? [.. EncodingColumns, PerKibibyte(run.PayloadBytes)] : EncodingColumns, encodings));
         }
         return md.ToString();
     }
