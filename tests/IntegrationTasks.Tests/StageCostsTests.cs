@@ -43,7 +43,6 @@ public sealed class StageCostsTests
         Assert.IsTrue(size["Protobuf"] < size["JSON"] && size["Protobuf"] < size["XML"], string.Join(", ", size));
 
         task.Records = 1100;
-        task.PayloadBytes = 0;
         engine = new FakeBuildEngine();
         task.BuildEngine = engine;
         Assert.IsFalse(task.Execute());

@@ -28,7 +28,10 @@ public sealed class DataGenerator(Database database, IEventLog log)
         var emptied = false;
         if (await FirstRowAsync(cancellationToken).ConfigureAwait(false) is { } first && !first.SamePayloadAs(SamplePayload.Row(first.Id, Payload, Seed)))
         {
-            log.Info($"ServiceTable's rows carry {PayloadShape.Of(first)}, and {Payload} is asked for: emptying it to generate them again.");
+            var found = PayloadShape.Of(first);
+            log.Info(found == Payload
+                ? $"ServiceTable's rows carry {found} made with another seed than {Seed}: emptying it to generate them again."
+                : $"ServiceTable's rows carry {found}, and {Payload} is asked for: emptying it to generate them again.");
             await database.EmptyAsync(RecordTable.Service, cancellationToken).ConfigureAwait(false);
             emptied = true;
         }

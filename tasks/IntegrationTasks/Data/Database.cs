@@ -75,16 +75,14 @@ public sealed class Database
     private async Task CreateTableAsync(DbConnection connection, RecordTable table, CancellationToken cancellationToken)
     {
         await ExecuteAsync(connection, Dialect.CreateTableSql(table), cancellationToken).ConfigureAwait(false);
+        // The table's columns as the database names them (PostgreSQL folds them to lower case); no rows are read.
         await using var probe = connection.CreateCommand();
-        probe.CommandText = $"SELECT Payload, PayloadText FROM {table.Name} WHERE 1 = 0";
-        try
-        {
-            await using var _ = await probe.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (DbException)
-        {
+        probe.CommandText = $"SELECT * FROM {table.Name} WHERE 1 = 0";
+        bool hasPayload;
+        await using (var reader = await probe.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+            hasPayload = Enumerable.Range(0, reader.FieldCount).Any(i => string.Equals(reader.GetName(i), "Payload", StringComparison.OrdinalIgnoreCase));
+        if (!hasPayload)
             await ExecuteAsync(connection, Dialect.AddPayloadColumnsSql(table), cancellationToken).ConfigureAwait(false);
-        }
     }
 
     /// <summary>Removes every row of a table (the series' EmptyClientTable).</summary>

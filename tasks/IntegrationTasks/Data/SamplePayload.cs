@@ -24,7 +24,8 @@ public readonly record struct PayloadShape(int Bytes, PayloadKind Kind)
     public static PayloadShape Of(ServiceRecord row) =>
         new(row.PayloadLength, row.PayloadText is null ? PayloadKind.Bytes : PayloadKind.Text);
 
-    public override string ToString() => Bytes == 0 ? "no payload" : $"a {Bytes:N0}-byte payload ({Kind})";
+    public override string ToString() => Bytes == 0 ? "no payload"
+        : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"a {Bytes:N0}-byte payload ({Kind})");
 }
 
 public static class PayloadKinds

@@ -20,8 +20,9 @@ public sealed class TransferVerifier(Database server, Database client)
         public int Extra { get; set; }
         public int Altered { get; set; }
 
-        /// <summary>The payload bytes of the rows found equal (what the transfer carried beside the series' fields).</summary>
+        /// <summary>The payload bytes of the rows found equal (what the transfer carried beside the series' fields), and whether as text.</summary>
         public long PayloadBytes { get; set; }
+        public bool TextPayload { get; set; }
         public List<int> FirstMissing { get; } = [];
         public List<int> FirstDuplicated { get; } = [];
         public List<int> FirstExtra { get; } = [];
@@ -81,6 +82,7 @@ public sealed class TransferVerifier(Database server, Database client)
                     {
                         report.Matched++;
                         report.PayloadBytes += row.PayloadLength;
+                        report.TextPayload |= row.PayloadText is not null;
                         if (matchedPerBatch is not null)
                             matchedPerBatch[(row.Id - 1) / batchSize!.Value]++;
                     }

@@ -81,6 +81,9 @@ public sealed class WriteReport : IntegrationTask
             environment["Database"] = await RunEnvironment.DatabaseVersionAsync(server, cancellationToken).ConfigureAwait(false);
             environment["Data set"] = await RunEnvironment.FingerprintAsync(server, measurements.Max(m => m.Records), cancellationToken)
                 .ConfigureAwait(false);
+            // Each payload's pass makes ServiceTable again: what is there now is the last pass's.
+            if (measurements.Select(m => m.PayloadBytes ?? 0).Distinct().Count() > 1)
+                environment["Data set"] += " (the last payload pass's rows; each pass made its own)";
         }
         // What was measured is read from the measurements themselves, not from properties that may not have applied.
         if (measurements.Count > 0)
@@ -89,6 +92,9 @@ public sealed class WriteReport : IntegrationTask
         {
             environment["Record counts"] = string.Join(", ", measurements.Select(m => m.Records).Distinct().Order());
             environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
+            if (measurements.Any(m => m.PayloadBytes > 0))
+                environment["Payloads"] = string.Join(", ", measurements.Select(m => (m.PayloadBytes ?? 0, m.PayloadKind)).Distinct().Order()
+                    .Select(p => p.Item1 == 0 ? "none" : $"{RowKey.PayloadSize(p.Item1)} ({p.PayloadKind ?? "Bytes"})"));
         }
         foreach (var property in RunProperties)
             environment[property.ItemSpec] = property.GetMetadata("Value");

@@ -21,7 +21,7 @@ public abstract class GrpcClientTask : TransferClientTask
     [Required] public string Address { get; set; } = "";
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
-    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, nameof(MaxMessageBytes));
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "GrpcMaxMessageBytes");
 
     protected abstract bool Streaming { get; }
 

@@ -71,6 +71,9 @@ public sealed class PlanRunAll : IntegrationTask
             : int.TryParse(Seed, NumberStyles.None, CultureInfo.InvariantCulture, out var given) ? given
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"ShuffleSeed must be a whole number (was '{Seed}').");
         var passes = PayloadPass.Plan(PayloadSizes, BatchSize, BatchBytes, MaxRunBytes);
+        if (StopAtPrecision.Length > 0 && passes.Count > 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"StopAtPrecision judges the rounds of one plan, and PayloadBytes={PayloadSizes} makes {passes.Count}: run one RunAll per payload size to stop each at a precision.");
         var transports = Transports.Select(PlanTransport.FromItem).ToList();
         var steps = new List<ITaskItem>();
         var groups = 0;

@@ -182,7 +182,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
     /// <summary>The largest reply the client accepts (a message's body).</summary>
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
-    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, nameof(MaxMessageBytes));
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "RabbitMQMaxMessageBytes");
 
     protected abstract QueueTopology Topology { get; }
 

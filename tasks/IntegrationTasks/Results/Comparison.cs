@@ -59,13 +59,15 @@ public static class Comparison
 
     public static List<ComparisonRow> Compare(ResultsFile before, ResultsFile after)
     {
-        var old = ReportContent.Summarise(before.Measurements).ToDictionary(s => (s.Transport, s.Records));
+        // A row is what it is (its key, with its payload) at a record count; its label alone would join two payloads' rows.
+        var old = ReportContent.Summarise(before.Measurements).ToDictionary(s => (s.Key, s.Records));
         var rows = new List<ComparisonRow>();
         foreach (var now in ReportContent.Summarise(after.Measurements))
         {
-            if (!old.TryGetValue((now.Transport, now.Records), out var then))
+            if (!old.TryGetValue((now.Key, now.Records), out var then))
                 continue;
-            rows.Add(new ComparisonRow(now.Transport, now.Records, then.Seconds, now.Seconds,
+            var name = now.Key.PayloadBytes > 0 ? $"{now.Transport} (payload {RowKey.PayloadSize(now.Key.PayloadBytes)})" : now.Transport;
+            rows.Add(new ComparisonRow(name, now.Records, then.Seconds, now.Seconds,
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
                 RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),

@@ -37,7 +37,7 @@ public static class FaultTable
 
     public static List<FaultRow> Rows(IEnumerable<Measurement> measurements) =>
         measurements.Where(m => m.Fault is not null && !m.Warmup)
-            .GroupBy(m => (m.Transport, Fault: m.Fault!, m.Records))
+            .GroupBy(m => (m.Transport, Fault: m.Fault!, m.Records, m.PayloadBytes))
             .Select(g =>
             {
                 // A run whose fault never landed tells nothing about the fault: counted apart, never as unbroken.

@@ -54,7 +54,7 @@ public static class HtmlReport
             var rows = size.ToList();
             var id = size.Key.Id;
             html.Append(Invariant, $"<h2>{size.Key.Heading}, {Encode(ReportContent.ServerWorkHeading(rows.Where(r => !r.IsPeer).ToList()))}</h2>");
-            html.Append(MainTable(size.Key.Records, rows));
+            html.Append(MainTable(id, rows));
             html.Append(BarChart($"time-{id}", "Mean time (s), with 95% confidence interval — shorter is better", rows,
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
             var overheads = rows.Where(r => r.OverheadMicrosPerRecord is not null).ToList();
@@ -118,9 +118,9 @@ public static class HtmlReport
     }
 
     /// <summary>The few columns a reader looks at first (the rest are under "All figures"): it fits a 1,280-pixel page.</summary>
-    private static string MainTable(int records, IReadOnlyList<TransportSummary> rows)
+    private static string MainTable(string id, IReadOnlyList<TransportSummary> rows)
     {
-        return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportContent.Ranked(rows), string.Create(Invariant, $" id=\"summary-{records}\" class=\"summary\""));
+        return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportContent.Ranked(rows), $" id=\"summary-{id}\" class=\"summary\"");
     }
 
     /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>
@@ -195,7 +195,8 @@ public static class HtmlReport
         LogLogChart.Render(id, $"Mean time (s) against records{payload}, log–log",
             [.. summaries.Select(s => s.Records).Distinct().Select(r => ((double)r, r.ToString("N0", Invariant)))],
             [.. summaries.GroupBy(s => s.Transport).Select(t => new LogLogChart.Series(t.Key,
-                [.. t.Select(s => new LogLogChart.Point(s.Records, Math.Max(s.Seconds.Mean, 1e-4), string.Create(Invariant, $"{s.Transport}: {s.Seconds.Mean:F3} s")))]))]);
+                [.. t.Select(s => new LogLogChart.Point(s.Records, Math.Max(s.Seconds.Mean, 1e-4), string.Create(Invariant, $"{s.Transport}: {s.Seconds.Mean:F3} s")))]))],
+            legend: 230);
 
     private static string Encode(string text) => WebUtility.HtmlEncode(text);
 }

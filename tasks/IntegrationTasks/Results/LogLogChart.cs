@@ -20,9 +20,10 @@ public static class LogLogChart
         ["#4a7bd0", "#d0704a", "#4ab07b", "#a04ad0", "#d0b04a", "#4ab0d0", "#d04a8a", "#7b7b7b", "#2f5d8a", "#8a5d2f", "#5d8a2f", "#8a2f5d"];
 
     /// <param name="ticks">The x axis's labelled values and their labels.</param>
-    public static string Render(string id, string title, IReadOnlyList<(double X, string Label)> ticks, IReadOnlyList<Series> series)
+    /// <param name="legend">The legend's width, in pixels, right of the plot.</param>
+    public static string Render(string id, string title, IReadOnlyList<(double X, string Label)> ticks, IReadOnlyList<Series> series, int legend = 260)
     {
-        const int left = 60, width = 640, height = 320, top = 30, legend = 260;
+        const int left = 60, width = 640, height = 320, top = 30;
         var points = series.SelectMany(s => s.Points).ToList();
         var (xMin, xMax) = (Math.Log10(points.Min(p => p.X)), Math.Log10(points.Max(p => p.X)));
         var (yMin, yMax) = (Math.Log10(points.Min(p => p.Y)), Math.Log10(points.Max(p => p.Y)));

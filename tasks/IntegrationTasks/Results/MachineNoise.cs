@@ -433,7 +433,7 @@ public static class NoiseReport
         public static Spells? Of(IReadOnlyList<Measurement> runs)
         {
             var measured = runs.Where(r => r is { Warmup: false, Completed: true, RoundSeed: not null } && r.ElapsedSeconds > 0).ToList();
-            var groups = measured.GroupBy(r => (r.Transport, r.Records, r.Clients, r.ServerWork, r.Provider)).Where(g => g.Count() >= 2).ToList();
+            var groups = measured.GroupBy(r => (r.Transport, r.Records, r.Clients, r.ServerWork, r.Provider, r.PayloadBytes)).Where(g => g.Count() >= 2).ToList();
             if (groups.Count < 2 || groups.Sum(g => g.Count()) < MinimumRuns)
                 return null;
             var deviations = groups.SelectMany(g =>

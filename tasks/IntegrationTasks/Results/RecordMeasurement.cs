@@ -101,7 +101,8 @@ public sealed class RecordMeasurement : IntegrationTask
             run = run with
             {
                 RowsMatched = verification.RowsMatched, RowsDuplicated = verification.RowsDuplicated,
-                PayloadBytes = verification.PayloadBytesPerRow ?? run.PayloadBytes, // what the rows carried, as found
+                // What the rows carried, as found.
+                PayloadBytes = verification.PayloadBytesPerRow ?? run.PayloadBytes, PayloadKind = verification.PayloadKind ?? run.PayloadKind,
             };
         if (ServerProcessId > 0 && !string.IsNullOrEmpty(ServerPidFile) && File.Exists(ServerPidFile)
             && int.TryParse(File.ReadAllText(ServerPidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture, out var current))

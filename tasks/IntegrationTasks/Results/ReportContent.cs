@@ -68,7 +68,8 @@ public sealed record TransportSummary(
     public bool IsPeer => Key.IsPeer;
 
     /// <summary>The table the row belongs in: its record count and its rows' payload.</summary>
-    public RunSize Size => new(Records, Key.PayloadBytes);
+    [System.Text.Json.Serialization.JsonIgnore]
+    public RunSize Size => new(Records, Key.PayloadBytes, Key.PayloadKind);
 
     /// <summary>Payload moved per second, in MB (10^6 bytes), over the mean time; null without a payload.</summary>
     public double? PayloadMegabytesPerSecond => Key.PayloadBytes > 0 ? MeanRecordsPerSecond * Key.PayloadBytes / 1e6 : null;
@@ -89,19 +90,22 @@ public sealed record TransportSummary(
     public bool Unranked { get; init; }
 }
 
-/// <summary>What a report's table holds: runs of one record count whose rows carried one payload size (0: the series' rows).</summary>
-public readonly record struct RunSize(int Records, int PayloadBytes) : IComparable<RunSize>
+/// <summary>What a report's table holds: runs of one record count whose rows carried one payload (0 bytes: the series' rows).</summary>
+public readonly record struct RunSize(int Records, int PayloadBytes, string? PayloadKind = null) : IComparable<RunSize>
 {
-    /// <summary>"20,000 records", "1,000 records of 1 MiB payload".</summary>
-    public string Heading => PayloadBytes == 0 ? string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records")
-        : string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records of {RowKey.PayloadSize(PayloadBytes)} payload");
+    private bool Text => PayloadKind == nameof(Data.PayloadKind.Text);
 
-    /// <summary>For element ids: "20000", "1000-p1048576".</summary>
+    /// <summary>"20,000 records", "1,000 records of 1 MiB payload", "1,000 records of 2 KiB text payload".</summary>
+    public string Heading => PayloadBytes == 0 ? string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records")
+        : string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records of {RowKey.PayloadSize(PayloadBytes)} {(Text ? "text " : "")}payload");
+
+    /// <summary>For element ids: "20000", "1000-p1048576" (bytes), "1000-t2048" (text).</summary>
     public string Id => PayloadBytes == 0 ? Records.ToString(CultureInfo.InvariantCulture)
-        : string.Create(CultureInfo.InvariantCulture, $"{Records}-p{PayloadBytes}");
+        : string.Create(CultureInfo.InvariantCulture, $"{Records}-{(Text ? 't' : 'p')}{PayloadBytes}");
 
     /// <summary>By payload, then by record count: the series' rows first, as before there were payloads.</summary>
-    public int CompareTo(RunSize other) => (PayloadBytes, Records).CompareTo((other.PayloadBytes, other.Records));
+    public int CompareTo(RunSize other) =>
+        (PayloadBytes, Text, Records).CompareTo((other.PayloadBytes, other.Text, other.Records));
 }
 
 /// <summary>What a transport's runs cost besides time, averaged over its measured repetitions.</summary>
@@ -231,7 +235,7 @@ public static class ReportContent
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
     {
         var rows = new List<TransportSummary>();
-        foreach (var size in RowKey.Of(measurements).GroupBy(k => new RunSize(k.Run.Records, k.Key.PayloadBytes)).OrderBy(g => g.Key))
+        foreach (var size in RowKey.Of(measurements).GroupBy(k => new RunSize(k.Run.Records, k.Key.PayloadBytes, k.Key.PayloadKind)).OrderBy(g => g.Key))
         {
             var records = size.Key.Records;
             var groups = size.GroupBy(k => k.Key, k => k.Run)
@@ -408,9 +412,9 @@ public static class ReportContent
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();
             var runs = records.First().Seconds.Count;
-            var warmup = WarmupText(summaries, records.Key.Records);
+            var warmup = WarmupText(summaries, records.Key);
             doc.AddHeading(2, string.Create(Invariant, $"{records.Key.Heading}, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
-            doc.AddTable(ReportColumns.Summary, Ranked(size));
+            doc.AddTable(ReportColumns.SummaryFor(size), Ranked(size));
             if (peers.Count > 0)
             {
                 var fastestTransport = size.FirstOrDefault(s => !s.Key.IsReference);
@@ -446,7 +450,7 @@ public static class ReportContent
             doc.AddHeading(2, "For reference: the series (2014)")
                 .AddParagraph("1,000,000 records, mean of 10 runs, on the author's two Windows machines with SQL Server — another\nmachine, database and network, and its TcpClient2 figure stopped the clock before the import ended.")
                 .AddTable(SeriesColumns, series.OrderBy(e => e.Seconds)
-                    .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000))));
+                    .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000 && s.Key.PayloadBytes == 0))));
         return doc.AddParagraph("Client and server peak memory is each process's resident high-water mark during the runs (the client\nruns inside the MSBuild process, so its figure includes MSBuild itself).");
     }
 
@@ -514,11 +518,14 @@ public static class ReportContent
 
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
 
-    /// <summary>The warm-ups behind a record count's means: its own, or those of the smallest count (warm-ups warm the code, not the data).</summary>
-    private static string WarmupText(IReadOnlyList<TransportSummary> summaries, int records)
+    /// <summary>
+    /// The warm-ups behind a table's means: its own, or those of the smallest count at its payload (warm-ups warm the code, not the
+    /// data; each payload's pass has its own).
+    /// </summary>
+    private static string WarmupText(IReadOnlyList<TransportSummary> summaries, RunSize size)
     {
-        var here = summaries.Where(s => s.Records == records).Max(s => s.WarmupRuns);
-        var warmed = summaries.Where(s => s.WarmupRuns > 0).MinBy(s => s.Records);
+        var here = summaries.Where(s => s.Size == size).Max(s => s.WarmupRuns);
+        var warmed = summaries.Where(s => s.WarmupRuns > 0 && s.Key.PayloadBytes == size.PayloadBytes).MinBy(s => s.Records);
         var (count, at) = here > 0 ? (here, "") : warmed is null ? (0, "") : (warmed.WarmupRuns, string.Create(Invariant, $" at {warmed.Records:N0} records"));
         return count switch
         {
@@ -542,7 +549,7 @@ public static class ReportContent
 
     /// <summary>The swept transports, each batch size as a row (for the report's sweep charts).</summary>
     public static List<HtmlReport.Sweep> Sweeps(IEnumerable<Measurement> measurements) =>
-        measurements.GroupBy(m => (m.Transport, m.Records)).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1)
+        measurements.GroupBy(m => (m.Transport, m.Records, m.PayloadBytes)).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1)
             .Select(g => new HtmlReport.Sweep(g.Key.Transport, g.Key.Records,
                 Summarise(g.OrderBy(m => m.BatchSize)).OrderBy(r => r.Transport.Length).ThenBy(r => r.Transport, StringComparer.Ordinal).ToList()))
             .ToList();
@@ -553,7 +560,7 @@ public static class ReportContent
     public static ReportDocument BatchSweepSection(IEnumerable<Measurement> measurements)
     {
         var doc = new ReportDocument();
-        foreach (var sweep in measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records))
+        foreach (var sweep in measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.PayloadBytes))
                      .Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1))
         {
             var rows = sweep.GroupBy(m => m.BatchSize).OrderBy(g => g.Key)

@@ -123,6 +123,10 @@ public static class ReportColumns
         new("serverPeakMB", "Server peak MB", r => Cell(r.Summary.MaxServerPeakBytes / 1048576.0, "F0")),
     ];
 
+    /// <summary>The main table's columns for these rows: "Payload MB/s" only where a row carried a payload.</summary>
+    public static IReadOnlyList<ReportColumn<RankedSummary>> SummaryFor(IEnumerable<TransportSummary> rows) =>
+        rows.Any(r => r.Key.PayloadBytes > 0) ? Summary : [.. Summary.Where(c => c.Id != "payloadMBPerSecond")];
+
     /// <summary>What the HTML's first table shows: the few columns a reader looks at first (it fits a 1,280-pixel page).</summary>
     public static readonly IReadOnlyList<ReportColumn<RankedSummary>> SummaryAtAGlance = ReportTable.Select(Summary,
         "transport", "meanSeconds", "ci95Seconds", "recordsPerSecond", "ratioToPipelinedCopy", "overheadMicrosPerRecord", "ratioToPeer", "againstAbove");

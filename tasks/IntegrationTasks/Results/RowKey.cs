@@ -12,8 +12,13 @@ namespace IntegrationTasks.Results;
 /// display only; nothing reads a label back.
 /// </summary>
 public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int ClientMachines = 1, double? Rate = null, int? BatchSize = null,
-    double? LatencyMs = null, int PayloadBytes = 0)
+    double? LatencyMs = null,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)] int PayloadBytes = 0,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] string? PayloadKind = null)
 {
+    /// <summary>The same row without its payload: a transport's rows at different payloads compared with each other.</summary>
+    [JsonIgnore] public RowKey WithoutPayload => this with { PayloadBytes = 0, PayloadKind = null };
+
     /// <summary>The peer: moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     [JsonIgnore] public bool IsPeer => Kind == RunKind.Peer;
 
@@ -62,7 +67,8 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
 
     /// <summary>A run's row, apart from the sweeps (<see cref="Of"/> adds them).</summary>
     public static RowKey Concurrency(Measurement run) =>
-        new(run.Transport, KindOf(run), run.Clients, run.ClientMachines ?? 1, run.Rate, PayloadBytes: run.PayloadBytes ?? 0);
+        new(run.Transport, KindOf(run), run.Clients, run.ClientMachines ?? 1, run.Rate, PayloadBytes: run.PayloadBytes ?? 0,
+            PayloadKind: run.PayloadBytes > 0 ? run.PayloadKind ?? nameof(Data.PayloadKind.Bytes) : null);
 
     /// <summary>
     /// Every run with its row. Runs of one row at several batch sizes (a FindBatchSize sweep) are rows of their own, one a batch

@@ -45,7 +45,7 @@ public sealed class VerifyTransfer : IntegrationTask
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 to check a failed transfer's batches (was {BatchSize}).");
             var batches = await verifier.VerifyWholeBatchesAsync(Records, BatchSize, cancellationToken).ConfigureAwait(false);
             Matched = batches.Matched;
-            RunVerification.Write(RunFile!, new RunVerification(batches.Matched, batches.Duplicated, batches.PayloadBytes));
+            RunVerification.Write(RunFile!, new RunVerification(batches.Matched, batches.Duplicated, batches.PayloadBytes, batches.TextPayload));
             Log.LogMessage(MessageImportance.High,
                 "Checked after the failure ({0}): ClientTable holds {1} whole batches ({2:N0} rows equal to ServiceTable's), none partial, none twice.",
                 code, batches.WholeBatches, batches.Matched);
@@ -55,17 +55,19 @@ public sealed class VerifyTransfer : IntegrationTask
         Matched = report.Matched;
         // The run's figures carry what the check found, for the fault table (rows lost, rows twice).
         if (run is not null)
-            RunVerification.Write(RunFile!, new RunVerification(report.Matched, report.Duplicated, report.PayloadBytes));
+            RunVerification.Write(RunFile!, new RunVerification(report.Matched, report.Duplicated, report.PayloadBytes, report.TextPayload));
         Log.LogMessage(RunDetail, "Verified: ClientTable equals ServiceTable for all {0:N0} IDs.", report.Matched);
     }
 }
 
 /// <summary>What verification found of one client run: written once by VerifyTransfer beside the run's file, read by RecordMeasurement.</summary>
-/// <param name="PayloadBytes">The payload bytes of the rows found equal (null in files from before payloads).</param>
-public sealed record RunVerification(int RowsMatched, int RowsDuplicated, long? PayloadBytes = null)
+/// <param name="PayloadBytes">The payload bytes of the rows found equal (null in files from before payloads), and whether they were text.</param>
+public sealed record RunVerification(int RowsMatched, int RowsDuplicated, long? PayloadBytes = null, bool TextPayload = false)
 {
     /// <summary>Each row's payload as found: every row of a data set carries the same size.</summary>
     public int? PayloadBytesPerRow => PayloadBytes is > 0 && RowsMatched > 0 ? (int)(PayloadBytes.Value / RowsMatched) : null;
+
+    public string? PayloadKind => PayloadBytesPerRow is null ? null : TextPayload ? nameof(Data.PayloadKind.Text) : nameof(Data.PayloadKind.Bytes);
 
     public static string PathFor(string runFile) => runFile + ".verified.json";
 

@@ -33,11 +33,12 @@ public static class BatchBytesCheck
         if (batchSize > 1 && payloadBytes > batchBytes)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"A batch of {N(batchSize)} records with {payload} holds {N(payloadBytes)} bytes of payload, over BatchBytes ({N(batchBytes)}): " +
-                $"use -p:BatchSize={N(EffectiveBatchSize(batchSize, payload.Bytes, batchBytes))} (RunAll does) or raise -p:BatchBytes.");
-        if (messageLimit is { } limit && MostMessageBytes(batchSize, payload) > limit.Bytes)
+                $"use -p:BatchSize={EffectiveBatchSize(batchSize, payload.Bytes, batchBytes).ToString(CultureInfo.InvariantCulture)} (RunAll does) or raise -p:BatchBytes.");
+        // Rows without a payload are the series' few hundred bytes, bounded by the servers' MaxBatchRecords already.
+        if (payload.Bytes > 0 && messageLimit is { } limit && MostMessageBytes(batchSize, payload) > limit.Bytes)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"{transport}: a batch of {N(batchSize)} records with {payload} can make a message of up to {N(MostMessageBytes(batchSize, payload))} bytes, " +
-                $"over {limit.Property} ({N(limit.Bytes)}), the most the transport carries: raise -p:{limit.Property} or lower -p:BatchBytes.");
+                $"over {limit.Property} ({N(limit.Bytes)}), the most the transport carries: raise -p:{limit.Property}, or lower -p:BatchSize (-p:BatchBytes in RunAll).");
     }
 
     /// <summary>At most <paramref name="batchSize"/> records and at most <paramref name="batchBytes"/> of payload a batch, and never less than one record.</summary>

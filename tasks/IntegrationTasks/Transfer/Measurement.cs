@@ -15,12 +15,9 @@ public sealed record Measurement
     public required int Records { get; init; }
     public int BatchSize { get; init; }
 
-    /// <summary>Each row's payload in bytes, as verification found it (null: none, the series' rows).</summary>
+    /// <summary>Each row's payload in bytes and its kind (Bytes or Text), as verification found them (null: none, the series' rows).</summary>
     public int? PayloadBytes { get; init; }
-
-    /// <summary>Payload moved per second, in MB (10^6 bytes); null without a payload.</summary>
-    [JsonIgnore]
-    public double? PayloadMegabytesPerSecond => PayloadBytes is > 0 && ElapsedSeconds > 0 ? Records * (double)PayloadBytes / 1e6 / ElapsedSeconds : null;
+    public string? PayloadKind { get; init; }
 
     /// <summary>Clients run at once, each on its share of the batches (1: the series' single client; logs from before it was recorded).</summary>
     public int Clients { get; init; } = 1;

@@ -91,7 +91,7 @@ public abstract class TransferClientTask : IntegrationTask
     /// <summary>The most payload one batch may hold (<see cref="BatchBytesCheck"/>).</summary>
     public long BatchBytes { get; set; } = SettingDefaults.BatchBytes;
 
-    /// <summary>The largest message the transport carries and the property that sets it; null where a batch is streamed, with no such limit.</summary>
+    /// <summary>The largest message the transport carries and the MSBuild property that sets it; null where a batch is streamed, with no such limit.</summary>
     protected virtual (long Bytes, string Property)? MessageLimit => null;
 
     /// <summary>Transports whose sends wait for their turn on the schedule (<see cref="BatchLatency.SendTurnAsync"/>).</summary>
@@ -204,9 +204,10 @@ public abstract class TransferClientTask : IntegrationTask
         Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records){4}.",
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records, Clients > 1 ? $", as {Clients} clients at once" : "");
 
-        // The client runs inside the MSBuild process, which keeps what earlier runs left in its heap: returned to the system here,
-        // before the clock starts, the run's peak memory is its own (with large rows it was mostly the runs' before it).
-        GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+        // The client runs inside the MSBuild process, which keeps what earlier runs left in its heap: with large rows that is large,
+        // so it is returned to the system here, before the clock starts, and the run's peak memory is its own.
+        if (PayloadBytes > 0)
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
         if (startAt is { } start && start - DateTimeOffset.UtcNow is { TotalMilliseconds: > 0 } wait)
         {
             Log.LogMessage(RunDetail, "{0}: starting at {1:O} (StartAt), in {2:0.###} s.", TransportName, start, wait.TotalSeconds);
@@ -265,7 +266,7 @@ public abstract class TransferClientTask : IntegrationTask
             MeasurementLog.WriteSingle(ResultFile, new Measurement
             {
                 Transport = TransportName, Provider = database.Provider.ToString(), Records = plan.Records, BatchSize = plan.BatchSize, // what was asked for (an idempotent import may have seen some twice)
-                PayloadBytes = PayloadBytes > 0 ? PayloadBytes : null,
+                PayloadBytes = PayloadBytes > 0 ? PayloadBytes : null, PayloadKind = PayloadBytes > 0 ? PayloadShape.Of(PayloadBytes, PayloadKind).Kind.ToString() : null,
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
                 ClientPeakGrowthBytes = residentAtStart is { } resident && PeakWorkingSetBytes > 0 ? Math.Max(0, PeakWorkingSetBytes - resident) : null,

@@ -18,7 +18,7 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
     /// <summary>The largest reply the client accepts (the binding's MaxReceivedMessageSize and reader quotas).</summary>
     public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
 
-    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, nameof(MaxMessageBytes));
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "WcfMaxMessageBytes");
 
     protected WcfBinding Binding { get; } = binding;
     protected WcfVariant Variant { get; } = variant;

@@ -450,8 +450,8 @@ public static class RecordXml
         }
 
         /// <summary>
-        /// An element's base64 content decoded as it is read, a chunk at a time: a large payload never becomes a string (a megabyte of
-        /// bytes was 2.7 MB of base64 characters, and another megabyte to decode them from). The reader is left past its end tag;
+        /// An element's base64 content decoded as it is read, a chunk at a time: a large payload never becomes a string of base64
+        /// characters (twice its text's size in memory) to be decoded from again. The reader is left past its end tag;
         /// text that is not base64 is the reader's XmlException (a malformed message, as a truncated one is).
         /// </summary>
         public async ValueTask<byte[]> ElementBase64Async()
