@@ -28,7 +28,7 @@ public sealed class RunAllVerdictTests
         StringAssert.Contains(markdown, "| TcpClient2 | 1,000 | IT4001 | ");
         StringAssert.Contains(markdown, "| DirectCopy | SELECT per ID", "the transport that ran is still measured");
         StringAssert.Contains(File.ReadAllText(Path.Combine(results, "report.html")), "<table id=\"failed\">");
-        StringAssert.Contains(File.ReadAllText(Path.Combine(results, "results.csv")), "TcpClient2,,,1000,,,,,,,,,,,false,,,,,IT4001,,,,,failed,\"");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(results, "results.csv")), "TcpClient2,,,1000,,,,,,,,,,,,false,,,,,IT4001,,,,,failed,\"");
         using var json = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(results, "results.json")));
         var failed = json.RootElement.GetProperty("failed").EnumerateArray().Single();
         Assert.AreEqual(("TcpClient2", 1000, "IT4001"),
