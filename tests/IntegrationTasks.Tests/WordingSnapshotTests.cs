@@ -128,6 +128,16 @@ public sealed class WordingSnapshotTests
         Add("RunAll's progress, a peer", RunProgressEstimate.Describe("Peer: SQLite ATTACH", 0, 0, [1_000], 2, warmupRuns: 0, left: null, TimeSpan.Zero));
         Add("RunAll's progress, interleaved", RunProgressEstimate.DescribeRun("round 2 of 5", "3 of 7", "TcpClient2", 20_000,
             TimeSpan.FromSeconds(200), TimeSpan.FromSeconds(100)));
+        Add("RunAll's progress, rows with a payload", RunProgressEstimate.DescribeRun("round 2 of 5", "3 of 7", "TcpClient2", 512,
+            TimeSpan.FromSeconds(200), TimeSpan.FromSeconds(100), payloadBytes: 262_144));
+        Add("Findings about the rows' size", string.Join("\n", PayloadTrend.Lines(ReportContent.Summarise(
+        [
+            .. new[] { ("TcpClient2", 1.0, 9.0), ("GrpcClient", 3.0, 4.0), ("PipelinedCopy", 0.5, 3.0) }.SelectMany(t => new[]
+            {
+                new Measurement { Transport = t.Item1, Records = 1000, ElapsedSeconds = t.Item2, Verified = true },
+                new Measurement { Transport = t.Item1, Records = 1000, ElapsedSeconds = t.Item3, Verified = true, PayloadBytes = 1 << 20, PayloadKind = "Bytes" },
+            }),
+        ]))));
         Add("A client's progress", TransferProgress.Describe("TcpClient2", BatchPlan.Create(50, 1000), 12_000, TimeSpan.FromSeconds(4)));
         Add("A client's progress, nothing committed", TransferProgress.Describe("HttpRequest", BatchPlan.Create(2, 10), 0, TimeSpan.FromSeconds(5)));
         var jit = ReportContent.Summarise(

@@ -67,11 +67,11 @@ public static class RunCostPrior
 public static class RunProgressEstimate
 {
     public static string Describe(string transport, int ordinal, int of, IReadOnlyList<int> counts, int repetitions, int warmupRuns,
-        TimeSpan? left, TimeSpan elapsed)
+        TimeSpan? left, TimeSpan elapsed, int payloadBytes = 0)
     {
         var runs = counts.Count * repetitions + (warmupRuns > 0 ? warmupRuns : 0);
         var line = string.Create(CultureInfo.InvariantCulture,
-            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records × {repetitions} repetitions{WarmupText(warmupRuns)} ({runs} runs); {Duration(elapsed)} elapsed");
+            $"RunAll: {(of > 0 ? $"transport {ordinal} of {of}, " : "")}{transport}: {string.Join(" + ", counts.Select(c => c.ToString("N0", CultureInfo.InvariantCulture)))} records{Payload(payloadBytes)} × {repetitions} repetitions{WarmupText(warmupRuns)} ({runs} runs); {Duration(elapsed)} elapsed");
         return line + LeftText(left) + ".";
     }
 
@@ -83,9 +83,13 @@ public static class RunProgressEstimate
     };
 
     /// <summary>The line before a run of an interleaved RunAll: its round, its place in the round, and the same estimate.</summary>
-    public static string DescribeRun(string round, string position, string transport, int records, TimeSpan? left, TimeSpan elapsed) =>
+    public static string DescribeRun(string round, string position, string transport, int records, TimeSpan? left, TimeSpan elapsed,
+        int payloadBytes = 0) =>
         string.Create(CultureInfo.InvariantCulture,
-            $"RunAll {round}, run {position}: {transport}, {records:N0} records; {Duration(elapsed)} elapsed") + LeftText(left) + ".";
+            $"RunAll {round}, run {position}: {transport}, {records:N0} records{Payload(payloadBytes)}; {Duration(elapsed)} elapsed") + LeftText(left) + ".";
+
+    /// <summary>" of 256 KiB" after a record count whose rows carry a payload.</summary>
+    private static string Payload(int payloadBytes) => payloadBytes > 0 ? $" of {RowKey.PayloadSize(payloadBytes)}" : "";
 
     private static string LeftText(TimeSpan? left) => left is { } span ? $", about {Duration(span)} left" : "";
 
@@ -114,6 +118,9 @@ public sealed class RunProgress : IntegrationTask
     public int Records { get; set; }
     public int Clients { get; set; } = 1;
 
+    /// <summary>The run's rows' payload (its pass's), said after the record count.</summary>
+    public int PayloadBytes { get; set; }
+
     /// <summary>The whole plan's expected seconds (<see cref="EstimateRunAll"/>'s PlannedSeconds); 0: no time left is said.</summary>
     public double PlannedSeconds { get; set; }
 
@@ -135,9 +142,10 @@ public sealed class RunProgress : IntegrationTask
         var round = Round == 0 ? "warm-ups" : string.Create(CultureInfo.InvariantCulture, $"round {Round} of {Repetitions}");
         var transport = Clients == 1 ? Transport : string.Create(CultureInfo.InvariantCulture, $"{Transport} ({Clients} clients)");
         Log.LogMessage(MessageImportance.High, "{0}", Ordinal == 0
-            ? RunProgressEstimate.DescribeRun(round, string.Create(CultureInfo.InvariantCulture, $"{RoundPosition} of {RunsInRound}"), transport, Records, left, elapsed)
+            ? RunProgressEstimate.DescribeRun(round, string.Create(CultureInfo.InvariantCulture, $"{RoundPosition} of {RunsInRound}"), transport, Records, left, elapsed,
+                PayloadBytes)
             : RunProgressEstimate.Describe(Transport, Ordinal, Of, RunMatrix.ParseRecordCounts([RecordCounts]), Repetitions,
-                RunMatrix.WarmupCount(Warmup, WarmupRuns), left, elapsed));
+                RunMatrix.WarmupCount(Warmup, WarmupRuns), left, elapsed, PayloadBytes));
         return Task.CompletedTask;
     }
 }
