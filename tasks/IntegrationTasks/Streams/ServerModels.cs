@@ -112,6 +112,8 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     {
         var lease = await _recordsInFlight.TakeAsync(request.Ids.Count, cancellationToken).ConfigureAwait(false);
         var frame = new FrameBuilder(Frames.Format, Frames.MaxFrameBytes, $"The response to batch {request.BatchId}");
+        // The client waits while its reply is made (a large one from a busy database can take longer than the timeout).
+        _reads.Hold();
         try
         {
             await RecordService.AnswerAsync(lookup, request.Ids, frame, afterRecord: null, cancellationToken).ConfigureAwait(false);
@@ -124,6 +126,10 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
             frame.Dispose();
             lease.Dispose();
             throw;
+        }
+        finally
+        {
+            _reads.Release();
         }
     }
 }
