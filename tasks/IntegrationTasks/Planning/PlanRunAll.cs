@@ -75,6 +75,8 @@ public sealed class PlanRunAll : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"StopAtPrecision judges the rounds of one plan, and PayloadBytes={PayloadSizes} makes {passes.Count}: run one RunAll per payload size to stop each at a precision.");
         var transports = Transports.Select(PlanTransport.FromItem).ToList();
+        // Without a payload (one pass of 0 bytes) the steps are the series' as before: no payload or batch size of their own.
+        var payloads = passes.Count > 1 || passes[0].PayloadBytes > 0;
         var steps = new List<ITaskItem>();
         var groups = 0;
         RunPlan? first = null;
@@ -83,16 +85,15 @@ public sealed class PlanRunAll : IntegrationTask
             var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), pass.BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns),
                 order, seed, ReferenceEvery);
             var plan = RunPlanner.Plan([.. transports.Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) })], settings, Ports.Free, Log);
-            var items = ToItems(plan, Progress, passes.Count > 1 || pass.PayloadBytes > 0 ? pass : null, groups).ToList();
-            groups = items.Select(i => int.Parse(i.GetMetadata("Group"), CultureInfo.InvariantCulture)).DefaultIfEmpty(groups).Max();
-            steps.AddRange(items);
+            steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups));
+            groups += plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).DefaultIfEmpty(0).Max();
             if (first is null)
             {
                 first = plan;
                 MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
                 FirstPayloadBytes = pass.PayloadBytes;
             }
-            if (Progress && (passes.Count > 1 || pass.PayloadBytes > 0))
+            if (Progress && payloads)
                 Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
                     $"RunAll at {pass}: batches of {pass.BatchSize:N0} (BatchSize {BatchSize:N0}, at most {BatchBytes:N0} bytes of payload a batch: BatchBytes), record counts {string.Join(" + ", plan.Runs.Select(r => r.Run.Records).Distinct().Order().Select(r => r.ToString("N0", CultureInfo.InvariantCulture)))} (at most {MaxRunBytes:N0} bytes of payload a run: MaxRunBytes)."));
         }
@@ -128,13 +129,14 @@ public sealed class PlanRunAll : IntegrationTask
             .ToDictionary(s => s.ServerTarget, s => $"{s.Transport.PortProperty}={s.Port.ToString(CultureInfo.InvariantCulture)}", StringComparer.Ordinal);
         IEnumerable<string> PortOf(PlanTransport transport) =>
             transport.HasServer && ports.TryGetValue(transport.ServerTarget, out var port) ? [port] : [];
+        var groupRecords = plan.Runs.GroupBy(r => r.Group).ToDictionary(g => g.Key, g => g.Max(r => r.Run.Records));
         TaskItem Step(string spec, string kind, int group, PlanTransport transport, IEnumerable<string> properties)
         {
             var item = new TaskItem(spec);
             item.SetMetadata("Kind", kind);
             item.SetMetadata("Group", (groupOffset + group).ToString(CultureInfo.InvariantCulture));
             item.SetMetadata("PayloadBytes", (pass?.PayloadBytes ?? 0).ToString(CultureInfo.InvariantCulture));
-            item.SetMetadata("GroupRecords", plan.Runs.Where(r => r.Group == group).Select(r => r.Run.Records).DefaultIfEmpty(0).Max().ToString(CultureInfo.InvariantCulture));
+            item.SetMetadata("GroupRecords", groupRecords.GetValueOrDefault(group).ToString(CultureInfo.InvariantCulture));
             item.SetMetadata("Transport", transport.Name);
             item.SetMetadata("ServerTarget", transport.HasServer ? transport.ServerTarget : "");
             item.SetMetadata("StopOnFailure", stopOnFailure);

@@ -66,8 +66,7 @@ public static class Comparison
         {
             if (!old.TryGetValue((now.Key, now.Records), out var then))
                 continue;
-            var name = now.Key.PayloadBytes > 0 ? $"{now.Transport} (payload {RowKey.PayloadSize(now.Key.PayloadBytes)})" : now.Transport;
-            rows.Add(new ComparisonRow(name, now.Records, then.Seconds, now.Seconds,
+            rows.Add(new ComparisonRow(now.Key.LabelWithPayload, now.Records, then.Seconds, now.Seconds,
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
                 RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),

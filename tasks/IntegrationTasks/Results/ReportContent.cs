@@ -226,10 +226,7 @@ public static class ReportContent
         var keyed = RowKey.Of(measurements);
         // Sections that list runs by row across the tables name the payload where the runs carried several.
         var payloads = keyed.Select(k => k.Key.PayloadBytes).Distinct().Count() > 1;
-        return [.. keyed.Select(k => k.Run with
-        {
-            Transport = payloads && k.Key.PayloadBytes > 0 ? $"{k.Key.Label} (payload {RowKey.PayloadSize(k.Key.PayloadBytes)})" : k.Key.Label,
-        })];
+        return [.. keyed.Select(k => k.Run with { Transport = payloads ? k.Key.LabelWithPayload : k.Key.Label })];
     }
 
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements)
