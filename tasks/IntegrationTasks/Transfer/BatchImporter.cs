@@ -105,6 +105,7 @@ public sealed class BatchImporter : IAsyncDisposable
             return 0;
         Waited(await _writer.InsertBatchAsync(records, cancellationToken).ConfigureAwait(false));
         Counted(records.Count);
+        LargeRowCollection.Committed(records);
         return records.Count;
     }
 
