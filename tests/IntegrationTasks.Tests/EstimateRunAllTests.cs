@@ -18,10 +18,35 @@ public sealed class EstimateRunAllTests
         http.SetMetadata(RunCostPrior.MetadataName, "50");
         // TcpClient2 at 20,000 (measured: 2 s) and 40,000 (scaled from 20,000: 4 s), each with what a run adds around its transfer;
         // HttpRequest never measured there: its prior, 50 µs a record.
-        var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [20_000, 40_000]), ("HttpRequest", [20_000])], RunCostPrior.PerRecord([http]), measured);
+        var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [new(20_000), new(40_000)]), ("HttpRequest", [new(20_000)])], RunCostPrior.PerRecord([http]), measured);
         var around = (double records) => RunCostPrior.RunOverheadSeconds + records * RunCostPrior.VerifyMicrosecondsPerRecord / 1e6;
         Assert.AreEqual(2.0 + around(20_000) + 4.0 + around(40_000) + around(20_000) + 20_000 * 50 / 1e6, seconds, 1e-9);
         Assert.AreEqual(1, known);
+    }
+
+    [TestMethod]
+    public void A_run_with_a_payload_is_priced_by_runs_with_that_payload_or_else_by_its_bytes()
+    {
+        using var folder = new TempDirectory("it-estimate-");
+        var measurements = new[] { (0, 1.0), (262_144, 8.0) }.SelectMany(m => Enumerable.Range(1, 3).Select(r =>
+            new IntegrationTasks.Transfer.Measurement
+            {
+                Transport = "TcpClient2", Records = 2_000, PayloadBytes = m.Item1 > 0 ? m.Item1 : null, Repetition = r, ElapsedSeconds = m.Item2, Verified = true,
+            })).ToList();
+        IntegrationTasks.Exporters.ReportFiles.Write(folder, measurements, new Dictionary<string, string>());
+        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(folder, "results-*.json").Single());
+        var none = new Dictionary<string, double>();
+
+        var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [new(4_000, 262_144)])], none, measured);
+        Assert.AreEqual(16.0 + RunCostPrior.AroundTransferSeconds(4_000, 262_144), seconds, 1e-9);
+        Assert.AreEqual(1, known);
+
+        // Never measured at 1 KiB: the prior, which grows with the payload's bytes.
+        (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [new(2_000), new(2_000, 1024)])], none, measured);
+        Assert.AreEqual(1.0 + RunCostPrior.AroundTransferSeconds(2_000) + RunCostPrior.RunSeconds(none, "TcpClient2", 2_000, 1024), seconds, 1e-9);
+        Assert.AreEqual(0, known);
+        Assert.AreEqual(2_000 * (RunCostPrior.TransferMicrosecondsPerPayloadKiB + RunCostPrior.VerifyMicrosecondsPerPayloadKiB) / 1e6,
+            RunCostPrior.RunSeconds(none, "TcpClient2", 2_000, 1024) - RunCostPrior.RunSeconds(none, "TcpClient2", 2_000), 1e-9);
     }
 
     [TestMethod]

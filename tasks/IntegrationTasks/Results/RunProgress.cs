@@ -19,6 +19,12 @@ public static class RunCostPrior
     /// <summary>Emptying ClientTable and verifying every row, per record moved.</summary>
     public const double VerifyMicrosecondsPerRecord = 6;
 
+    /// <summary>A transfer's cost per KiB of the rows' payload, beside its cost per record (a transport's MB/s at large rows).</summary>
+    public const double TransferMicrosecondsPerPayloadKiB = 25;
+
+    /// <summary>Emptying and verifying, per KiB of payload moved.</summary>
+    public const double VerifyMicrosecondsPerPayloadKiB = 10;
+
     /// <summary>What a run costs whatever its size: its project instance, its progress line and its record.</summary>
     public const double RunOverheadSeconds = 0.1;
 
@@ -42,11 +48,13 @@ public static class RunCostPrior
             .GroupBy(d => d.ItemSpec, StringComparer.Ordinal)
             .ToDictionary(g => g.Key, g => double.Parse(g.First().GetMetadata(MetadataName), CultureInfo.InvariantCulture), StringComparer.Ordinal);
 
-    public static double RunSeconds(IReadOnlyDictionary<string, double> perRecord, string transport, long records) =>
-        AroundTransferSeconds(records) + records * perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord) / 1e6;
+    public static double RunSeconds(IReadOnlyDictionary<string, double> perRecord, string transport, long records, int payloadBytes = 0) =>
+        AroundTransferSeconds(records, payloadBytes) + records * (perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord)
+            + payloadBytes / 1024.0 * TransferMicrosecondsPerPayloadKiB) / 1e6;
 
     /// <summary>What a run adds around its transfer: emptying, verifying and recording.</summary>
-    public static double AroundTransferSeconds(long records) => RunOverheadSeconds + records * VerifyMicrosecondsPerRecord / 1e6;
+    public static double AroundTransferSeconds(long records, int payloadBytes = 0) =>
+        RunOverheadSeconds + records * (VerifyMicrosecondsPerRecord + payloadBytes / 1024.0 * VerifyMicrosecondsPerPayloadKiB) / 1e6;
 
     /// <summary>
     /// The time left: what the prior gives the runs still to do, scaled by how the runs so far kept to it — weighed against the prior
@@ -135,7 +143,7 @@ public sealed class RunProgress : IntegrationTask
     {
         var perRecord = RunCostPrior.PerRecord(Definitions);
         var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile)
-            ? MeasurementLog.Read(ResultsFile).Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records))
+            ? MeasurementLog.Read(ResultsFile).Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records, m.PayloadBytes ?? 0))
             : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
         TimeSpan? left = PlannedSeconds > 0 ? RunCostPrior.Left(PlannedSeconds, done, elapsed) : null;
@@ -157,7 +165,7 @@ public sealed class RunProgress : IntegrationTask
 /// </summary>
 public sealed class EstimateRunAll : IntegrationTask
 {
-    /// <summary>The plan's steps (PlanRunAll): its runs (Kind Run: metadata Transport and Records) and servers.</summary>
+    /// <summary>The plan's steps (PlanRunAll): its runs (Kind Run: metadata Transport, Records and PayloadBytes) and servers.</summary>
     [Required] public ITaskItem[] Steps { get; set; } = [];
     [Required] public string ResultsDirectory { get; set; } = "";
 
@@ -170,10 +178,12 @@ public sealed class EstimateRunAll : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var plan = Steps.Where(s => s.GetMetadata("Kind") == "Run")
-            .Select(s => (Transport: s.GetMetadata("Transport"), Records: int.Parse(s.GetMetadata("Records"), CultureInfo.InvariantCulture)))
-            .GroupBy(r => r.Transport, StringComparer.Ordinal).Select(g => (g.Key, Runs: g.Select(r => r.Records).ToList())).ToList();
+            .Select(s => (Transport: s.GetMetadata("Transport"), Run: new RunVolume(int.Parse(s.GetMetadata("Records"), CultureInfo.InvariantCulture),
+                int.TryParse(s.GetMetadata("PayloadBytes"), NumberStyles.None, CultureInfo.InvariantCulture, out var payload) ? payload : 0)))
+            .GroupBy(r => r.Transport, StringComparer.Ordinal).Select(g => (g.Key, Runs: g.Select(r => r.Run).ToList())).ToList();
         var runs = plan.Sum(p => p.Runs.Count);
-        var records = plan.Sum(p => p.Runs.Sum(r => (long)r));
+        var records = plan.Sum(p => p.Runs.Sum(r => (long)r.Records));
+        var payloadBytes = plan.Sum(p => p.Runs.Sum(r => (long)r.Records * r.PayloadBytes));
         var earlier = Directory.Exists(ResultsDirectory)
             ? new DirectoryInfo(ResultsDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
             : null;
@@ -183,23 +193,24 @@ public sealed class EstimateRunAll : IntegrationTask
         var servers = Steps.Count(s => s.GetMetadata("Kind") == "Server") * RunCostPrior.ServerSeconds;
         // The progress lines price the runs done at the prior, so the plan they compare with is priced the same way; the runs' pace
         // then corrects both. Servers started with their runs are in the pace, not in the plan.
-        PlannedSeconds = plan.Sum(p => p.Runs.Sum(records => RunCostPrior.RunSeconds(perRecord, p.Key, records)));
+        PlannedSeconds = plan.Sum(p => p.Runs.Sum(run => RunCostPrior.RunSeconds(perRecord, p.Key, run.Records, run.PayloadBytes)));
         var total = RunCostPrior.BeforeRunsSeconds + servers + estimate.Seconds + RunCostPrior.AfterRunsSeconds;
         var source = estimate.Known == 0 ? "each transport's prior cost per record"
             : string.Create(CultureInfo.InvariantCulture, $"{estimate.Known} of {plan.Count} transports at their times in {earlier!.Name}, the rest at their prior cost");
         Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
-            $"RunAll plan: {runs:N0} runs moving {records:N0} records in all; about {RunProgressEstimate.Duration(TimeSpan.FromSeconds(total))} in all ({source})."));
+            $"RunAll plan: {runs:N0} runs moving {records:N0} records{(payloadBytes > 0 ? $" ({payloadBytes / 1048576.0:N0} MiB of payload)" : "")} in all; about {RunProgressEstimate.Duration(TimeSpan.FromSeconds(total))} in all ({source})."));
         return Task.CompletedTask;
     }
 
-    /// <summary>Each transport's mean seconds per record count over its measured runs in a results file (none when it cannot be read).</summary>
-    internal static Dictionary<string, Dictionary<int, double>> MeanSeconds(string resultsFile)
+    /// <summary>Each transport's mean seconds per run shape (record count and payload) over its measured runs in a results file (none when it cannot be read).</summary>
+    internal static Dictionary<string, Dictionary<RunVolume, double>> MeanSeconds(string resultsFile)
     {
         try
         {
             return Comparison.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup)
                 .GroupBy(m => m.Transport, StringComparer.Ordinal)
-                .ToDictionary(t => t.Key, t => t.GroupBy(m => m.Records).ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds)), StringComparer.Ordinal);
+                .ToDictionary(t => t.Key, t => t.GroupBy(m => new RunVolume(m.Records, m.PayloadBytes ?? 0)).ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds)),
+                    StringComparer.Ordinal);
         }
         catch (IntegrationException)
         {
@@ -208,28 +219,36 @@ public sealed class EstimateRunAll : IntegrationTask
     }
 
     /// <summary>
-    /// The plan's runs' seconds: each run at its transport's mean where measured (the nearest record count's, scaled by records) plus
-    /// what a run adds around its transfer, else at its prior.
+    /// The plan's runs' seconds: each run at its transport's mean where measured with the same payload (the nearest record count's,
+    /// scaled by records) plus what a run adds around its transfer, else at its prior. A transport counts as known when all its runs were.
     /// </summary>
-    internal static (double Seconds, int Known) Estimate(IReadOnlyList<(string Transport, List<int> Runs)> plan, IReadOnlyDictionary<string, double> perRecord,
-        IReadOnlyDictionary<string, Dictionary<int, double>> measured)
+    internal static (double Seconds, int Known) Estimate(IReadOnlyList<(string Transport, List<RunVolume> Runs)> plan, IReadOnlyDictionary<string, double> perRecord,
+        IReadOnlyDictionary<string, Dictionary<RunVolume, double>> measured)
     {
         var seconds = 0.0;
         var known = 0;
         foreach (var (transport, runs) in plan)
         {
-            if (measured.TryGetValue(transport, out var means) && means.Count > 0)
+            var means = measured.GetValueOrDefault(transport) ?? [];
+            var allMeasured = true;
+            foreach (var run in runs)
             {
-                known++;
-                foreach (var records in runs)
+                var samePayload = means.Keys.Where(k => k.PayloadBytes == run.PayloadBytes).ToList();
+                if (samePayload.Count == 0)
                 {
-                    var nearest = means.Keys.MinBy(k => Math.Abs(Math.Log((double)k / records)));
-                    seconds += means[nearest] * records / nearest + RunCostPrior.AroundTransferSeconds(records);
+                    allMeasured = false;
+                    seconds += RunCostPrior.RunSeconds(perRecord, transport, run.Records, run.PayloadBytes);
+                    continue;
                 }
+                var nearest = samePayload.MinBy(k => Math.Abs(Math.Log((double)k.Records / run.Records)));
+                seconds += means[nearest] * run.Records / nearest.Records + RunCostPrior.AroundTransferSeconds(run.Records, run.PayloadBytes);
             }
-            else
-                seconds += runs.Sum(records => RunCostPrior.RunSeconds(perRecord, transport, records));
+            if (allMeasured && runs.Count > 0)
+                known++;
         }
         return (seconds, known);
     }
 }
+
+/// <summary>One planned run's shape, for its expected time: its records and their payload's bytes (0: none).</summary>
+public readonly record struct RunVolume(int Records, int PayloadBytes = 0);
