@@ -213,6 +213,20 @@ public sealed class HostingTests
     }
 
     [TestMethod]
+    public void FindBatchSize_with_a_payload_leaves_out_the_sizes_over_BatchBytes()
+    {
+        // Found in a review: every size over BatchBytes ran at that bound, as the same batch size under several names.
+        using var artifacts = new TempDirectory("it-sweep-");
+        var (exitCode, output) = RunBuild("FindBatchSize", artifacts, $"-p:Port={TestPorts.Free()}", "-p:SweepTransport=TcpClient2",
+            "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:PayloadBytes=2048", "-p:BatchBytes=204800", "-p:Repetitions=1", "-p:Warmup=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = IntegrationTasks.Transfer.MeasurementLog.Read(Path.Combine(artifacts, "results", "batch-size", "runs.jsonl"));
+        Assert.HasCount(1, runs);
+        Assert.IsTrue(runs.All(r => r is { Verified: true, BatchSize: 100, PayloadBytes: 2048, Records: 1000 }), string.Join("\n", runs));
+        AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
     public void A_failing_client_still_stops_the_server_and_fails_the_build()
     {
         using var artifacts = new TempDirectory("it-runall-");
