@@ -80,6 +80,29 @@ public static class ProcessMemory
 
     public static bool ResetPeak() => ResetPeak(Environment.ProcessId);
 
+    /// <summary>
+    /// Returns to the system what glibc keeps of freed native memory: it holds freed blocks in its arenas (one per thread that
+    /// allocated, up to eight a core), so SQLite's copies of large rows, freed long ago, stayed resident in the process. False where
+    /// there is no glibc to ask.
+    /// </summary>
+    public static bool TrimNativeHeap()
+    {
+        if (!OperatingSystem.IsLinux())
+            return false;
+        try
+        {
+            MallocTrim(0); // 1 if it released something, 0 if there was nothing to release
+            return true;
+        }
+        catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException)
+        {
+            return false;
+        }
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "malloc_trim")]
+    private static extern int MallocTrim(nuint pad);
+
     private static long? ReadStatusKiB(int processId, string field)
     {
         try

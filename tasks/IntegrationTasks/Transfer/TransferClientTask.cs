@@ -204,10 +204,14 @@ public abstract class TransferClientTask : IntegrationTask
         Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records){4}.",
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records, Clients > 1 ? $", as {Clients} clients at once" : "");
 
-        // The client runs inside the MSBuild process, which keeps what earlier runs left in its heap: with large rows that is large,
-        // so it is returned to the system here, before the clock starts, and the run's peak memory is its own.
+        // The client runs inside the MSBuild process, which keeps what earlier runs left in its heaps (the GC's, and glibc's under
+        // SQLite): with large rows that is large, so it is returned to the system here, before the clock starts, and the run's peak
+        // memory is its own.
         if (PayloadBytes > 0)
+        {
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+            ProcessMemory.TrimNativeHeap();
+        }
         if (startAt is { } start && start - DateTimeOffset.UtcNow is { TotalMilliseconds: > 0 } wait)
         {
             Log.LogMessage(RunDetail, "{0}: starting at {1:O} (StartAt), in {2:0.###} s.", TransportName, start, wait.TotalSeconds);
