@@ -50,6 +50,8 @@ public sealed class EveryTransportRunAllTests
         var payloadTable = MarkdownTable.After(markdown, "## 1,000 records of 2 KiB text payload, ");
         foreach (var transport in HostingTests.AllTransports)
             Assert.AreNotEqual("–", payloadTable.Cell(transport, "Payload MB/s"), transport);
+        // The report says each payload's batch size (the plan chose it from BatchBytes).
+        StringAssert.Contains(MarkdownTable.Line(markdown, "- Payloads: "), "2 KiB (Text) in batches of 500");
         var payloadRuns = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl")).Where(r => r.Contains("\"payloadBytes\":2048")).ToList();
         Assert.HasCount(HostingTests.AllTransports.Length + 1, payloadRuns);
         Assert.IsTrue(payloadRuns.All(r => r.Contains("\"payloadKind\":\"Text\"")), "the pass's rows were made again as text");
