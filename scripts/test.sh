@@ -16,52 +16,35 @@ if ! command -v dotnet >/dev/null; then
   exit 1
 fi
 
-# RabbitMQ: the tests start their own private node from Debian's rabbitmq-server (never a skipped test).
-if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+# Installs a Debian package when FILE (a path, or a command on PATH) is missing; as root only, else says the command and stops.
+# With "no-service", the package's own service is kept from starting (the suite runs private servers of its own).
+need_package() {
+  local file=$1 package=$2 service=${3:-}
+  if [ -x "$file" ] || command -v "$file" >/dev/null; then return 0; fi
   if [ "$(id -u)" != 0 ]; then
-    echo "scripts/test.sh: rabbitmq-server is not installed; as root: apt-get install -y --no-install-recommends rabbitmq-server" >&2
+    echo "scripts/test.sh: $package is not installed; as root: apt-get install -y --no-install-recommends $package" >&2
     exit 1
   fi
-  echo "scripts/test.sh: installing rabbitmq-server (apt)" >&2
-  # Keep the package's own service from starting: the suite runs a private node of its own.
-  policy_added=
-  if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; policy_added=1; fi
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rabbitmq-server) >&2
+  echo "scripts/test.sh: installing $package (apt)" >&2
+  local policy_added=
+  if [ "$service" = no-service ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; policy_added=1
+  fi
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package") >&2
   [ -n "$policy_added" ] && rm -f /usr/sbin/policy-rc.d
-fi
+  return 0
+}
 
-# ss (iproute2) lets the tests check which addresses the broker listens on.
-if ! command -v ss >/dev/null && [ "$(id -u)" = 0 ]; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iproute2) >&2
-fi
-
-# hey (Debian's) loads the ThreadPoolStarvation lab's app in the tests.
-if ! command -v hey >/dev/null; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "scripts/test.sh: hey is not installed; as root: apt-get install -y hey" >&2
-    exit 1
-  fi
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hey) >&2
-fi
-
-# curl (Debian's) calls the REST transport's endpoint and OpenAPI document as a client no one here wrote, in the tests.
-if ! command -v curl >/dev/null; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "scripts/test.sh: curl is not installed; as root: apt-get install -y --no-install-recommends curl" >&2
-    exit 1
-  fi
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl) >&2
-fi
-
-# Chromium (Debian's) opens the HTML report in the tests.
-if [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "scripts/test.sh: chromium is not installed; as root: apt-get install -y --no-install-recommends chromium" >&2
-    exit 1
-  fi
-  echo "scripts/test.sh: installing chromium (apt)" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >&2
-fi
+# The broker: the tests start their own private RabbitMQ node from Debian's package (never a skipped test).
+need_package /usr/lib/rabbitmq/bin/rabbitmq-server rabbitmq-server no-service
+# ss (iproute2) lets the tests check which addresses the brokers listen on.
+need_package ss iproute2
+# hey loads the ThreadPoolStarvation lab's app in the tests.
+need_package hey hey
+# curl calls the REST transport's endpoint and OpenAPI document as a client no one here wrote, in the tests.
+need_package curl curl
+# Chromium opens the HTML report in the tests.
+need_package /usr/bin/chromium chromium
 
 IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: could not start PostgreSQL" >&2; exit 1; }
 export IT_PG_CONNSTRING

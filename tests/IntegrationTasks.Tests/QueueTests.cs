@@ -3,7 +3,6 @@ using IntegrationTasks.Hosting;
 using IntegrationTasks.Queues;
 using IntegrationTasks.Wire;
 using RabbitMQ.Client;
-using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;
 
@@ -163,21 +162,7 @@ public sealed class QueueTests
         await databases.Client.EnsureSchemaAsync(CancellationToken.None); // the test watches ClientTable fill up
         await using var server = await RunningQueueServer.StartAsync(databases.Server, QueueTopology.Reliable);
 
-        // The client as a process of its own (its target, as a person would run it), killed outright.
-        using var artifacts = new TempDirectory("it-durable-");
-        var info = new ProcessStartInfo("dotnet") { WorkingDirectory = RepositoryPaths.Root, RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var argument in TestBuild.Arguments("RabbitMQDurable", artifacts, $"-p:ClientConnString={ServerLaunch.Escape(databases.Client.ConnectionString)}",
-                     $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}", $"-p:TotalBatches={batches}", $"-p:BatchSize={batchSize}"))
-            info.ArgumentList.Add(argument);
-        using (var killed = Process.Start(info)!)
-        {
-            _ = killed.StandardOutput.ReadToEndAsync();
-            _ = killed.StandardError.ReadToEndAsync();
-            await Eventually.WaitUntilAsync(async () => await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None) >= 10 * batchSize, "ten batches committed by the client");
-            killed.Kill(entireProcessTree: true);
-            await killed.WaitForExitAsync();
-        }
-        Assert.IsLessThan(batches * batchSize, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None), "killed too late");
+        await KilledProcesses.KillClientAfterTenBatchesAsync("RabbitMQDurable", databases, batches, batchSize, $"-p:RabbitMQPort={TestBroker.Options.AmqpPort}");
 
         var engine = new FakeBuildEngine();
         Assert.IsTrue(await Task.Run(Client(true, databases, engine, batches, batchSize).Execute), engine.Log);
@@ -186,27 +171,8 @@ public sealed class QueueTests
         Assert.AreEqual(batches * batchSize, report.Matched);
     }
 
-    private static StartServer StartServerProcess(FakeBuildEngine engine, TestDatabases databases, string artifacts)
-    {
-        static TaskItem Property(string name, string value)
-        {
-            var item = new TaskItem(name);
-            item.SetMetadata("Value", value);
-            return item;
-        }
-        var start = new StartServer
-        {
-            BuildEngine = engine, Name = $"RabbitMQDurableServer-{Guid.NewGuid():N}", Project = RepositoryPaths.BuildProject,
-            Target = "RabbitMQDurableServer", ReadyTimeoutSeconds = 120,
-            Properties =
-            [
-                Property("Configuration", HostingTests.Configuration), Property("ArtifactsDir", artifacts + "/"),
-                Property("ServerConnString", databases.Server.ConnectionString), Property("RabbitMQPort", TestBroker.Options.AmqpPort.ToString()),
-            ],
-        };
-        Assert.IsTrue(start.Execute(), engine.Log);
-        return start;
-    }
+    private static StartServer StartServerProcess(FakeBuildEngine engine, TestDatabases databases, string artifacts) =>
+        KilledProcesses.StartServer(engine, "RabbitMQDurableServer", databases, artifacts, ("RabbitMQPort", TestBroker.Options.AmqpPort.ToString()));
 
     [TestMethod]
     public void StartRabbitMQ_twice_in_one_build_reuses_the_node_it_started()
@@ -247,7 +213,7 @@ public sealed class QueueTests
         var node = await RabbitMqNode.StartAsync(options, null, TimeSpan.FromSeconds(120), CancellationToken.None);
         try
         {
-            var listeners = Listeners();
+            var listeners = Listeners.Tcp();
             foreach (var port in new[] { options.AmqpPort, options.DistributionPort, options.EpmdPort })
             {
                 var mine = listeners.Where(l => l.Port == port).ToList();
@@ -260,7 +226,7 @@ public sealed class QueueTests
             await node.StopAsync(CancellationToken.None);
             node.Dispose();
         }
-        var left = Listeners().Where(l => l.Port == options.AmqpPort || l.Port == options.DistributionPort || l.Port == options.EpmdPort).ToList();
+        var left = Listeners.Tcp().Where(l => l.Port == options.AmqpPort || l.Port == options.DistributionPort || l.Port == options.EpmdPort).ToList();
         Assert.IsEmpty(left, $"still listening: {string.Join(", ", left)}");
         Assert.DoesNotContain(options.Directory, Processes.AllCommandLines(), "a node process outlived StopAsync");
         // Stopped by SIGTERM to its VM, gracefully (a second VM booted by rabbitmqctl made the stop slow under load), not killed.
@@ -346,7 +312,7 @@ public sealed class QueueTests
         }
         // epmd's command line names no folder of ours, only its port: it was left running once when the build ended before the
         // signal's stop had killed it.
-        var epmd = Listeners().Where(l => l.Port == epmdPort).ToList();
+        var epmd = Listeners.Tcp().Where(l => l.Port == epmdPort).ToList();
         if (epmd.Count > 0)
         {
             RepositoryPaths.Run("epmd", ["-port", epmdPort.ToString(System.Globalization.CultureInfo.InvariantCulture), "-kill"]);
@@ -369,18 +335,5 @@ public sealed class QueueTests
         StringAssert.Contains(markdown, "| 836.12 | RabbitMQDurable |");
         StringAssert.Contains(markdown, "| WebSphere MQ |");
         StringAssert.Contains(stdout, "warning IT4006");
-    }
-
-    private static List<(string Address, int Port)> Listeners()
-    {
-        var (_, stdout, _) = RepositoryPaths.Run("ss", ["-ltnH"]);
-        var result = new List<(string, int)>();
-        foreach (var line in stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries))
-        {
-            var local = line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3];
-            var colon = local.LastIndexOf(':');
-            result.Add((local[..colon].Trim('[', ']'), int.Parse(local[(colon + 1)..])));
-        }
-        return result;
     }
 }

@@ -5,14 +5,17 @@ using System.Text.RegularExpressions;
 namespace IntegrationTasks.Tests;
 
 /// <summary>
-/// Each default in one place: <see cref="SettingDefaults"/> for the code, checked equal to the one default targets/ states for
-/// MSBuild, and never written again as a literal in a task, a host module or a class.
+/// Each default in one place: <see cref="SettingDefaults"/> (or a transport family's own *Defaults class) for the code, checked equal
+/// to the one default targets/ states for MSBuild, and never written again as a literal in a task, a host module or a class.
 /// </summary>
 [TestClass]
 [TestCategory("Unit")]
 public sealed partial class SettingDefaultsTests
 {
-    private static readonly FieldInfo[] Settings = typeof(SettingDefaults).GetFields(BindingFlags.Public | BindingFlags.Static);
+    private static readonly Type[] DefaultsClasses = [.. typeof(SettingDefaults).Assembly.GetTypes()
+        .Where(t => t is { IsPublic: true, IsAbstract: true, IsSealed: true } && t.Name.EndsWith("Defaults", StringComparison.Ordinal))];
+
+    private static readonly FieldInfo[] Settings = [.. DefaultsClasses.SelectMany(t => t.GetFields(BindingFlags.Public | BindingFlags.Static))];
 
     private static IEnumerable<string> Sources(string folder, string pattern) =>
         Directory.EnumerateFiles(Path.Combine(RepositoryPaths.Root, folder), pattern, SearchOption.AllDirectories)
@@ -39,17 +42,20 @@ public sealed partial class SettingDefaultsTests
     {
         var names = Settings.Select(s => s.Name).ToHashSet(StringComparer.Ordinal);
         var copies = new List<string>();
-        foreach (var file in Sources("tasks", "*.cs").Where(f => Path.GetFileName(f) != "SettingDefaults.cs"))
+        var defaultsFiles = DefaultsClasses.Select(t => $"{t.Name}.cs").ToHashSet(StringComparer.Ordinal);
+        var fromDefaults = DefaultsClasses.Select(t => $"{t.Name}.").ToArray();
+        bool FromDefaults(string value) => fromDefaults.Any(prefix => value.StartsWith(prefix, StringComparison.Ordinal));
+        foreach (var file in Sources("tasks", "*.cs").Where(f => !defaultsFiles.Contains(Path.GetFileName(f))))
         {
             var lines = File.ReadAllLines(file);
             for (var i = 0; i < lines.Length; i++)
             {
                 foreach (Match m in PropertyInitializer().Matches(lines[i]))
-                    if (names.Contains(m.Groups["name"].Value) && m.Groups["value"].Value is not "\"\"" && !m.Groups["value"].Value.StartsWith("SettingDefaults.", StringComparison.Ordinal))
+                    if (names.Contains(m.Groups["name"].Value) && m.Groups["value"].Value is not "\"\"" && !FromDefaults(m.Groups["value"].Value))
                         copies.Add($"{Path.GetFileName(file)}:{i + 1} {m.Value}");
                 foreach (Match m in HostArgument().Matches(lines[i]))
                     if (names.Contains(string.Concat(m.Groups["name"].Value.Split('-').Select(p => char.ToUpperInvariant(p[0]) + p[1..])))
-                        && !m.Groups["value"].Value.StartsWith("SettingDefaults.", StringComparison.Ordinal))
+                        && !FromDefaults(m.Groups["value"].Value))
                         copies.Add($"{Path.GetFileName(file)}:{i + 1} {m.Value}");
             }
         }

@@ -47,13 +47,7 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
             var sampling = SampleQueueDepthAsync(probe, _stopping.Token);
             return async stop =>
             {
-                try
-                {
-                    await Task.Delay(Timeout.Infinite, stop).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException)
-                {
-                }
+                await stop.WhenCancelledAsync().ConfigureAwait(false);
                 await _stopping.CancelAsync().ConfigureAwait(false);
                 await sampling.ConfigureAwait(false);
                 await probe.CloseAsync(CancellationToken.None).ConfigureAwait(false);

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
@@ -46,9 +45,9 @@ public sealed class StartRabbitMQ : IntegrationTask
         // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
         if (!WaitUntilCancelled)
             BuildTermination.Watch();
-        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is NodeHandle running)
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
         {
-            ProcessId = running.Node.ProcessId;
+            ProcessId = running.ProcessId;
             Log.LogMessage(MessageImportance.High, "RabbitMQ is already running for this build (process {0}).", ProcessId);
             return;
         }
@@ -63,7 +62,11 @@ public sealed class StartRabbitMQ : IntegrationTask
         var node = await RabbitMqNode.StartAsync(options, ServerLog.To(Log, "RabbitMQ"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);
         ProcessId = node.ProcessId;
-        var handle = new NodeHandle(node);
+        var handle = new OwnedBroker(node.ProcessId, async token =>
+        {
+            await node.StopAsync(token).ConfigureAwait(false);
+            node.Dispose();
+        });
         try
         {
             await node.SetConnectionLimitAsync(MaxConnections, cancellationToken).ConfigureAwait(false);
@@ -75,62 +78,9 @@ public sealed class StartRabbitMQ : IntegrationTask
         }
         BuildEngine4.RegisterTaskObject(RegistrationKey, handle, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on {0}:{1}.", BindAddress, Port);
-        if (!WaitUntilCancelled)
-            return;
-        try
-        {
-            await Task.Delay(Timeout.Infinite, cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            BuildEngine4.UnregisterTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build);
-            await handle.StopAsync(CancellationToken.None).ConfigureAwait(false);
-            Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
-        }
-    }
-
-    /// <summary>
-    /// What MSBuild disposes at the end of the build if nobody stopped the node. The running node, stopped once: by StopRabbitMQ, at the end of the build, or when the build is terminated (SIGTERM) or loses its terminal (SIGHUP) —
-    /// the broker does not watch its input as the suite's servers do, so without this a killed build would leave it running.
-    /// </summary>
-    internal sealed class NodeHandle : IDisposable
-    {
-        private readonly PosixSignalRegistration?[] _terminated;
-        private readonly Lock _gate = new();
-        private Task? _stop;
-
-        public NodeHandle(RabbitMqNode node)
-        {
-            Node = node;
-            // SIGTERM: a service manager or kill; SIGHUP: the terminal the build ran in was closed (a tmux session killed).
-            _terminated = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()
-                ? [PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose()), PosixSignalRegistration.Create(PosixSignal.SIGHUP, _ => Dispose())]
-                : [];
-        }
-
-        public RabbitMqNode Node { get; }
-
-        /// <summary>
-        /// The one stop, awaited by every caller: a build terminated with SIGTERM stops the node from the signal's thread, the
-        /// client then fails fast and the build ends and disposes this — returning at once there let the process exit while the
-        /// signal's thread still waited to kill epmd, and epmd was left running.
-        /// </summary>
-        public Task StopAsync(CancellationToken cancellationToken)
-        {
-            lock (_gate)
-                return _stop ??= StopNodeAsync(cancellationToken);
-        }
-
-        private async Task StopNodeAsync(CancellationToken cancellationToken)
-        {
-            foreach (var registration in _terminated)
-                registration?.Dispose();
-            await Node.StopAsync(cancellationToken).ConfigureAwait(false);
-            Node.Dispose();
-        }
-
-        // Build teardown or a signal: nothing else to wait for.
-        public void Dispose() => StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+        if (WaitUntilCancelled)
+            await handle.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "RabbitMQ stopped."),
+                cancellationToken).ConfigureAwait(false);
     }
 }
 
@@ -139,7 +89,7 @@ public sealed class StopRabbitMQ : IntegrationTask
 {
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (BuildEngine4.UnregisterTaskObject(StartRabbitMQ.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not StartRabbitMQ.NodeHandle handle)
+        if (BuildEngine4.UnregisterTaskObject(StartRabbitMQ.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker handle)
             return;
         await handle.StopAsync(cancellationToken).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
@@ -192,21 +142,14 @@ public abstract class RabbitMQClientTask : TransferClientTask
     /// <summary>Requests are published on the schedule (open loop with -p:Rate).</summary>
     protected override bool SendsOnSchedule => true;
 
-    protected virtual Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken) =>
-        Task.FromResult<IReadOnlySet<int>>(new HashSet<int>());
-
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        var complete = await CompleteBatchesAsync(plan, cancellationToken).ConfigureAwait(false);
-        if (complete.Count > 0)
-            Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
-                TransportName, complete.Count, plan.TotalBatches);
         var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);
-        foreach (var batch in complete)
-            resumption.Committed.Add(batch);
+        if (Topology.Durable)
+            await SkipBatchesAlreadyImportedAsync(plan, resumption, cancellationToken).ConfigureAwait(false);
         long sent = 0, received = 0;
         await resumption.RunAsync(async (missing, token) =>
         {
@@ -234,14 +177,4 @@ public sealed class RabbitMQDurable : RabbitMQClientTask
     protected override string TransportName => "RabbitMQDurable";
     protected override QueueTopology Topology => QueueTopology.Reliable;
     protected override bool IdempotentImport => true;
-
-    protected override async Task<IReadOnlySet<int>> CompleteBatchesAsync(BatchPlan plan, CancellationToken cancellationToken)
-    {
-        var counts = new int[plan.TotalBatches];
-        var firstId = plan.FirstId(0); // this client's share
-        await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, firstId, firstId + plan.Records - 1, cancellationToken)
-                           .ConfigureAwait(false))
-            counts[plan.BatchOf(row.Id)]++;
-        return Enumerable.Range(0, plan.TotalBatches).Where(b => counts[b] == plan.BatchSize).ToHashSet();
-    }
 }

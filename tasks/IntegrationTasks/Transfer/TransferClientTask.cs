@@ -135,6 +135,27 @@ public abstract class TransferClientTask : IntegrationTask
     protected abstract Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken);
 
     /// <summary>
+    /// The batches of this client's share already whole in ClientTable, marked committed in <paramref name="resumption"/>: what a
+    /// durable transport started again after a kill does not ask for again (a batch there in part is asked for whole; the
+    /// idempotent import skips its rows already in).
+    /// </summary>
+    protected async Task SkipBatchesAlreadyImportedAsync(BatchPlan plan, ResumingTransfer resumption, CancellationToken cancellationToken)
+    {
+        var counts = new int[plan.TotalBatches];
+        var firstId = plan.FirstId(0);
+        await foreach (var row in RecordReader.ReadOrderedAsync(ClientDatabase!, RecordTable.Client, firstId, firstId + plan.Records - 1, cancellationToken)
+                           .ConfigureAwait(false))
+            counts[plan.BatchOf(row.Id)]++;
+        var complete = Enumerable.Range(0, plan.TotalBatches).Where(b => counts[b] == plan.BatchSize).ToList();
+        if (complete.Count == 0)
+            return;
+        foreach (var batch in complete)
+            resumption.Committed.Add(batch);
+        Log.LogMessage(MessageImportance.High, "{0}: {1} of {2} batches are already in ClientTable; resuming with the rest.",
+            TransportName, complete.Count, plan.TotalBatches);
+    }
+
+    /// <summary>
     /// <see cref="Clients"/> copies of this task's transfer at once, each on its share of the plan with an importer of its own: the
     /// run ends when all have, the first failure cancels the others. Their rows land in the one ClientTable, verified as a whole
     /// (the shares are disjoint, so every client's rows are checked row by row).
