@@ -277,7 +277,8 @@ public sealed class QueueTests
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
-        foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest", "-p:RecordCounts=200000",
+        // Both brokers the build owns: RabbitMQ's node (and its epmd) and nats-server.
+        foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest+NatsClient", "-p:RecordCounts=200000",
                      "-p:Repetitions=5", "-p:Peers=false",
                      $"-p:RabbitMQEpmdPort={epmdPort}"))
             info.ArgumentList.Add(argument);
@@ -290,6 +291,7 @@ public sealed class QueueTests
         build.BeginErrorReadLine();
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
         Assert.Contains($"{(string)artifacts}/rabbitmq", Processes.AllCommandLines(), "the node runs");
+        await Eventually.WaitUntilAsync(() => Processes.AllCommandLines().Contains($"{(string)artifacts}/nats/", StringComparison.Ordinal), "nats-server runs");
         Assert.AreEqual(0, RepositoryPaths.Run("kill", [$"-{signal}", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
         // Longer than the stop may take by its own bounds (the node's exit 60 s, epmd 10 + 15 s): a build that took over 60 s to stop
         // the node with rabbitmqctl while another test class loaded both cores failed here once (CI at 27ce836); a hang still fails.
@@ -324,8 +326,8 @@ public sealed class QueueTests
     public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
     {
         using var artifacts = new TempDirectory("it-nobroker-");
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("RunAll", artifacts, "-p:Transports=DirectCopy+RabbitMQClientTest",
-            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server"));
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("RunAll", artifacts, "-p:Transports=DirectCopy+RabbitMQClientTest+NatsClient",
+            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server", "-p:NatsServerProgram=/nonexistent/nats-server"));
         Assert.AreEqual(0, exitCode, stdout + stderr);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "## Not run here");
@@ -334,6 +336,10 @@ public sealed class QueueTests
         StringAssert.Contains(markdown, "| MSMQ | MSMQ exists only on Windows");
         StringAssert.Contains(markdown, "| 836.12 | RabbitMQDurable |");
         StringAssert.Contains(markdown, "| WebSphere MQ |");
+        var nats = MarkdownTable.With(markdown, "Why").Row("NatsClient");
+        Assert.AreEqual("`apt-get install -y --no-install-recommends nats-server`", nats["How to run it"]);
+        var kafka = MarkdownTable.With(markdown, "Why").Row("Kafka");
+        Assert.AreEqual(("–", "NatsJetStream"), (kafka["Series (2014), 1,000,000 records (s)"], kafka["Its role here"]));
         StringAssert.Contains(stdout, "warning IT4006");
     }
 }

@@ -7,6 +7,7 @@ public static class AssemblyLifetime
     public static void StopServers()
     {
         TestBroker.StopIfStarted();
+        TestNats.StopIfStarted();
         PostgresCluster.StopIfStarted();
     }
 }

@@ -12,7 +12,7 @@ internal static class TestBuild
     private static readonly string[] PortProperties =
     [
         "Port", "HttpPort", "SoapPort", "NetTcpPort", "GrpcPort", "RestPort", "WebSocketPort", "RelayPort", "StarvationPort",
-        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort",
+        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort", "NatsPort",
     ];
 
     public static string[] Arguments(string target, string? artifacts, params IEnumerable<string> properties) =>

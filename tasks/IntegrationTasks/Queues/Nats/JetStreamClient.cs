@@ -1,0 +1,118 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using NATS.Client.Core;
+using NATS.Client.JetStream;
+
+namespace IntegrationTasks.Queues.Nats;
+
+/// <summary>
+/// The JetStream client: publishes one request a batch into the requests' stream, at most <see cref="MaxInFlight"/> unanswered, each
+/// stored once (its message id: this run, this client and the batch, so publishing it again after a break stores nothing new); takes
+/// the answers from its own subject of the replies' stream through a durable consumer and acknowledges each only after its import
+/// committed. Answers to another run (one killed before this one started) are acknowledged and left: this run asked again for
+/// everything not whole in ClientTable. An answer delivered twice is imported once; the import also skips rows already there.
+/// </summary>
+public sealed class JetStreamClient(string url, int client, string runId)
+{
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
+    public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
+        Action connected, CancellationToken cancellationToken)
+    {
+        if (pending.Count == 0)
+            return new TransferResult(0, 0);
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks JetStream client"));
+        await NatsConnections.ConnectAsync(connection, url, cancellationToken).ConfigureAwait(false);
+        var js = new NatsJSContext(connection);
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var token = cancellation.Token;
+        var outstanding = new HashSet<int>(pending);
+        using var inFlight = new SemaphoreSlim(MaxInFlight);
+        long sent = 0, received = 0;
+        var replySubject = JetStreamTopology.ReplySubject(client);
+        var requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
+
+        await NatsConnections.RunUntilLostAsync(connection, url, cancellation, async () =>
+        {
+            await JetStreamTopology.EnsureStreamsAsync(js, token).ConfigureAwait(false);
+            var replies = await JetStreamTopology.ClientConsumerAsync(js, client, MaxInFlight * 2, token).ConfigureAwait(false);
+            connected();
+            importer.MarkSetupDone();
+            await TaskGroup.WhenAllOrFirstFailure(cancellation, PublishAsync(), ConsumeAsync(replies)).ConfigureAwait(false);
+        }).ConfigureAwait(false);
+        return new TransferResult(sent, received);
+
+        async Task PublishAsync()
+        {
+            using var buffer = new PooledBufferStream();
+            foreach (var batch in pending)
+            {
+                await inFlight.WaitAsync(token).ConfigureAwait(false);
+                buffer.Reset();
+                RecordXml.WriteRequest(buffer, plan.Ids(batch));
+                await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
+                var batchText = batch.ToString(CultureInfo.InvariantCulture);
+                var requestId = requestIdPrefix + batchText;
+                var ack = await js.PublishAsync<ReadOnlyMemory<byte>>(JetStreamTopology.RequestSubject, buffer.WrittenMemory,
+                    headers: new NatsHeaders
+                    {
+                        [JetStreamTopology.BatchHeader] = batchText, [JetStreamTopology.RequestIdHeader] = requestId,
+                        [JetStreamTopology.ReplySubjectHeader] = replySubject,
+                    },
+                    opts: new NatsJSPubOpts { MsgId = requestId }, cancellationToken: token).ConfigureAwait(false);
+                // A duplicate is a request this run stored before a break: it is in the stream, which is what the publish is for.
+                if (ack.Error is { } error)
+                    throw new IntegrationException(ErrorCodes.TransferFailed, $"JetStream did not store the request for batch {batch}: {error.Description} ({error.Code}).");
+                Interlocked.Add(ref sent, buffer.Length);
+            }
+        }
+
+        async Task ConsumeAsync(INatsJSConsumer replies)
+        {
+            await foreach (var message in replies.ConsumeAsync<NatsMemoryOwner<byte>>(opts: new NatsJSConsumeOpts { MaxMsgs = MaxInFlight * 2 }, cancellationToken: token)
+                               .ConfigureAwait(false))
+            {
+                using var body = message.Data;
+                var requestId = message.Headers?[JetStreamTopology.RequestIdHeader].ToString() ?? "";
+                if (!requestId.StartsWith(requestIdPrefix, StringComparison.Ordinal))
+                {
+                    await message.AckAsync(cancellationToken: token).ConfigureAwait(false);
+                    continue;
+                }
+                if (!int.TryParse(requestId.AsSpan(requestIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var batch) || batch >= plan.TotalBatches)
+                    throw new IntegrationException(ErrorCodes.TransferFailed, $"A reply on {replySubject} names no batch of this transfer ('{requestId}').");
+                NatsConnections.ThrowIfRefused(message.Headers, batch);
+                if (body.Length > MaxMessageBytes)
+                    throw new IntegrationException(ErrorCodes.FrameTooLarge,
+                        $"The response to batch {batch} is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
+                Interlocked.Add(ref received, body.Length);
+                bool answeredBefore;
+                lock (outstanding)
+                    answeredBefore = !outstanding.Contains(batch);
+                if (!answeredBefore)
+                {
+                    committed.Latency.Received(batch);
+                    using (var stream = NatsConnections.Read(body.Memory))
+                        await importer.ImportAsync(stream, token).ConfigureAwait(false);
+                    committed.Add(batch);
+                }
+                // Only after the commit: a client killed before this gets the answer again (and imports nothing twice).
+                await message.AckAsync(cancellationToken: token).ConfigureAwait(false);
+                if (answeredBefore)
+                    continue;
+                bool finished;
+                lock (outstanding)
+                {
+                    outstanding.Remove(batch);
+                    finished = outstanding.Count == 0;
+                }
+                inFlight.Release();
+                if (finished)
+                    return;
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+using System.Runtime.InteropServices;
+using IntegrationTasks.Common;
+using NATS.Client.Core;
+
+namespace IntegrationTasks.Queues.Nats;
+
+/// <summary>What the NATS clients and servers share: their connection options, a coded connect, a message body as a stream.</summary>
+internal static class NatsConnections
+{
+    /// <summary>
+    /// A client's connection: it does not reconnect behind the transfer's back — the resume loop does, with a new connection, and
+    /// counts it. A subscription's messages wait in a bounded channel; by default a full one drops the newest, which would lose
+    /// messages silently — here the reader waits instead, and the socket with it (back-pressure). Pings every 5 s, two unanswered: a
+    /// silent peer is noticed in about 15 s, not the library's 4 minutes.
+    /// </summary>
+    public static NatsOpts ClientOptions(string url, string name) => new()
+    {
+        Url = url, Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
+        MaxReconnectRetry = 0, ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
+    };
+
+    /// <summary>A server's connection: as a client's, but it reconnects for as long as it runs (a broker restarted mid-run).</summary>
+    public static NatsOpts ServerOptions(string url, string name) => ClientOptions(url, name) with
+    {
+        MaxReconnectRetry = -1, ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
+    };
+
+    public static async Task ConnectAsync(NatsConnection connection, string url, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await connection.ConnectAsync().AsTask().WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (NatsException e)
+        {
+            throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"NATS at {url} did not accept a connection: {e.Message}", e);
+        }
+    }
+
+    /// <summary>
+    /// Runs <paramref name="work"/> until it ends or the connection drops, whichever is first: a dropped connection cancels the work
+    /// and fails with IT3006 (the resume loop then asks again, on a new connection, for what is not committed).
+    /// </summary>
+    public static async Task RunUntilLostAsync(NatsConnection connection, string url, CancellationTokenSource cancellation, Func<Task> work)
+    {
+        var lost = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        connection.ConnectionDisconnected += OnDisconnected;
+        try
+        {
+            var running = work();
+            if (await Task.WhenAny(running, lost.Task).ConfigureAwait(false) == lost.Task)
+            {
+                await cancellation.CancelAsync().ConfigureAwait(false);
+                await running.ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
+                await lost.Task.ConfigureAwait(false);
+            }
+            await running.ConfigureAwait(false);
+        }
+        catch (NatsException e) when (e is not NatsNoReplyException and not NatsNoRespondersException)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to NATS at {url} failed: {e.Message}", e);
+        }
+        finally
+        {
+            connection.ConnectionDisconnected -= OnDisconnected;
+        }
+
+        ValueTask OnDisconnected(object? sender, NatsEventArgs args)
+        {
+            lost.TrySetException(new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to NATS at {url} was lost: {args.Message}"));
+            return ValueTask.CompletedTask;
+        }
+    }
+
+    /// <summary>The header of a reply that refuses its request: the server's coded error ("IT2004: …").</summary>
+    public const string ErrorHeader = "IntegrationTasks-Error";
+
+    public static NatsHeaders Refusal(IntegrationException e) => new() { [ErrorHeader] = $"{e.Code}: {e.Message}" };
+
+    /// <summary>The server's refusal of a batch, with the server's code, when the reply is one.</summary>
+    public static void ThrowIfRefused(NatsHeaders? headers, int batch)
+    {
+        if (headers is null || !headers.TryGetValue(ErrorHeader, out var refusal))
+            return;
+        var text = refusal.ToString();
+        throw CodedError.TryParse(text, out var code, out var message)
+            ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
+            : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {text}");
+    }
+
+    /// <summary>A received body as a read-only stream over its own memory (no copy).</summary>
+    public static MemoryStream Read(ReadOnlyMemory<byte> body) =>
+        MemoryMarshal.TryGetArray(body, out var segment)
+            ? new MemoryStream(segment.Array!, segment.Offset, segment.Count, writable: false)
+            : new MemoryStream(body.ToArray(), writable: false);
+}

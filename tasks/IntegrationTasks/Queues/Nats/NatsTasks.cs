@@ -1,0 +1,183 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Queues.Nats;
+
+/// <summary>
+/// Starts the suite's private nats-server (loopback, its own port and directory under artifacts/) and returns once it is ready. It
+/// stays registered for the rest of the build: <see cref="StopNats"/> stops it, and so do the end of a failed or cancelled build,
+/// SIGTERM and SIGHUP.
+/// </summary>
+public sealed class StartNats : IntegrationTask
+{
+    internal const string RegistrationKey = "IntegrationTasks.Nats";
+
+    [Required] public string Directory { get; set; } = "";
+    public int Port { get; set; } = NatsDefaults.NatsPort;
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
+    public string Program { get; set; } = NatsServerOptions.DebianProgram;
+    public int MaxPayloadBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
+    public int MaxConnections { get; set; } = NatsDefaults.NatsMaxConnections;
+
+    /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
+    public string CommandPrefix { get; set; } = "";
+    public int ReadyTimeoutSeconds { get; set; } = 60;
+
+    /// <summary>Run in the foreground until Ctrl+C, then stop the server (the NatsBroker target, for use by hand).</summary>
+    public bool WaitUntilCancelled { get; set; }
+
+    [Output] public int ProcessId { get; private set; }
+
+    protected override bool CancellationIsSuccess => WaitUntilCancelled;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (MaxConnections < 1 || MaxPayloadBytes < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"NatsMaxConnections and NatsMaxPayloadBytes must be at least 1 (were {MaxConnections} and {MaxPayloadBytes}).");
+        if (!WaitUntilCancelled)
+            BuildTermination.Watch();
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
+        {
+            ProcessId = running.ProcessId;
+            Log.LogMessage(MessageImportance.High, "NATS is already running for this build (process {0}).", ProcessId);
+            return;
+        }
+        var options = new NatsServerOptions
+        {
+            Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, MaxPayloadBytes = MaxPayloadBytes,
+            MaxConnections = MaxConnections, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+        };
+        if (options.CommandPrefix.Count == 0)
+            Ports.EnsureFree(BindAddress, Port);
+        Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
+        var server = await NatsServerProcess.StartAsync(options, ServerLog.To(Log, "NATS"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
+            .ConfigureAwait(false);
+        ProcessId = server.ProcessId;
+        var broker = new OwnedBroker(server.ProcessId, async token =>
+        {
+            await server.StopAsync(token).ConfigureAwait(false);
+            server.Dispose();
+        });
+        BuildEngine4.RegisterTaskObject(RegistrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        Log.LogMessage(MessageImportance.High, "NATS is ready on {0}.", options.Url);
+        if (WaitUntilCancelled)
+            await broker.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "NATS stopped."),
+                cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>Stops the server <see cref="StartNats"/> started.</summary>
+public sealed class StopNats : IntegrationTask
+{
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.UnregisterTaskObject(StartNats.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
+            return;
+        await broker.StopAsync(cancellationToken).ConfigureAwait(false);
+        Log.LogMessage(MessageImportance.High, "NATS stopped.");
+    }
+}
+
+/// <summary>The NATS core server: answers requests on its subject until cancelled or stopped by the suite.</summary>
+public sealed class NatsServer : TransferServerTask
+{
+    public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
+    public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
+    {
+        var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog) { MaxMessageBytes = MaxMessageBytes };
+        var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
+        return ($"{NatsUrl}/{NatsCoreServer.Subject}", serve);
+    }
+}
+
+/// <summary>The JetStream server: answers the requests' stream until cancelled or stopped by the suite.</summary>
+public sealed class NatsJetStreamServer : TransferServerTask
+{
+    public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
+    public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
+    public int Prefetch { get; set; } = 8;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
+    {
+        var server = new JetStreamServer(source, NatsUrl, EventLog) { Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes };
+        var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
+        return ($"{NatsUrl}/{JetStreamTopology.RequestStream}", serve);
+    }
+}
+
+/// <summary>What the two NATS clients share: the server's address, the largest reply, a connection per client, the resume loop.</summary>
+public abstract class NatsClientTask : TransferClientTask
+{
+    public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
+
+    /// <summary>The largest reply the client accepts (nats-server's max_payload bounds what it carries).</summary>
+    public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
+
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
+
+    /// <summary>Each client its own connection (and, with JetStream, its own reply subject and consumer).</summary>
+    protected override bool ServesManyClients => true;
+
+    /// <summary>Requests are sent on the schedule (open loop with -p:Rate).</summary>
+    protected override bool SendsOnSchedule => true;
+
+    /// <summary>One connection's attempt at the batches not committed.</summary>
+    protected abstract Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken);
+
+    protected virtual Task BeforeFirstAttemptAsync(BatchPlan plan, ResumingTransfer resumption, CancellationToken cancellationToken) => Task.CompletedTask;
+
+    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        // A broken connection is resumed: a new one asks again for the batches not committed (core: nothing kept, so they are asked
+        // again; JetStream: what is stored is delivered, and a request published twice is stored once).
+        var resumption = Resumption(plan, resumes: true);
+        await BeforeFirstAttemptAsync(plan, resumption, cancellationToken).ConfigureAwait(false);
+        long sent = 0, received = 0;
+        await resumption.RunAsync(async (missing, token) =>
+        {
+            var result = await AttemptAsync(plan, importer, missing, resumption, token).ConfigureAwait(false);
+            Interlocked.Add(ref sent, result.BytesSent);
+            Interlocked.Add(ref received, result.BytesReceived);
+        }, cancellationToken, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }).ConfigureAwait(false);
+        return new TransferResult(sent, received);
+    }
+}
+
+/// <summary>NATS core request-reply (at most once): the counterpart of RabbitMQClientTest.</summary>
+public sealed class NatsClient : NatsClientTask
+{
+    protected override string TransportName => "NatsClient";
+
+    protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken) =>
+        new NatsCoreClient(NatsUrl, NatsCoreServer.Subject) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+            .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
+}
+
+/// <summary>
+/// JetStream, durable: the counterpart of RabbitMQDurable — a client or server killed mid-run and started again finishes with every
+/// row exactly once (batches already whole in ClientTable are not asked for again; a reply delivered twice is imported once).
+/// </summary>
+public sealed class NatsJetStream : NatsClientTask
+{
+    protected override string TransportName => "NatsJetStream";
+    protected override bool IdempotentImport => true;
+
+    /// <summary>This run's requests' id (each client's and batch's under it): a run started again after a kill asks anew.</summary>
+    private readonly string _runId = Guid.NewGuid().ToString("N")[..12];
+
+    protected override Task BeforeFirstAttemptAsync(BatchPlan plan, ResumingTransfer resumption, CancellationToken cancellationToken) =>
+        SkipBatchesAlreadyImportedAsync(plan, resumption, cancellationToken);
+
+    protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken) =>
+        new JetStreamClient(NatsUrl, ClientIndex, _runId) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+            .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
+}
