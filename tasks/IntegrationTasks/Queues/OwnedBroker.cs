@@ -1,3 +1,4 @@
+using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 using System.Runtime.InteropServices;
 
@@ -63,4 +64,16 @@ internal sealed class OwnedBroker : IDisposable
     }
 
     public void Dispose() => StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+}
+
+/// <summary>Stops the broker this build started and registered under <paramref name="registrationKey"/>; none is not an error.</summary>
+public abstract class StopOwnedBroker(string registrationKey, string brokerName) : IntegrationTask
+{
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.UnregisterTaskObject(registrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
+            return;
+        await broker.StopAsync(cancellationToken).ConfigureAwait(false);
+        Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName);
+    }
 }

@@ -85,16 +85,7 @@ public sealed class StartRabbitMQ : IntegrationTask
 }
 
 /// <summary>Stops the node started by <see cref="StartRabbitMQ"/> (and its epmd).</summary>
-public sealed class StopRabbitMQ : IntegrationTask
-{
-    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
-    {
-        if (BuildEngine4.UnregisterTaskObject(StartRabbitMQ.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker handle)
-            return;
-        await handle.StopAsync(cancellationToken).ConfigureAwait(false);
-        Log.LogMessage(MessageImportance.High, "RabbitMQ stopped.");
-    }
-}
+public sealed class StopRabbitMQ() : StopOwnedBroker(StartRabbitMQ.RegistrationKey, "RabbitMQ");
 
 /// <summary>The series' RabbitMQServer: answers request messages until cancelled (Ctrl+C) or stopped by the suite.</summary>
 public sealed class RabbitMQServer : TransferServerTask

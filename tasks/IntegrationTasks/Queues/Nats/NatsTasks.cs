@@ -71,16 +71,7 @@ public sealed class StartNats : IntegrationTask
 }
 
 /// <summary>Stops the server <see cref="StartNats"/> started.</summary>
-public sealed class StopNats : IntegrationTask
-{
-    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
-    {
-        if (BuildEngine4.UnregisterTaskObject(StartNats.RegistrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
-            return;
-        await broker.StopAsync(cancellationToken).ConfigureAwait(false);
-        Log.LogMessage(MessageImportance.High, "NATS stopped.");
-    }
-}
+public sealed class StopNats() : StopOwnedBroker(StartNats.RegistrationKey, "NATS");
 
 /// <summary>The NATS core server: answers requests on its subject until cancelled or stopped by the suite.</summary>
 public sealed class NatsServer : TransferServerTask
