@@ -3,7 +3,7 @@
 #   - the .NET SDK must be on PATH (it is on this project's machines);
 #   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards;
 #   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node;
-#   - NATS: nats-server installed from apt if missing; the tests start and stop their own server;
+#   - NATS and Redis: nats-server and redis-server installed from apt if missing; the tests start and stop their own servers;
 #   - Chromium: installed from apt if missing, to open the HTML report headless.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,9 +36,11 @@ need_package() {
   return 0
 }
 
-# The brokers: the tests start their own private RabbitMQ node and nats-server from Debian's packages (never a skipped test).
+# The brokers: the tests start their own private RabbitMQ node, nats-server and redis-server from Debian's packages (never a
+# skipped test).
 need_package /usr/lib/rabbitmq/bin/rabbitmq-server rabbitmq-server no-service
 need_package /usr/sbin/nats-server nats-server no-service
+need_package /usr/bin/redis-server redis-server no-service
 # ss (iproute2) lets the tests check which addresses the brokers listen on.
 need_package ss iproute2
 # hey loads the ThreadPoolStarvation lab's app in the tests.

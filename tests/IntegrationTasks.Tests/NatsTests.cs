@@ -208,33 +208,4 @@ public sealed class NatsTests
         // Stopped by SIGTERM, which nats-server takes as a clean shutdown, not killed.
         StringAssert.Contains(File.ReadAllText(Path.Combine(directory, "nats-server.log")), "Server Exiting");
     }
-
-    [TestMethod]
-    [DataRow("Reset")]
-    [DataRow("KillServer")]
-    public void Under_RunAll_faults_both_NATS_transports_end_with_every_row_once(string fault)
-    {
-        using var artifacts = new TempDirectory("it-nats-fault-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=NatsClient+NatsJetStream",
-            "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
-        Assert.AreEqual(0, exitCode, output);
-        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(4, runs);
-        Assert.IsTrue(runs.All(r => r is { FaultInjected: true, ThroughRelay: true, Completed: true, RowsMatched: 5000, RowsDuplicated: 0 } && r.Fault == fault),
-            string.Join("\n", runs));
-        // A reset connection is resumed by both. A killed server: JetStream's requests wait in the stream for the server started
-        // again, and its client sees no break; core NATS loses the requests the server had in hand (at most once), and its client
-        // asks again on a new connection — unless the server had none in hand (requests meanwhile are sent again until one answers).
-        foreach (var run in runs)
-        {
-            if (fault == "Reset")
-                Assert.AreEqual(1, run.Reconnects, run.ToString());
-            else if (run.Transport == "NatsJetStream")
-                Assert.AreEqual(0, run.Reconnects, run.ToString());
-            else
-                Assert.IsLessThanOrEqualTo(1, run.Reconnects ?? 0, run.ToString());
-        }
-        Assert.DoesNotContain("IT9999", output);
-        HostingTests.AssertEndedCleanly(artifacts);
-    }
 }

@@ -277,10 +277,11 @@ public sealed class QueueTests
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
-        // Both brokers the build owns: RabbitMQ's node (and its epmd) and nats-server.
-        foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest+NatsClient", "-p:RecordCounts=200000",
+        // Every broker the build owns: RabbitMQ's node (and its epmd), nats-server and redis-server.
+        var redisPort = TestPorts.Free();
+        foreach (var argument in TestBuild.Arguments("RunAll", artifacts, "-p:Transports=RabbitMQClientTest+NatsClient+RedisStreams", "-p:RecordCounts=200000",
                      "-p:Repetitions=5", "-p:Peers=false",
-                     $"-p:RabbitMQEpmdPort={epmdPort}"))
+                     $"-p:RabbitMQEpmdPort={epmdPort}", $"-p:RedisPort={redisPort}"))
             info.ArgumentList.Add(argument);
         using var build = System.Diagnostics.Process.Start(info)!;
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -292,6 +293,7 @@ public sealed class QueueTests
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(120));
         Assert.Contains($"{(string)artifacts}/rabbitmq", Processes.AllCommandLines(), "the node runs");
         await Eventually.WaitUntilAsync(() => Processes.AllCommandLines().Contains($"{(string)artifacts}/nats/", StringComparison.Ordinal), "nats-server runs");
+        await Eventually.WaitUntilAsync(() => Listeners.Tcp().Any(l => l.Port == redisPort), "redis-server listens");
         Assert.AreEqual(0, RepositoryPaths.Run("kill", [$"-{signal}", build.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]).ExitCode);
         // Longer than the stop may take by its own bounds (the node's exit 60 s, epmd 10 + 15 s): a build that took over 60 s to stop
         // the node with rabbitmqctl while another test class loaded both cores failed here once (CI at 27ce836); a hang still fails.
@@ -312,6 +314,12 @@ public sealed class QueueTests
             RepositoryPaths.Run("pkill", ["-f", $"{(string)artifacts}/"]); // leave nothing to the next tests
             Assert.Fail($"{left.Count} process(es) outlived the terminated build: {string.Join(" | ", left)}");
         }
+        // redis-server names itself by its address, not its folder.
+        if (Listeners.Tcp().Any(l => l.Port == redisPort))
+        {
+            RepositoryPaths.Run("pkill", ["-f", $"redis-server 127.0.0.1:{redisPort}"]);
+            Assert.Fail($"redis-server outlived the terminated build (port {redisPort})");
+        }
         // epmd's command line names no folder of ours, only its port: it was left running once when the build ended before the
         // signal's stop had killed it.
         var epmd = Listeners.Tcp().Where(l => l.Port == epmdPort).ToList();
@@ -326,8 +334,9 @@ public sealed class QueueTests
     public void RunAll_without_a_broker_reports_the_queue_transports_as_not_run_and_how_to_fix_it()
     {
         using var artifacts = new TempDirectory("it-nobroker-");
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("RunAll", artifacts, "-p:Transports=DirectCopy+RabbitMQClientTest+NatsClient",
-            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server", "-p:NatsServerProgram=/nonexistent/nats-server"));
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("RunAll", artifacts, "-p:Transports=DirectCopy+RabbitMQClientTest+NatsClient+RedisStreams",
+            "-p:RecordCounts=1000", "-p:Repetitions=1", "-p:RabbitMQServerScript=/nonexistent/rabbitmq-server", "-p:NatsServerProgram=/nonexistent/nats-server",
+            "-p:RedisServerProgram=/nonexistent/redis-server"));
         Assert.AreEqual(0, exitCode, stdout + stderr);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "## Not run here");
@@ -338,6 +347,8 @@ public sealed class QueueTests
         StringAssert.Contains(markdown, "| WebSphere MQ |");
         var nats = MarkdownTable.With(markdown, "Why").Row("NatsClient");
         Assert.AreEqual("`apt-get install -y --no-install-recommends nats-server`", nats["How to run it"]);
+        var redis = MarkdownTable.With(markdown, "Why").Row("RedisStreams");
+        Assert.AreEqual("`apt-get install -y --no-install-recommends redis-server`", redis["How to run it"]);
         var kafka = MarkdownTable.With(markdown, "Why").Row("Kafka");
         Assert.AreEqual(("–", "NatsJetStream"), (kafka["Series (2014), 1,000,000 records (s)"], kafka["Its role here"]));
         StringAssert.Contains(stdout, "warning IT4006");

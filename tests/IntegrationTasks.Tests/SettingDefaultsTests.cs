@@ -28,8 +28,9 @@ public sealed partial class SettingDefaultsTests
         var stated = Sources("targets", "*.*").Where(f => f.EndsWith(".props", StringComparison.Ordinal) || f.EndsWith(".targets", StringComparison.Ordinal))
             .SelectMany(f => TargetsDefault().Matches(File.ReadAllText(f)).Select(m => (Name: m.Groups["name"].Value, Value: m.Groups["value"].Value, File: f)))
             .ToLookup(d => d.Name);
-        Assert.IsGreaterThanOrEqualTo(17, Settings.Length);
+        Assert.IsGreaterThanOrEqualTo(20, Settings.Length);
         Assert.Contains(typeof(IntegrationTasks.Queues.Nats.NatsDefaults), DefaultsClasses);
+        Assert.Contains(typeof(IntegrationTasks.Queues.Redis.RedisDefaults), DefaultsClasses);
         foreach (var setting in Settings)
         {
             var defaults = stated[setting.Name].ToList();

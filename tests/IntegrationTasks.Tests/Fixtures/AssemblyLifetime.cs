@@ -8,6 +8,7 @@ public static class AssemblyLifetime
     {
         TestBroker.StopIfStarted();
         TestNats.StopIfStarted();
+        TestRedis.StopIfStarted();
         PostgresCluster.StopIfStarted();
     }
 }

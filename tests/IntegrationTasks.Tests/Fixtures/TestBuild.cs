@@ -12,7 +12,7 @@ internal static class TestBuild
     private static readonly string[] PortProperties =
     [
         "Port", "HttpPort", "SoapPort", "NetTcpPort", "GrpcPort", "RestPort", "WebSocketPort", "RelayPort", "StarvationPort",
-        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort", "NatsPort",
+        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort", "NatsPort", "RedisPort",
     ];
 
     public static string[] Arguments(string target, string? artifacts, params IEnumerable<string> properties) =>

@@ -95,7 +95,7 @@ public sealed class JetStreamClient(string url, int client, string runId)
                 if (!answeredBefore)
                 {
                     committed.Latency.Received(batch);
-                    using (var stream = NatsConnections.Read(body.Memory))
+                    using (var stream = MemoryStreams.ReadOnly(body.Memory))
                         await importer.ImportAsync(stream, token).ConfigureAwait(false);
                     committed.Add(batch);
                 }

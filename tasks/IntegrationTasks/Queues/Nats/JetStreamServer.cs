@@ -53,7 +53,7 @@ public sealed class JetStreamServer(RecordSource source, string url, IEventLog l
             if (body.Length > MaxMessageBytes)
                 throw new IntegrationException(ErrorCodes.FrameTooLarge, $"The request is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
             using var response = new PooledBufferStream();
-            using (var request = NatsConnections.Read(body.Memory))
+            using (var request = MemoryStreams.ReadOnly(body.Memory))
                 await RecordService.AnswerAsync(lookup, request, response, stopping).ConfigureAwait(false);
             await PublishReplyAsync(js, replyTo, ReplyHeaders(batch, requestId), response.WrittenMemory, requestId, stopping).ConfigureAwait(false);
             await message.AckAsync(cancellationToken: stopping).ConfigureAwait(false);

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using IntegrationTasks.Common;
 using NATS.Client.Core;
 
@@ -87,10 +86,4 @@ internal static class NatsConnections
             ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
             : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {text}");
     }
-
-    /// <summary>A received body as a read-only stream over its own memory (no copy).</summary>
-    public static MemoryStream Read(ReadOnlyMemory<byte> body) =>
-        MemoryMarshal.TryGetArray(body, out var segment)
-            ? new MemoryStream(segment.Array!, segment.Offset, segment.Count, writable: false)
-            : new MemoryStream(body.ToArray(), writable: false);
 }

@@ -53,7 +53,7 @@ public sealed class NatsCoreClient(string url, string subject)
             await importing.WaitAsync(token).ConfigureAwait(false);
             try
             {
-                using var stream = NatsConnections.Read(body.Memory);
+                using var stream = MemoryStreams.ReadOnly(body.Memory);
                 await importer.ImportAsync(stream, token).ConfigureAwait(false);
                 committed.Add(batch);
             }

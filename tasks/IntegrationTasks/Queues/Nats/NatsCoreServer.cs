@@ -54,7 +54,7 @@ public sealed class NatsCoreServer(RecordSource source, string url, string subje
             if (body.Length > MaxMessageBytes)
                 throw new IntegrationException(ErrorCodes.FrameTooLarge, $"The request is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
             using var response = new PooledBufferStream();
-            using (var request = NatsConnections.Read(body.Memory))
+            using (var request = MemoryStreams.ReadOnly(body.Memory))
                 await RecordService.AnswerAsync(lookup, request, response, stopping).ConfigureAwait(false);
             await message.ReplyAsync<ReadOnlyMemory<byte>>(response.WrittenMemory, cancellationToken: stopping).ConfigureAwait(false);
             CountAnswered();

@@ -102,8 +102,8 @@ public sealed class NatsJetStreamServer : TransferServerTask
     }
 }
 
-/// <summary>What the two NATS clients share: the server's address, the largest reply, a connection per client, the resume loop.</summary>
-public abstract class NatsClientTask : TransferClientTask
+/// <summary>What the two NATS clients share: the server's address and the largest reply.</summary>
+public abstract class NatsClientTask : ResumingQueueClientTask
 {
     public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
 
@@ -111,34 +111,6 @@ public abstract class NatsClientTask : TransferClientTask
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
-
-    /// <summary>Each client its own connection (and, with JetStream, its own reply subject and consumer).</summary>
-    protected override bool ServesManyClients => true;
-
-    /// <summary>Requests are sent on the schedule (open loop with -p:Rate).</summary>
-    protected override bool SendsOnSchedule => true;
-
-    /// <summary>One connection's attempt at the batches not committed.</summary>
-    protected abstract Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
-        CancellationToken cancellationToken);
-
-    protected virtual Task BeforeFirstAttemptAsync(BatchPlan plan, ResumingTransfer resumption, CancellationToken cancellationToken) => Task.CompletedTask;
-
-    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
-    {
-        // A broken connection is resumed: a new one asks again for the batches not committed (core: nothing kept, so they are asked
-        // again; JetStream: what is stored is delivered, and a request published twice is stored once).
-        var resumption = Resumption(plan, resumes: true);
-        await BeforeFirstAttemptAsync(plan, resumption, cancellationToken).ConfigureAwait(false);
-        long sent = 0, received = 0;
-        await resumption.RunAsync(async (missing, token) =>
-        {
-            var result = await AttemptAsync(plan, importer, missing, resumption, token).ConfigureAwait(false);
-            Interlocked.Add(ref sent, result.BytesSent);
-            Interlocked.Add(ref received, result.BytesReceived);
-        }, cancellationToken, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }).ConfigureAwait(false);
-        return new TransferResult(sent, received);
-    }
 }
 
 /// <summary>NATS core request-reply (at most once): the counterpart of RabbitMQClientTest.</summary>
@@ -163,9 +135,6 @@ public sealed class NatsJetStream : NatsClientTask
 
     /// <summary>This run's requests' id (each client's and batch's under it): a run started again after a kill asks anew.</summary>
     private readonly string _runId = Guid.NewGuid().ToString("N")[..12];
-
-    protected override Task BeforeFirstAttemptAsync(BatchPlan plan, ResumingTransfer resumption, CancellationToken cancellationToken) =>
-        SkipBatchesAlreadyImportedAsync(plan, resumption, cancellationToken);
 
     protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
         CancellationToken cancellationToken) =>

@@ -1,0 +1,71 @@
+using IntegrationTasks.Common;
+using StackExchange.Redis;
+
+namespace IntegrationTasks.Queues.Redis;
+
+/// <summary>What the Redis Streams client and server share: their connections, a coded connect, a lost connection as IT3006.</summary>
+internal static class RedisConnections
+{
+    /// <summary>How long a blocking read waits on the server before it asks again (below the connection's command timeout).</summary>
+    public static readonly TimeSpan BlockFor = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// A connection to <paramref name="endpoint"/> (host:port). The library reconnects by itself; a server keeps that (a restarted
+    /// Redis is served again), a client's transfer fails at the first break instead and its resume loop asks again on new
+    /// connections. Commands time out after 10 s, far above a batch's milliseconds and the 1 s a blocking read waits.
+    /// </summary>
+    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, CancellationToken cancellationToken)
+    {
+        var options = new ConfigurationOptions
+        {
+            EndPoints = { endpoint }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
+            SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1,
+        };
+        try
+        {
+            return await ConnectionMultiplexer.ConnectAsync(options).WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (RedisConnectionException e)
+        {
+            throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"Redis at {endpoint} did not accept a connection: {e.Message}", e);
+        }
+    }
+
+    /// <summary>Redis gone, slow to answer, or loading its file again after a restart: what a server waits out.</summary>
+    public static bool IsOutage(Exception e) =>
+        e is RedisConnectionException or RedisTimeoutException || (e is RedisServerException && e.Message.StartsWith("LOADING", StringComparison.Ordinal));
+
+    /// <summary>
+    /// Runs <paramref name="work"/> until it ends or a connection breaks, whichever is first: a break cancels the work and fails with
+    /// IT3006 (the resume loop then asks again, on new connections, for what is not committed).
+    /// </summary>
+    public static async Task RunUntilLostAsync(IReadOnlyList<ConnectionMultiplexer> connections, string endpoint, CancellationTokenSource cancellation,
+        Func<Task> work)
+    {
+        var lost = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        void OnFailed(object? sender, ConnectionFailedEventArgs args) =>
+            lost.TrySetException(new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to Redis at {endpoint} was lost ({args.FailureType}): {args.Exception?.Message}"));
+        foreach (var connection in connections)
+            connection.ConnectionFailed += OnFailed;
+        try
+        {
+            var running = work();
+            if (await Task.WhenAny(running, lost.Task).ConfigureAwait(false) == lost.Task)
+            {
+                await cancellation.CancelAsync().ConfigureAwait(false);
+                await running.ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
+                await lost.Task.ConfigureAwait(false);
+            }
+            await running.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is RedisConnectionException or RedisTimeoutException)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to Redis at {endpoint} failed: {e.Message}", e);
+        }
+        finally
+        {
+            foreach (var connection in connections)
+                connection.ConnectionFailed -= OnFailed;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using StackExchange.Redis;
+
+namespace IntegrationTasks.Queues.Redis;
+
+/// <summary>
+/// The Redis Streams client: appends one request a batch to the requests' stream, at most <see cref="MaxInFlight"/> unanswered; reads
+/// the answers from its own stream as the consumer named by this run, and acknowledges (and deletes) each only after its import
+/// committed. After a break it first reads what was delivered to it and not acknowledged, then new entries. Answers to another run
+/// (one killed before this one started) are taken over, acknowledged and left: this run asked again for everything not whole in
+/// ClientTable. An answer that comes twice is imported once; the import also skips rows already there.
+/// </summary>
+public sealed class RedisStreamClient(string endpoint, int client, string runId)
+{
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
+    public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
+        Action connected, CancellationToken cancellationToken)
+    {
+        if (pending.Count == 0)
+            return new TransferResult(0, 0);
+        using var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client", cancellationToken).ConfigureAwait(false);
+        using var reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client reads", cancellationToken).ConfigureAwait(false);
+        var db = commands.GetDatabase();
+        var readDb = reads.GetDatabase();
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var token = cancellation.Token;
+        var outstanding = new HashSet<int>(pending);
+        using var inFlight = new SemaphoreSlim(MaxInFlight);
+        long sent = 0, received = 0;
+        var replyStream = RedisStreamTopology.ReplyStream(client);
+        var requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
+
+        await RedisConnections.RunUntilLostAsync([commands, reads], endpoint, cancellation, async () =>
+        {
+            await RedisStreamTopology.EnsureGroupAsync(db, RedisStreamTopology.RequestStream, RedisStreamTopology.ServerGroup).ConfigureAwait(false);
+            await RedisStreamTopology.EnsureGroupAsync(db, replyStream, RedisStreamTopology.ClientGroup).ConfigureAwait(false);
+            connected();
+            importer.MarkSetupDone();
+            await TaskGroup.WhenAllOrFirstFailure(cancellation, PublishAsync(), ConsumeAsync()).ConfigureAwait(false);
+        }).ConfigureAwait(false);
+        return new TransferResult(sent, received);
+
+        async Task PublishAsync()
+        {
+            using var buffer = new PooledBufferStream();
+            foreach (var batch in pending)
+            {
+                await inFlight.WaitAsync(token).ConfigureAwait(false);
+                buffer.Reset();
+                RecordXml.WriteRequest(buffer, plan.Ids(batch));
+                await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
+                var batchText = batch.ToString(CultureInfo.InvariantCulture);
+                await db.StreamAddAsync(RedisStreamTopology.RequestStream,
+                [
+                    new(RedisStreamTopology.BatchField, batchText), new(RedisStreamTopology.RequestIdField, requestIdPrefix + batchText),
+                    new(RedisStreamTopology.ReplyToField, replyStream), new(RedisStreamTopology.BodyField, buffer.WrittenMemory),
+                ]).WaitAsync(token).ConfigureAwait(false);
+                Interlocked.Add(ref sent, buffer.Length);
+            }
+        }
+
+        async Task ConsumeAsync()
+        {
+            // What an earlier attempt of this run was given and did not acknowledge, and what earlier runs' consumers left; then new entries.
+            var consumer = runId;
+            var earlier = await db.StreamReadGroupAsync(replyStream, RedisStreamTopology.ClientGroup, consumer, "0").WaitAsync(token).ConfigureAwait(false);
+            var left = await RedisStreamTopology.ClaimAsync(db, replyStream, RedisStreamTopology.ClientGroup, consumer, TimeSpan.Zero, int.MaxValue)
+                .WaitAsync(token).ConfigureAwait(false);
+            foreach (var entry in earlier.Concat(left))
+                if (await HandleAsync(entry).ConfigureAwait(false))
+                    return;
+            while (true)
+            {
+                token.ThrowIfCancellationRequested();
+                var entries = await RedisStreamTopology.ReadGroupBlockingAsync(readDb, replyStream, RedisStreamTopology.ClientGroup, consumer,
+                    MaxInFlight * 2, RedisConnections.BlockFor).WaitAsync(token).ConfigureAwait(false);
+                foreach (var entry in entries)
+                    if (await HandleAsync(entry).ConfigureAwait(false))
+                        return;
+            }
+        }
+
+        // True once every batch is in.
+        async Task<bool> HandleAsync(StreamEntry entry)
+        {
+            var requestId = (string?)RedisStreamTopology.Field(entry, RedisStreamTopology.RequestIdField) ?? "";
+            if (!requestId.StartsWith(requestIdPrefix, StringComparison.Ordinal))
+            {
+                await AcknowledgeAsync(entry).ConfigureAwait(false);
+                return false;
+            }
+            if (!int.TryParse(requestId.AsSpan(requestIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var batch) || batch >= plan.TotalBatches)
+                throw new IntegrationException(ErrorCodes.TransferFailed, $"A reply on {replyStream} names no batch of this transfer ('{requestId}').");
+            var refusal = RedisStreamTopology.Field(entry, RedisStreamTopology.ErrorField);
+            if (!refusal.IsNullOrEmpty)
+                throw CodedError.TryParse(refusal.ToString(), out var code, out var message)
+                    ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
+                    : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {refusal}");
+            var body = (ReadOnlyMemory<byte>)RedisStreamTopology.Field(entry, RedisStreamTopology.BodyField);
+            if (body.Length > MaxMessageBytes)
+                throw new IntegrationException(ErrorCodes.FrameTooLarge, $"The response to batch {batch} is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
+            Interlocked.Add(ref received, body.Length);
+            bool answeredBefore;
+            lock (outstanding)
+                answeredBefore = !outstanding.Contains(batch);
+            if (!answeredBefore)
+            {
+                committed.Latency.Received(batch);
+                using (var stream = MemoryStreams.ReadOnly(body))
+                    await importer.ImportAsync(stream, token).ConfigureAwait(false);
+                committed.Add(batch);
+            }
+            // Only after the commit: a client killed before this is given the answer again (and imports nothing twice).
+            await AcknowledgeAsync(entry).ConfigureAwait(false);
+            if (answeredBefore)
+                return false;
+            bool finished;
+            lock (outstanding)
+            {
+                outstanding.Remove(batch);
+                finished = outstanding.Count == 0;
+            }
+            inFlight.Release();
+            return finished;
+        }
+
+        async Task AcknowledgeAsync(StreamEntry entry)
+        {
+            var transaction = db.CreateTransaction();
+            _ = transaction.StreamAcknowledgeAsync(replyStream, RedisStreamTopology.ClientGroup, entry.Id);
+            _ = transaction.StreamDeleteAsync(replyStream, [entry.Id]);
+            await transaction.ExecuteAsync().WaitAsync(token).ConfigureAwait(false);
+        }
+    }
+}

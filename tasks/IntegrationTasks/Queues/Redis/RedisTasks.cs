@@ -1,0 +1,117 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Queues.Redis;
+
+/// <summary>
+/// Starts the suite's private redis-server (loopback, its own port, its append-only file under artifacts/) and returns once it is
+/// ready. It stays registered for the rest of the build: <see cref="StopRedis"/> stops it, and so do the end of a failed or
+/// cancelled build, SIGTERM and SIGHUP.
+/// </summary>
+public sealed class StartRedis : IntegrationTask
+{
+    internal const string RegistrationKey = "IntegrationTasks.Redis";
+
+    [Required] public string Directory { get; set; } = "";
+    public int Port { get; set; } = RedisDefaults.RedisPort;
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
+    public string Program { get; set; } = RedisServerOptions.DebianProgram;
+
+    /// <summary>When the append-only file is flushed to disk: <c>everysec</c> or <c>always</c>.</summary>
+    public string AppendFsync { get; set; } = RedisDefaults.RedisAppendFsync;
+    public int MaxClients { get; set; } = RedisDefaults.RedisMaxClients;
+
+    /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
+    public string CommandPrefix { get; set; } = "";
+    public int ReadyTimeoutSeconds { get; set; } = 60;
+
+    /// <summary>Run in the foreground until Ctrl+C, then stop the server (the RedisBroker target, for use by hand).</summary>
+    public bool WaitUntilCancelled { get; set; }
+
+    [Output] public int ProcessId { get; private set; }
+
+    protected override bool CancellationIsSuccess => WaitUntilCancelled;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (MaxClients < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisMaxClients must be at least 1 (was {MaxClients}).");
+        if (!WaitUntilCancelled)
+            BuildTermination.Watch();
+        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
+        {
+            ProcessId = running.ProcessId;
+            Log.LogMessage(MessageImportance.High, "Redis is already running for this build (process {0}).", ProcessId);
+            return;
+        }
+        var options = new RedisServerOptions
+        {
+            Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, AppendFsync = AppendFsync,
+            MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+        };
+        if (options.CommandPrefix.Count == 0)
+            Ports.EnsureFree(BindAddress, Port);
+        Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);
+        var server = await RedisServerProcess.StartAsync(options, ServerLog.To(Log, "Redis"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
+            .ConfigureAwait(false);
+        ProcessId = server.ProcessId;
+        var broker = new OwnedBroker(server.ProcessId, async token =>
+        {
+            await server.StopAsync(token).ConfigureAwait(false);
+            server.Dispose();
+        });
+        BuildEngine4.RegisterTaskObject(RegistrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        Log.LogMessage(MessageImportance.High, "Redis is ready on {0}.", options.Endpoint);
+        if (WaitUntilCancelled)
+            await broker.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "Redis stopped."),
+                cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>Stops the server <see cref="StartRedis"/> started.</summary>
+public sealed class StopRedis() : StopOwnedBroker(StartRedis.RegistrationKey, "Redis");
+
+/// <summary>The Redis Streams server: answers the requests' stream until cancelled or stopped by the suite.</summary>
+public sealed class RedisStreamsServer : TransferServerTask
+{
+    /// <summary>The Redis server (host:port).</summary>
+    public string RedisEndpoint { get; set; } = RedisDefaults.LocalEndpoint;
+    public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+    public int Prefetch { get; set; } = 8;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
+    {
+        var server = new RedisStreamResponder(source, RedisEndpoint, EventLog) { Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes };
+        var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
+        return ($"redis://{RedisEndpoint}/{RedisStreamTopology.RequestStream}", serve);
+    }
+}
+
+/// <summary>
+/// Redis Streams, durable as Redis's append-only file is (RedisAppendFsync): the counterpart of RabbitMQDurable — a client or server
+/// killed mid-run and started again finishes with every row exactly once (batches already whole in ClientTable are not asked for
+/// again; a reply delivered twice is imported once).
+/// </summary>
+public sealed class RedisStreams : ResumingQueueClientTask
+{
+    /// <summary>The Redis server (host:port).</summary>
+    public string RedisEndpoint { get; set; } = RedisDefaults.LocalEndpoint;
+
+    /// <summary>The largest reply the client accepts.</summary>
+    public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+
+    protected override string TransportName => "RedisStreams";
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
+    protected override bool IdempotentImport => true;
+
+    /// <summary>This run's requests' id (each client's and batch's under it): a run started again after a kill asks anew.</summary>
+    private readonly string _runId = Guid.NewGuid().ToString("N")[..12];
+
+    protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken) =>
+        new RedisStreamClient(RedisEndpoint, ClientIndex, _runId) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+            .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
+}

@@ -1,0 +1,36 @@
+namespace IntegrationTasks.Tests;
+
+/// <summary>The relay's faults under RunAll for the brokers after RabbitMQ (whose own are in QueueTests): NATS core, JetStream, Redis Streams.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class BrokerFaultTests
+{
+    [TestMethod]
+    [DataRow("Reset")]
+    [DataRow("KillServer")]
+    public void Under_RunAll_faults_the_NATS_and_Redis_transports_end_with_every_row_once(string fault)
+    {
+        using var artifacts = new TempDirectory("it-broker-fault-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, $"-p:Fault={fault}", "-p:FaultAfterBytes=400000", "-p:Transports=NatsClient+NatsJetStream+RedisStreams",
+            "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(6, runs);
+        Assert.IsTrue(runs.All(r => r is { FaultInjected: true, ThroughRelay: true, Completed: true, RowsMatched: 5000, RowsDuplicated: 0 } && r.Fault == fault),
+            string.Join("\n", runs));
+        // A reset connection is resumed by each. A killed server: JetStream's and Redis's requests wait in their stream for the
+        // server started again, and their clients see no break; core NATS loses the requests the server had in hand (at most once), and its client
+        // asks again on a new connection — unless the server had none in hand (requests meanwhile are sent again until one answers).
+        foreach (var run in runs)
+        {
+            if (fault == "Reset")
+                Assert.AreEqual(1, run.Reconnects, run.ToString());
+            else if (run.Transport is "NatsJetStream" or "RedisStreams")
+                Assert.AreEqual(0, run.Reconnects, run.ToString());
+            else
+                Assert.IsLessThanOrEqualTo(1, run.Reconnects ?? 0, run.ToString());
+        }
+        Assert.DoesNotContain("IT9999", output);
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+}

@@ -1,0 +1,36 @@
+using IntegrationTasks.Queues.Redis;
+using StackExchange.Redis;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The suite's own redis-server for the Redis tests: started once (as StartRedis starts it) and stopped after the run. The test
+/// command installs redis-server; without it these tests fail.
+/// </summary>
+internal static class TestRedis
+{
+    private static readonly Lazy<RedisServerProcess> Server = new(() => Start(Directory.CreateTempSubdirectory("it-redis-").FullName));
+
+    public static string Endpoint => Server.Value.Options.Endpoint;
+
+    /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
+    public static RedisServerProcess Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync) =>
+        RedisServerProcess.StartAsync(new RedisServerOptions { Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync }, log: null,
+            TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
+
+    public static void StopIfStarted()
+    {
+        if (!Server.IsValueCreated)
+            return;
+        Server.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+        Server.Value.Dispose();
+        Directory.Delete(Server.Value.Options.Directory, recursive: true);
+    }
+
+    /// <summary>Deletes every key (the streams and their groups) so that tests do not see each other's entries.</summary>
+    public static async Task FlushAsync(string? endpoint = null)
+    {
+        await using var connection = await ConnectionMultiplexer.ConnectAsync(new ConfigurationOptions { EndPoints = { endpoint ?? Endpoint }, AllowAdmin = true });
+        await connection.GetServers()[0].FlushAllDatabasesAsync();
+    }
+}
