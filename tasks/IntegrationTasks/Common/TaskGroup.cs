@@ -22,4 +22,20 @@ public static class TaskGroup
         foreach (var task in tasks)
             await task.ConfigureAwait(false);
     }
+
+    /// <summary>
+    /// Runs <paramref name="work"/> until it ends or <paramref name="broken"/> fails, whichever is first (a connection's loss): then
+    /// the work is cancelled and waited for, and <paramref name="broken"/>'s exception is what is thrown.
+    /// </summary>
+    public static async Task RunUntilBrokenAsync(Task broken, CancellationTokenSource cancellation, Func<Task> work)
+    {
+        var running = work();
+        if (await Task.WhenAny(running, broken).ConfigureAwait(false) == broken)
+        {
+            await cancellation.CancelAsync().ConfigureAwait(false);
+            await running.ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
+            await broken.ConfigureAwait(false);
+        }
+        await running.ConfigureAwait(false);
+    }
 }

@@ -1,4 +1,5 @@
 using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
 using Microsoft.Build.Framework;
 using System.Runtime.InteropServices;
 
@@ -75,5 +76,67 @@ public abstract class StopOwnedBroker(string registrationKey, string brokerName)
             return;
         await broker.StopAsync(cancellationToken).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName);
+    }
+}
+
+/// <summary>
+/// Starts a broker this build owns (RabbitMQ's node, nats-server, redis-server) and returns once it is ready. It stays registered
+/// under <paramref name="registrationKey"/> for the rest of the build (<see cref="OwnedBroker"/>); a second start in the same build
+/// reuses it. With <see cref="WaitUntilCancelled"/> (its broker target, run by hand) it serves in the foreground until Ctrl+C.
+/// </summary>
+public abstract class StartOwnedBroker(string registrationKey, string brokerName) : IntegrationTask
+{
+    /// <summary>Its folder: configuration, log and data.</summary>
+    [Required] public string Directory { get; set; } = "";
+
+    /// <summary>Where it listens (the server host's address on two hosts).</summary>
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
+
+    /// <summary>A command the broker runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
+    public string CommandPrefix { get; set; } = "";
+    public int ReadyTimeoutSeconds { get; set; } = 120;
+
+    /// <summary>Run in the foreground until Ctrl+C, then stop the broker (its broker target, for use by hand).</summary>
+    public bool WaitUntilCancelled { get; set; }
+
+    [Output] public int ProcessId { get; private set; }
+
+    protected override bool CancellationIsSuccess => WaitUntilCancelled;
+
+    /// <summary>The port its clients connect to, checked free before it starts (not through a command prefix: another namespace's).</summary>
+    protected abstract int ClientPort { get; }
+
+    /// <summary>Starts the broker and waits until it is ready: its process, how to stop it once, and where it listens.</summary>
+    protected abstract Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+        CancellationToken cancellationToken);
+
+    /// <summary>Its settings checked before anything else (an IntegrationException with its code).</summary>
+    protected virtual void Validate()
+    {
+    }
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        Validate();
+        // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
+        if (!WaitUntilCancelled)
+            BuildTermination.Watch();
+        if (BuildEngine4.GetRegisteredTaskObject(registrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
+        {
+            ProcessId = running.ProcessId;
+            Log.LogMessage(MessageImportance.High, "{0} is already running for this build (process {1}).", brokerName, ProcessId);
+            return;
+        }
+        if (ServerLaunch.Words(CommandPrefix).Count == 0)
+            Ports.EnsureFree(BindAddress, ClientPort);
+        var (processId, stop, endpoint) = await StartBrokerAsync(ServerLog.To(Log, brokerName), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
+            .ConfigureAwait(false);
+        ProcessId = processId;
+        var broker = new OwnedBroker(processId, stop);
+        BuildEngine4.RegisterTaskObject(registrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        Log.LogMessage(MessageImportance.High, "{0} is ready on {1}.", brokerName, endpoint);
+        if (WaitUntilCancelled)
+            await broker.ServeUntilCancelledAsync(BuildEngine4, registrationKey, () => Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName),
+                cancellationToken).ConfigureAwait(false);
     }
 }

@@ -11,76 +11,51 @@ namespace IntegrationTasks.Queues;
 /// directory and ports) and returns when it accepts connections. It stays registered for the rest
 /// of the build: <see cref="StopRabbitMQ"/> stops it, and the end of a failed or cancelled build does.
 /// </summary>
-public sealed class StartRabbitMQ : IntegrationTask
+public sealed class StartRabbitMQ() : StartOwnedBroker(RegistrationKey, "RabbitMQ")
 {
     internal const string RegistrationKey = "IntegrationTasks.RabbitMQ";
 
-    [Required] public string Directory { get; set; } = "";
     public int Port { get; set; } = 5673;
     public int DistributionPort { get; set; } = 25673;
     /// <summary>The Erlang port mapper's port (epmd), loopback only; stopped with the node.</summary>
     public int EpmdPort { get; set; } = 4370;
-    public int ReadyTimeoutSeconds { get; set; } = 120;
-
-    /// <summary>Where AMQP listens (the server host's address on two hosts).</summary>
-    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
-
-    /// <summary>A command the node runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
-    public string CommandPrefix { get; set; } = "";
 
     /// <summary>The broker's most client connections at once (each RabbitMQ client, and each server, holds one); one more is refused with IT3008.</summary>
     public int MaxConnections { get; set; } = 1000;
 
-    /// <summary>Run in the foreground until Ctrl+C, then stop the node (the RabbitMQBroker target, for use by hand).</summary>
-    public bool WaitUntilCancelled { get; set; }
+    protected override int ClientPort => Port;
 
-    [Output] public int ProcessId { get; private set; }
-
-    protected override bool CancellationIsSuccess => WaitUntilCancelled;
-
-    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override void Validate()
     {
         if (MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxConnections must be at least 1 (was {MaxConnections}).");
-        // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
-        if (!WaitUntilCancelled)
-            BuildTermination.Watch();
-        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
-        {
-            ProcessId = running.ProcessId;
-            Log.LogMessage(MessageImportance.High, "RabbitMQ is already running for this build (process {0}).", ProcessId);
-            return;
-        }
+    }
+
+    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+        CancellationToken cancellationToken)
+    {
         var options = new RabbitMqNodeOptions
         {
             Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
             BindAddress = BindAddress, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
-        if (options.CommandPrefix.Count == 0)
-            Ports.EnsureFree(BindAddress, Port);
         Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on {1}:{2} ({3}).", options.NodeName, BindAddress, Port, options.Directory);
-        var node = await RabbitMqNode.StartAsync(options, ServerLog.To(Log, "RabbitMQ"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
-            .ConfigureAwait(false);
-        ProcessId = node.ProcessId;
-        var handle = new OwnedBroker(node.ProcessId, async token =>
+        var node = await RabbitMqNode.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
+        async Task StopAsync(CancellationToken token)
         {
             await node.StopAsync(token).ConfigureAwait(false);
             node.Dispose();
-        });
+        }
         try
         {
             await node.SetConnectionLimitAsync(MaxConnections, cancellationToken).ConfigureAwait(false);
         }
         catch
         {
-            await handle.StopAsync(CancellationToken.None).ConfigureAwait(false);
+            await StopAsync(CancellationToken.None).ConfigureAwait(false);
             throw;
         }
-        BuildEngine4.RegisterTaskObject(RegistrationKey, handle, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-        Log.LogMessage(MessageImportance.High, "RabbitMQ is ready on {0}:{1}.", BindAddress, Port);
-        if (WaitUntilCancelled)
-            await handle.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "RabbitMQ stopped."),
-                cancellationToken).ConfigureAwait(false);
+        return (node.ProcessId, StopAsync, $"{BindAddress}:{Port}");
     }
 }
 

@@ -1,3 +1,4 @@
+using IntegrationTasks.Queues;
 using IntegrationTasks.Queues.Nats;
 using NATS.Client.Core;
 using NATS.Client.JetStream;
@@ -10,13 +11,13 @@ namespace IntegrationTasks.Tests;
 /// </summary>
 internal static class TestNats
 {
-    private static readonly Lazy<NatsServerProcess> Server = new(() => Start(Directory.CreateTempSubdirectory("it-nats-").FullName));
+    private static readonly Lazy<BrokerProcess<NatsServerOptions>> Server = new(() => Start(Directory.CreateTempSubdirectory("it-nats-").FullName));
 
     public static string Url => Server.Value.Options.Url;
     public static int Port => Server.Value.Options.Port;
 
     /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
-    public static NatsServerProcess Start(string directory, int? port = null) =>
+    public static BrokerProcess<NatsServerOptions> Start(string directory, int? port = null) =>
         NatsServerProcess.StartAsync(new NatsServerOptions { Directory = directory, Port = port ?? TestPorts.Free() }, log: null, TimeSpan.FromSeconds(60),
             CancellationToken.None).GetAwaiter().GetResult();
 

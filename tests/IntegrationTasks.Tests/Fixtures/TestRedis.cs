@@ -1,3 +1,4 @@
+using IntegrationTasks.Queues;
 using IntegrationTasks.Queues.Redis;
 using StackExchange.Redis;
 
@@ -9,12 +10,12 @@ namespace IntegrationTasks.Tests;
 /// </summary>
 internal static class TestRedis
 {
-    private static readonly Lazy<RedisServerProcess> Server = new(() => Start(Directory.CreateTempSubdirectory("it-redis-").FullName));
+    private static readonly Lazy<BrokerProcess<RedisServerOptions>> Server = new(() => Start(Directory.CreateTempSubdirectory("it-redis-").FullName));
 
     public static string Endpoint => Server.Value.Options.Endpoint;
 
     /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
-    public static RedisServerProcess Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync) =>
+    public static BrokerProcess<RedisServerOptions> Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync) =>
         RedisServerProcess.StartAsync(new RedisServerOptions { Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync }, log: null,
             TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 

@@ -46,14 +46,7 @@ internal static class NatsConnections
         connection.ConnectionDisconnected += OnDisconnected;
         try
         {
-            var running = work();
-            if (await Task.WhenAny(running, lost.Task).ConfigureAwait(false) == lost.Task)
-            {
-                await cancellation.CancelAsync().ConfigureAwait(false);
-                await running.ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
-                await lost.Task.ConfigureAwait(false);
-            }
-            await running.ConfigureAwait(false);
+            await TaskGroup.RunUntilBrokenAsync(lost.Task, cancellation, work).ConfigureAwait(false);
         }
         catch (NatsException e) when (e is not NatsNoReplyException and not NatsNoRespondersException)
         {

@@ -1,6 +1,5 @@
 using System.Globalization;
 using IntegrationTasks.Common;
-using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Queues.Nats;
 
@@ -31,22 +30,12 @@ public sealed record NatsServerOptions
 /// A private nats-server (Debian's): loopback, its own port, JetStream storing under its own directory, configuration written here.
 /// Ready when it says so; stopped with SIGTERM, which nats-server takes as a clean shutdown (JetStream flushes its store).
 /// </summary>
-public sealed class NatsServerProcess : IDisposable
+public static class NatsServerProcess
 {
     /// <summary>What nats-server logs once it accepts clients.</summary>
     public const string ReadyMarker = "Server is ready";
 
     public const string InstallCommand = "apt-get install -y --no-install-recommends nats-server";
-
-    private readonly NatsServerOptions _options;
-    private ServerProcess? _process;
-
-    private NatsServerProcess(NatsServerOptions options) => _options = options;
-
-    public int ProcessId => _process?.ProcessId ?? 0;
-    public NatsServerOptions Options => _options;
-
-    public static bool IsInstalled(NatsServerOptions options) => File.Exists(options.Program);
 
     public static string Configuration(NatsServerOptions options) => string.Create(CultureInfo.InvariantCulture, $$"""
         listen: "{{options.BindAddress}}:{{options.Port}}"
@@ -59,42 +48,14 @@ public sealed class NatsServerProcess : IDisposable
 
         """);
 
-    public static async Task<NatsServerProcess> StartAsync(NatsServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
+    public static Task<BrokerProcess<NatsServerOptions>> StartAsync(NatsServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        if (!IsInstalled(options))
-            throw new IntegrationException(ErrorCodes.BrokerUnavailable,
-                $"NATS is not installed ({options.Program} is missing). Install it with: {InstallCommand}");
-        System.IO.Directory.CreateDirectory(options.StoreDirectory);
-        var configFile = Path.Combine(options.Directory, "nats.conf");
-        await File.WriteAllTextAsync(configFile, Configuration(options), cancellationToken).ConfigureAwait(false);
-        var server = new NatsServerProcess(options);
-        var launch = new ServerLaunch(options.Program, ["-c", configFile], options.Directory).WithPrefix(options.CommandPrefix);
-        server._process = ServerProcess.Start("NATS", launch, Path.Combine(options.Directory, "nats-server.log"), log, ReadyMarker);
-        try
+        Directory.CreateDirectory(options.StoreDirectory);
+        return BrokerProcess<NatsServerOptions>.StartAsync(options, new BrokerProgram
         {
-            await server._process.WaitReadyAsync(timeout, cancellationToken).ConfigureAwait(false);
-            return server;
-        }
-        catch
-        {
-            await server.StopAsync(CancellationToken.None).ConfigureAwait(false);
-            server.Dispose();
-            throw;
-        }
-    }
-
-    public async Task StopAsync(CancellationToken cancellationToken)
-    {
-        if (_process is not { HasExited: false } process)
-            return;
-        ProcessTree.Signal(process.ProcessId, ProcessTree.SigTerm);
-        if (await process.StopAsync(TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false) is null)
-            process.Kill();
-    }
-
-    public void Dispose()
-    {
-        _process?.Dispose();
-        _process = null;
+            Name = "NATS", Program = options.Program, InstallCommand = InstallCommand, Directory = options.Directory, ConfigFileName = "nats.conf",
+            Configuration = Configuration(options), Arguments = config => ["-c", config], ReadyMarker = ReadyMarker, LogFileName = "nats-server.log",
+            CommandPrefix = options.CommandPrefix,
+        }, log, timeout, cancellationToken);
     }
 }

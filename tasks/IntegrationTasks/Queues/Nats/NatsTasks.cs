@@ -11,62 +11,39 @@ namespace IntegrationTasks.Queues.Nats;
 /// stays registered for the rest of the build: <see cref="StopNats"/> stops it, and so do the end of a failed or cancelled build,
 /// SIGTERM and SIGHUP.
 /// </summary>
-public sealed class StartNats : IntegrationTask
+public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
 {
     internal const string RegistrationKey = "IntegrationTasks.Nats";
 
-    [Required] public string Directory { get; set; } = "";
     public int Port { get; set; } = NatsDefaults.NatsPort;
-    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
     public string Program { get; set; } = NatsServerOptions.DebianProgram;
     public int MaxPayloadBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
     public int MaxConnections { get; set; } = NatsDefaults.NatsMaxConnections;
 
-    /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
-    public string CommandPrefix { get; set; } = "";
-    public int ReadyTimeoutSeconds { get; set; } = 60;
+    protected override int ClientPort => Port;
 
-    /// <summary>Run in the foreground until Ctrl+C, then stop the server (the NatsBroker target, for use by hand).</summary>
-    public bool WaitUntilCancelled { get; set; }
-
-    [Output] public int ProcessId { get; private set; }
-
-    protected override bool CancellationIsSuccess => WaitUntilCancelled;
-
-    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override void Validate()
     {
         if (MaxConnections < 1 || MaxPayloadBytes < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"NatsMaxConnections and NatsMaxPayloadBytes must be at least 1 (were {MaxConnections} and {MaxPayloadBytes}).");
-        if (!WaitUntilCancelled)
-            BuildTermination.Watch();
-        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
-        {
-            ProcessId = running.ProcessId;
-            Log.LogMessage(MessageImportance.High, "NATS is already running for this build (process {0}).", ProcessId);
-            return;
-        }
+    }
+
+    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+        CancellationToken cancellationToken)
+    {
         var options = new NatsServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, MaxPayloadBytes = MaxPayloadBytes,
             MaxConnections = MaxConnections, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
-        if (options.CommandPrefix.Count == 0)
-            Ports.EnsureFree(BindAddress, Port);
         Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
-        var server = await NatsServerProcess.StartAsync(options, ServerLog.To(Log, "NATS"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
-            .ConfigureAwait(false);
-        ProcessId = server.ProcessId;
-        var broker = new OwnedBroker(server.ProcessId, async token =>
+        var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
+        return (server.ProcessId, async token =>
         {
             await server.StopAsync(token).ConfigureAwait(false);
             server.Dispose();
-        });
-        BuildEngine4.RegisterTaskObject(RegistrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-        Log.LogMessage(MessageImportance.High, "NATS is ready on {0}.", options.Url);
-        if (WaitUntilCancelled)
-            await broker.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "NATS stopped."),
-                cancellationToken).ConfigureAwait(false);
+        }, options.Url);
     }
 }
 

@@ -49,14 +49,7 @@ internal static class RedisConnections
             connection.ConnectionFailed += OnFailed;
         try
         {
-            var running = work();
-            if (await Task.WhenAny(running, lost.Task).ConfigureAwait(false) == lost.Task)
-            {
-                await cancellation.CancelAsync().ConfigureAwait(false);
-                await running.ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
-                await lost.Task.ConfigureAwait(false);
-            }
-            await running.ConfigureAwait(false);
+            await TaskGroup.RunUntilBrokenAsync(lost.Task, cancellation, work).ConfigureAwait(false);
         }
         catch (Exception e) when (e is RedisConnectionException or RedisTimeoutException)
         {

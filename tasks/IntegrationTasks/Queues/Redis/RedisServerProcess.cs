@@ -1,6 +1,5 @@
 using System.Globalization;
 using IntegrationTasks.Common;
-using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Queues.Redis;
 
@@ -26,23 +25,13 @@ public sealed record RedisServerOptions
 /// A private redis-server (Debian's): loopback, its own port, an append-only file under its own directory (no RDB snapshots),
 /// configuration written here. Ready when it says so; stopped with SIGTERM, on which Redis flushes the file and exits.
 /// </summary>
-public sealed class RedisServerProcess : IDisposable
+public static class RedisServerProcess
 {
     public const string ReadyMarker = "Ready to accept connections";
 
     public const string InstallCommand = "apt-get install -y --no-install-recommends redis-server";
 
-    private readonly RedisServerOptions _options;
-    private ServerProcess? _process;
-
-    private RedisServerProcess(RedisServerOptions options) => _options = options;
-
-    public int ProcessId => _process?.ProcessId ?? 0;
-    public RedisServerOptions Options => _options;
-
     public static readonly IReadOnlyList<string> AppendFsyncValues = ["everysec", "always"];
-
-    public static bool IsInstalled(RedisServerOptions options) => File.Exists(options.Program);
 
     public static string Configuration(RedisServerOptions options) => string.Create(CultureInfo.InvariantCulture, $"""
         bind {options.BindAddress}
@@ -58,45 +47,16 @@ public sealed class RedisServerProcess : IDisposable
 
         """);
 
-    public static async Task<RedisServerProcess> StartAsync(RedisServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
+    public static Task<BrokerProcess<RedisServerOptions>> StartAsync(RedisServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {
         if (!AppendFsyncValues.Contains(options.AppendFsync))
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"RedisAppendFsync must be {string.Join(" or ", AppendFsyncValues)} (was '{options.AppendFsync}').");
-        if (!IsInstalled(options))
-            throw new IntegrationException(ErrorCodes.BrokerUnavailable,
-                $"Redis is not installed ({options.Program} is missing). Install it with: {InstallCommand}");
-        System.IO.Directory.CreateDirectory(options.Directory);
-        var configFile = Path.Combine(options.Directory, "redis.conf");
-        await File.WriteAllTextAsync(configFile, Configuration(options), cancellationToken).ConfigureAwait(false);
-        var server = new RedisServerProcess(options);
-        var launch = new ServerLaunch(options.Program, [configFile], options.Directory).WithPrefix(options.CommandPrefix);
-        server._process = ServerProcess.Start("Redis", launch, Path.Combine(options.Directory, "redis-server.log"), log, ReadyMarker);
-        try
+        return BrokerProcess<RedisServerOptions>.StartAsync(options, new BrokerProgram
         {
-            await server._process.WaitReadyAsync(timeout, cancellationToken).ConfigureAwait(false);
-            return server;
-        }
-        catch
-        {
-            await server.StopAsync(CancellationToken.None).ConfigureAwait(false);
-            server.Dispose();
-            throw;
-        }
-    }
-
-    public async Task StopAsync(CancellationToken cancellationToken)
-    {
-        if (_process is not { HasExited: false } process)
-            return;
-        ProcessTree.Signal(process.ProcessId, ProcessTree.SigTerm);
-        if (await process.StopAsync(TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false) is null)
-            process.Kill();
-    }
-
-    public void Dispose()
-    {
-        _process?.Dispose();
-        _process = null;
+            Name = "Redis", Program = options.Program, InstallCommand = InstallCommand, Directory = options.Directory, ConfigFileName = "redis.conf",
+            Configuration = Configuration(options), Arguments = config => [config], ReadyMarker = ReadyMarker, LogFileName = "redis-server.log",
+            CommandPrefix = options.CommandPrefix,
+        }, log, timeout, cancellationToken);
     }
 }

@@ -11,63 +11,40 @@ namespace IntegrationTasks.Queues.Redis;
 /// ready. It stays registered for the rest of the build: <see cref="StopRedis"/> stops it, and so do the end of a failed or
 /// cancelled build, SIGTERM and SIGHUP.
 /// </summary>
-public sealed class StartRedis : IntegrationTask
+public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
 {
     internal const string RegistrationKey = "IntegrationTasks.Redis";
 
-    [Required] public string Directory { get; set; } = "";
     public int Port { get; set; } = RedisDefaults.RedisPort;
-    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
     public string Program { get; set; } = RedisServerOptions.DebianProgram;
 
     /// <summary>When the append-only file is flushed to disk: <c>everysec</c> or <c>always</c>.</summary>
     public string AppendFsync { get; set; } = RedisDefaults.RedisAppendFsync;
     public int MaxClients { get; set; } = RedisDefaults.RedisMaxClients;
 
-    /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> on two hosts).</summary>
-    public string CommandPrefix { get; set; } = "";
-    public int ReadyTimeoutSeconds { get; set; } = 60;
+    protected override int ClientPort => Port;
 
-    /// <summary>Run in the foreground until Ctrl+C, then stop the server (the RedisBroker target, for use by hand).</summary>
-    public bool WaitUntilCancelled { get; set; }
-
-    [Output] public int ProcessId { get; private set; }
-
-    protected override bool CancellationIsSuccess => WaitUntilCancelled;
-
-    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override void Validate()
     {
         if (MaxClients < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisMaxClients must be at least 1 (was {MaxClients}).");
-        if (!WaitUntilCancelled)
-            BuildTermination.Watch();
-        if (BuildEngine4.GetRegisteredTaskObject(RegistrationKey, RegisteredTaskObjectLifetime.Build) is OwnedBroker running)
-        {
-            ProcessId = running.ProcessId;
-            Log.LogMessage(MessageImportance.High, "Redis is already running for this build (process {0}).", ProcessId);
-            return;
-        }
+    }
+
+    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+        CancellationToken cancellationToken)
+    {
         var options = new RedisServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, AppendFsync = AppendFsync,
             MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
-        if (options.CommandPrefix.Count == 0)
-            Ports.EnsureFree(BindAddress, Port);
         Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);
-        var server = await RedisServerProcess.StartAsync(options, ServerLog.To(Log, "Redis"), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
-            .ConfigureAwait(false);
-        ProcessId = server.ProcessId;
-        var broker = new OwnedBroker(server.ProcessId, async token =>
+        var server = await RedisServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
+        return (server.ProcessId, async token =>
         {
             await server.StopAsync(token).ConfigureAwait(false);
             server.Dispose();
-        });
-        BuildEngine4.RegisterTaskObject(RegistrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-        Log.LogMessage(MessageImportance.High, "Redis is ready on {0}.", options.Endpoint);
-        if (WaitUntilCancelled)
-            await broker.ServeUntilCancelledAsync(BuildEngine4, RegistrationKey, () => Log.LogMessage(MessageImportance.High, "Redis stopped."),
-                cancellationToken).ConfigureAwait(false);
+        }, options.Endpoint);
     }
 }
 
