@@ -29,11 +29,9 @@ public sealed class JetStreamClient(string url, int client, string runId)
         var js = new NatsJSContext(connection);
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
-        var outstanding = new HashSet<int>(pending);
-        using var inFlight = new SemaphoreSlim(MaxInFlight);
         long sent = 0, received = 0;
         var replySubject = JetStreamTopology.ReplySubject(client);
-        var requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
+        using var outstanding = new OutstandingBatches(pending, MaxInFlight, runId, client, plan.TotalBatches, replySubject);
 
         await NatsConnections.RunUntilLostAsync(connection, url, cancellation, async () =>
         {
@@ -50,12 +48,12 @@ public sealed class JetStreamClient(string url, int client, string runId)
             using var buffer = new PooledBufferStream();
             foreach (var batch in pending)
             {
-                await inFlight.WaitAsync(token).ConfigureAwait(false);
+                await outstanding.WaitToSendAsync(token).ConfigureAwait(false);
                 buffer.Reset();
                 RecordXml.WriteRequest(buffer, plan.Ids(batch));
                 await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
                 var batchText = batch.ToString(CultureInfo.InvariantCulture);
-                var requestId = requestIdPrefix + batchText;
+                var requestId = outstanding.RequestId(batch);
                 var ack = await js.PublishAsync<ReadOnlyMemory<byte>>(JetStreamTopology.RequestSubject, buffer.WrittenMemory,
                     headers: new NatsHeaders
                     {
@@ -76,41 +74,18 @@ public sealed class JetStreamClient(string url, int client, string runId)
                                .ConfigureAwait(false))
             {
                 using var body = message.Data;
-                var requestId = message.Headers?[JetStreamTopology.RequestIdHeader].ToString() ?? "";
-                if (!requestId.StartsWith(requestIdPrefix, StringComparison.Ordinal))
+                if (outstanding.BatchOf(message.Headers?[JetStreamTopology.RequestIdHeader].ToString() ?? "") is not { } batch)
                 {
                     await message.AckAsync(cancellationToken: token).ConfigureAwait(false);
                     continue;
                 }
-                if (!int.TryParse(requestId.AsSpan(requestIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var batch) || batch >= plan.TotalBatches)
-                    throw new IntegrationException(ErrorCodes.TransferFailed, $"A reply on {replySubject} names no batch of this transfer ('{requestId}').");
                 NatsConnections.ThrowIfRefused(message.Headers, batch);
                 if (body.Length > MaxMessageBytes)
                     throw new IntegrationException(ErrorCodes.FrameTooLarge,
                         $"The response to batch {batch} is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
                 Interlocked.Add(ref received, body.Length);
-                bool answeredBefore;
-                lock (outstanding)
-                    answeredBefore = !outstanding.Contains(batch);
-                if (!answeredBefore)
-                {
-                    committed.Latency.Received(batch);
-                    using (var stream = MemoryStreams.ReadOnly(body.Memory))
-                        await importer.ImportAsync(stream, token).ConfigureAwait(false);
-                    committed.Add(batch);
-                }
-                // Only after the commit: a client killed before this gets the answer again (and imports nothing twice).
-                await message.AckAsync(cancellationToken: token).ConfigureAwait(false);
-                if (answeredBefore)
-                    continue;
-                bool finished;
-                lock (outstanding)
-                {
-                    outstanding.Remove(batch);
-                    finished = outstanding.Count == 0;
-                }
-                inFlight.Release();
-                if (finished)
+                if (await outstanding.TakeAsync(batch, body.Memory, importer, committed, () => message.AckAsync(cancellationToken: token).AsTask(), token)
+                        .ConfigureAwait(false))
                     return;
             }
         }

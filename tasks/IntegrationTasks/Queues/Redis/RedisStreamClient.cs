@@ -29,11 +29,9 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
         var readDb = reads.GetDatabase();
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
-        var outstanding = new HashSet<int>(pending);
-        using var inFlight = new SemaphoreSlim(MaxInFlight);
         long sent = 0, received = 0;
         var replyStream = RedisStreamTopology.ReplyStream(client);
-        var requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
+        using var outstanding = new OutstandingBatches(pending, MaxInFlight, runId, client, plan.TotalBatches, replyStream);
 
         await RedisConnections.RunUntilLostAsync([commands, reads], endpoint, cancellation, async () =>
         {
@@ -50,14 +48,14 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
             using var buffer = new PooledBufferStream();
             foreach (var batch in pending)
             {
-                await inFlight.WaitAsync(token).ConfigureAwait(false);
+                await outstanding.WaitToSendAsync(token).ConfigureAwait(false);
                 buffer.Reset();
                 RecordXml.WriteRequest(buffer, plan.Ids(batch));
                 await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
                 var batchText = batch.ToString(CultureInfo.InvariantCulture);
                 await db.StreamAddAsync(RedisStreamTopology.RequestStream,
                 [
-                    new(RedisStreamTopology.BatchField, batchText), new(RedisStreamTopology.RequestIdField, requestIdPrefix + batchText),
+                    new(RedisStreamTopology.BatchField, batchText), new(RedisStreamTopology.RequestIdField, outstanding.RequestId(batch)),
                     new(RedisStreamTopology.ReplyToField, replyStream), new(RedisStreamTopology.BodyField, buffer.WrittenMemory),
                 ]).WaitAsync(token).ConfigureAwait(false);
                 Interlocked.Add(ref sent, buffer.Length);
@@ -88,14 +86,11 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
         // True once every batch is in.
         async Task<bool> HandleAsync(StreamEntry entry)
         {
-            var requestId = (string?)RedisStreamTopology.Field(entry, RedisStreamTopology.RequestIdField) ?? "";
-            if (!requestId.StartsWith(requestIdPrefix, StringComparison.Ordinal))
+            if (outstanding.BatchOf((string?)RedisStreamTopology.Field(entry, RedisStreamTopology.RequestIdField) ?? "") is not { } batch)
             {
                 await AcknowledgeAsync(entry).ConfigureAwait(false);
                 return false;
             }
-            if (!int.TryParse(requestId.AsSpan(requestIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var batch) || batch >= plan.TotalBatches)
-                throw new IntegrationException(ErrorCodes.TransferFailed, $"A reply on {replyStream} names no batch of this transfer ('{requestId}').");
             var refusal = RedisStreamTopology.Field(entry, RedisStreamTopology.ErrorField);
             if (!refusal.IsNullOrEmpty)
                 throw CodedError.TryParse(refusal.ToString(), out var code, out var message)
@@ -105,28 +100,7 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
             if (body.Length > MaxMessageBytes)
                 throw new IntegrationException(ErrorCodes.FrameTooLarge, $"The response to batch {batch} is {body.Length:N0} bytes, over the maximum of {MaxMessageBytes:N0}.");
             Interlocked.Add(ref received, body.Length);
-            bool answeredBefore;
-            lock (outstanding)
-                answeredBefore = !outstanding.Contains(batch);
-            if (!answeredBefore)
-            {
-                committed.Latency.Received(batch);
-                using (var stream = MemoryStreams.ReadOnly(body))
-                    await importer.ImportAsync(stream, token).ConfigureAwait(false);
-                committed.Add(batch);
-            }
-            // Only after the commit: a client killed before this is given the answer again (and imports nothing twice).
-            await AcknowledgeAsync(entry).ConfigureAwait(false);
-            if (answeredBefore)
-                return false;
-            bool finished;
-            lock (outstanding)
-            {
-                outstanding.Remove(batch);
-                finished = outstanding.Count == 0;
-            }
-            inFlight.Release();
-            return finished;
+            return await outstanding.TakeAsync(batch, body, importer, committed, () => AcknowledgeAsync(entry), token).ConfigureAwait(false);
         }
 
         async Task AcknowledgeAsync(StreamEntry entry)

@@ -1,0 +1,63 @@
+using System.Globalization;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Queues;
+
+/// <summary>
+/// The batches a durable queue client (JetStream, Redis Streams) asked for in one attempt and has not imported: at most
+/// MaxInFlight unanswered (a request waits for its turn), an answer imported once and acknowledged only after its commit (a repeat
+/// is only acknowledged), and done once every batch is in. Answers carry their request's id — the run, the client, the batch — so
+/// that answers to an earlier run are told apart and left.
+/// </summary>
+internal sealed class OutstandingBatches(IReadOnlyList<int> pending, int maxInFlight, string runId, int client, int totalBatches, string replies)
+    : IDisposable
+{
+    private readonly HashSet<int> _outstanding = [.. pending];
+    private readonly SemaphoreSlim _inFlight = new(maxInFlight);
+    private readonly string _requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
+
+    public Task WaitToSendAsync(CancellationToken cancellationToken) => _inFlight.WaitAsync(cancellationToken);
+
+    public string RequestId(int batch) => _requestIdPrefix + batch.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>The batch a reply answers; null when it answers another run (to be acknowledged and left).</summary>
+    public int? BatchOf(string requestId) =>
+        !requestId.StartsWith(_requestIdPrefix, StringComparison.Ordinal) ? null
+        : int.TryParse(requestId.AsSpan(_requestIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var batch) && batch < totalBatches
+            ? batch
+            : throw new IntegrationException(ErrorCodes.TransferFailed, $"A reply on {replies} names no batch of this transfer ('{requestId}').");
+
+    /// <summary>
+    /// Imports the answer to <paramref name="batch"/> unless it came before, then acknowledges it — only after the commit: a client
+    /// killed before that is given the answer again, and imports nothing twice. True once every batch is in.
+    /// </summary>
+    public async Task<bool> TakeAsync(int batch, ReadOnlyMemory<byte> body, BatchImporter importer, CommittedBatches committed, Func<Task> acknowledge,
+        CancellationToken cancellationToken)
+    {
+        bool answeredBefore;
+        lock (_outstanding)
+            answeredBefore = !_outstanding.Contains(batch);
+        if (!answeredBefore)
+        {
+            committed.Latency.Received(batch);
+            using (var stream = MemoryStreams.ReadOnly(body))
+                await importer.ImportAsync(stream, cancellationToken).ConfigureAwait(false);
+            committed.Add(batch);
+        }
+        await acknowledge().ConfigureAwait(false);
+        if (answeredBefore)
+            return false;
+        bool finished;
+        lock (_outstanding)
+        {
+            _outstanding.Remove(batch);
+            finished = _outstanding.Count == 0;
+        }
+        _inFlight.Release();
+        return finished;
+    }
+
+    public void Dispose() => _inFlight.Dispose();
+}
