@@ -27,8 +27,8 @@ public sealed record BrokerProgram
 
 /// <summary>
 /// A broker program the build runs (Debian's nats-server, redis-server): a configuration written into its own folder, ready when it
-/// logs its ready line; stopped with SIGTERM, which both take as a clean shutdown (their data flushed), and killed only if it has
-/// not exited 30 s later.
+/// logs its ready line; stopped with SIGTERM, which both take as a clean shutdown (their data flushed), then as every server is
+/// stopped (its input closed, SIGINT) and killed only if it has still not exited.
 /// </summary>
 public sealed class BrokerProcess<TOptions> : IDisposable
 {

@@ -35,15 +35,29 @@ internal sealed class OwnedBroker : IDisposable
     /// </summary>
     public Task StopAsync(CancellationToken cancellationToken)
     {
+        // The stop itself is never cancelled (a caller's Ctrl+C must not leave the broker half stopped); a caller may stop waiting.
         lock (_gate)
-            return _stopping ??= StopOnceAsync(cancellationToken);
+            return (_stopping ??= StopOnceAsync()).WaitAsync(cancellationToken);
     }
 
-    private async Task StopOnceAsync(CancellationToken cancellationToken)
+    private async Task StopOnceAsync()
     {
         foreach (var registration in _terminated)
             registration?.Dispose();
-        await _stop(cancellationToken).ConfigureAwait(false);
+        await _stop(CancellationToken.None).ConfigureAwait(false);
+    }
+
+    /// <summary>Build teardown or a signal's thread: a failed stop is not thrown there (it would end the process before the other brokers' stops).</summary>
+    public void Dispose()
+    {
+        try
+        {
+            StopAsync(CancellationToken.None).GetAwaiter().GetResult();
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            Console.Error.WriteLine($"{ErrorCodes.Unexpected}: a broker (process {ProcessId}) did not stop cleanly: {e.Message}");
+        }
     }
 
     /// <summary>
@@ -64,7 +78,6 @@ internal sealed class OwnedBroker : IDisposable
         }
     }
 
-    public void Dispose() => StopAsync(CancellationToken.None).GetAwaiter().GetResult();
 }
 
 /// <summary>Stops the broker this build started and registered under <paramref name="registrationKey"/>; none is not an error.</summary>

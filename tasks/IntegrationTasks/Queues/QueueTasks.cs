@@ -43,8 +43,14 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(RegistrationKey, "RabbitM
         var node = await RabbitMqNode.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
         async Task StopAsync(CancellationToken token)
         {
-            await node.StopAsync(token).ConfigureAwait(false);
-            node.Dispose();
+            try
+            {
+                await node.StopAsync(token).ConfigureAwait(false);
+            }
+            finally
+            {
+                node.Dispose();
+            }
         }
         try
         {

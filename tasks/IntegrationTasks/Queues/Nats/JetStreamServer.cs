@@ -27,16 +27,35 @@ public sealed class JetStreamServer(RecordSource source, string url, IEventLog l
         return (ServeAsync(js, consumer, lookup, stopping), () => Task.CompletedTask);
     }
 
+    /// <summary>Consumes until stopped; a consume that ends with an error (JetStream recovering after a restart) starts again.</summary>
     private async Task ServeAsync(NatsJSContext js, INatsJSConsumer consumer, RecordLookup lookup, CancellationToken stopping)
     {
-        try
+        while (!stopping.IsCancellationRequested)
         {
-            await foreach (var message in consumer.ConsumeAsync<NatsMemoryOwner<byte>>(opts: new NatsJSConsumeOpts { MaxMsgs = Prefetch }, cancellationToken: stopping)
-                               .ConfigureAwait(false))
-                await AnswerAsync(js, message, lookup, stopping).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
-        {
+            try
+            {
+                await foreach (var message in consumer.ConsumeAsync<NatsMemoryOwner<byte>>(opts: new NatsJSConsumeOpts { MaxMsgs = Prefetch },
+                                   cancellationToken: stopping).ConfigureAwait(false))
+                    await AnswerAsync(js, message, lookup, stopping).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+            {
+            }
+            catch (Exception e) when (e is NatsException)
+            {
+                log.Warning(ErrorCodes.BrokerUnavailable, $"Consuming the requests' stream: {e.Message}; starting again.");
+                try
+                {
+                    await Task.Delay(TimeSpan.FromMilliseconds(500), stopping).ConfigureAwait(false);
+                    consumer = await JetStreamTopology.ServerConsumerAsync(js, Prefetch, stopping).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                }
+                catch (NatsException)
+                {
+                }
+            }
         }
     }
 
@@ -61,30 +80,48 @@ public sealed class JetStreamServer(RecordSource source, string url, IEventLog l
         }
         catch (IntegrationException e)
         {
-            // Never delivered again (a request that cannot be answered once cannot be answered later); its client is told, with the
-            // code, when the request says where it waits.
-            CountRefused();
-            log.Warning(e.Code, $"Refused request {requestId ?? "(no id)"}: {e.Message}");
-            try
-            {
-                if (!string.IsNullOrEmpty(replyTo) && !string.IsNullOrEmpty(requestId))
-                {
-                    var headers = NatsConnections.Refusal(e);
-                    headers[JetStreamTopology.BatchHeader] = batch ?? "";
-                    headers[JetStreamTopology.RequestIdHeader] = requestId;
-                    await PublishReplyAsync(js, replyTo, headers, ReadOnlyMemory<byte>.Empty, requestId, stopping).ConfigureAwait(false);
-                }
-                await message.AckTerminateAsync(cancellationToken: stopping).ConfigureAwait(false);
-            }
-            catch (Exception refusing) when (refusing is NatsException or IntegrationException)
-            {
-                log.Warning(ErrorCodes.TransferFailed, $"Request {requestId ?? "(no id)"}: its refusal could not be sent ({refusing.Message}).");
-            }
+            await RefuseAsync(js, message, e, batch, requestId, replyTo, stopping).ConfigureAwait(false);
+        }
+        catch (NatsPayloadTooLargeException e)
+        {
+            // The server's max_payload is below this reply (a server of one's own at its 1 MB default): refused, not delivered again forever.
+            await RefuseAsync(js, message, new IntegrationException(ErrorCodes.FrameTooLarge, $"The reply is over nats-server's max_payload: {e.Message}"),
+                batch, requestId, replyTo, stopping).ConfigureAwait(false);
         }
         catch (NatsException e)
         {
             // The broker went away mid-answer (a restart): not acknowledged, so JetStream delivers the request again.
             log.Warning(ErrorCodes.TransferFailed, $"Request {requestId ?? "(no id)"} left to be delivered again: {e.Message}");
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            await RefuseAsync(js, message, new IntegrationException(ErrorCodes.Unexpected, e.Message), batch, requestId, replyTo, stopping).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>
+    /// Never delivered again (a request that cannot be answered once cannot be answered later); its client is told, with the code,
+    /// when the request says where it waits.
+    /// </summary>
+    private async Task RefuseAsync(NatsJSContext js, INatsJSMsg<NatsMemoryOwner<byte>> message, IntegrationException e, string? batch, string? requestId,
+        string? replyTo, CancellationToken stopping)
+    {
+        CountRefused();
+        log.Warning(e.Code, $"Refused request {requestId ?? "(no id)"}: {e.Message}");
+        try
+        {
+            if (!string.IsNullOrEmpty(replyTo) && !string.IsNullOrEmpty(requestId))
+            {
+                var headers = NatsConnections.Refusal(e);
+                headers[JetStreamTopology.BatchHeader] = batch ?? "";
+                headers[JetStreamTopology.RequestIdHeader] = requestId;
+                await PublishReplyAsync(js, replyTo, headers, ReadOnlyMemory<byte>.Empty, requestId, stopping).ConfigureAwait(false);
+            }
+            await message.AckTerminateAsync(cancellationToken: stopping).ConfigureAwait(false);
+        }
+        catch (Exception refusing) when (refusing is NatsException or IntegrationException)
+        {
+            log.Warning(ErrorCodes.TransferFailed, $"Request {requestId ?? "(no id)"}: its refusal could not be sent ({refusing.Message}).");
         }
     }
 

@@ -7,21 +7,21 @@ namespace IntegrationTasks.Queues.Nats;
 internal static class NatsConnections
 {
     /// <summary>
-    /// A client's connection: it does not reconnect behind the transfer's back — the resume loop does, with a new connection, and
-    /// counts it. A subscription's messages wait in a bounded channel; by default a full one drops the newest, which would lose
+    /// A client's connection: its attempt ends at the first disconnection (<see cref="RunUntilLostAsync"/>) — the resume loop asks
+    /// again on a new connection, and counts it; what the library would do after that does not matter. A subscription's messages wait in a bounded channel; by default a full one drops the newest, which would lose
     /// messages silently — here the reader waits instead, and the socket with it (back-pressure). Pings every 5 s, two unanswered: a
     /// silent peer is noticed in about 15 s, not the library's 4 minutes.
     /// </summary>
     public static NatsOpts ClientOptions(string url, string name) => new()
     {
         Url = url, Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
-        MaxReconnectRetry = 0, ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
+        ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
     };
 
-    /// <summary>A server's connection: as a client's, but it reconnects for as long as it runs (a broker restarted mid-run).</summary>
+    /// <summary>A server's connection: as a client's, and it reconnects (without limit, the library's default) soon after a broker restart.</summary>
     public static NatsOpts ServerOptions(string url, string name) => ClientOptions(url, name) with
     {
-        MaxReconnectRetry = -1, ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
+        ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
     };
 
     public static async Task ConnectAsync(NatsConnection connection, string url, CancellationToken cancellationToken)

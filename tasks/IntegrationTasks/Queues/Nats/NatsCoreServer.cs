@@ -41,7 +41,11 @@ public sealed class NatsCoreServer(RecordSource source, string url, string subje
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
         {
         }
-        await subscription.DisposeAsync().ConfigureAwait(false);
+        finally
+        {
+            // Out of the queue group whatever ended the loop: requests go to the group's other servers, not to one that stopped.
+            await subscription.DisposeAsync().ConfigureAwait(false);
+        }
     }
 
     private async Task AnswerAsync(NatsMsg<NatsMemoryOwner<byte>> message, RecordLookup lookup, CancellationToken stopping)
@@ -66,10 +70,26 @@ public sealed class NatsCoreServer(RecordSource source, string url, string subje
             if (!string.IsNullOrEmpty(message.ReplyTo))
                 await ReplyQuietlyAsync(message, NatsConnections.Refusal(e), stopping).ConfigureAwait(false);
         }
+        catch (NatsPayloadTooLargeException e) when (!string.IsNullOrEmpty(message.ReplyTo))
+        {
+            // The server's max_payload is below this reply (a server of one's own at its 1 MB default): a coded refusal, not silence.
+            CountRefused();
+            log.Warning(ErrorCodes.FrameTooLarge, $"Refused a request on '{message.Subject}': {e.Message}");
+            await ReplyQuietlyAsync(message, NatsConnections.Refusal(new IntegrationException(ErrorCodes.FrameTooLarge,
+                $"The reply is over nats-server's max_payload: {e.Message}")), stopping).ConfigureAwait(false);
+        }
         catch (NatsException e)
         {
             // The connection went mid-answer (a broker restart): the request is lost, as core NATS promises; its client asks again.
             log.Warning(ErrorCodes.TransferFailed, $"A request on '{message.Subject}' was not answered: {e.Message}");
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // Whatever it was, this request is refused with a code and the server goes on for the others.
+            CountRefused();
+            log.Warning(ErrorCodes.Unexpected, $"Refused a request on '{message.Subject}' after an unexpected error: {e.Message}");
+            if (!string.IsNullOrEmpty(message.ReplyTo))
+                await ReplyQuietlyAsync(message, NatsConnections.Refusal(new IntegrationException(ErrorCodes.Unexpected, e.Message)), stopping).ConfigureAwait(false);
         }
     }
 

@@ -41,8 +41,14 @@ public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
         var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
         return (server.ProcessId, async token =>
         {
-            await server.StopAsync(token).ConfigureAwait(false);
-            server.Dispose();
+            try
+            {
+                await server.StopAsync(token).ConfigureAwait(false);
+            }
+            finally
+            {
+                server.Dispose();
+            }
         }, options.Url);
     }
 }

@@ -51,8 +51,9 @@ internal static class RedisConnections
         {
             await TaskGroup.RunUntilBrokenAsync(lost.Task, cancellation, work).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is RedisConnectionException or RedisTimeoutException)
+        catch (Exception e) when (IsOutage(e))
         {
+            // A break, or Redis still loading its file after a restart: the resume loop asks again on new connections.
             throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to Redis at {endpoint} failed: {e.Message}", e);
         }
         finally

@@ -64,12 +64,12 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
 
         async Task ConsumeAsync()
         {
-            // What an earlier attempt of this run was given and did not acknowledge, and what earlier runs' consumers left; then new entries.
+            // Whatever was delivered and not acknowledged — to an earlier attempt of this run, or to an earlier run — taken over first
+            // (a claim of every pending entry, this consumer's own included); then new entries.
             var consumer = runId;
-            var earlier = await db.StreamReadGroupAsync(replyStream, RedisStreamTopology.ClientGroup, consumer, "0").WaitAsync(token).ConfigureAwait(false);
             var left = await RedisStreamTopology.ClaimAsync(db, replyStream, RedisStreamTopology.ClientGroup, consumer, TimeSpan.Zero, int.MaxValue)
                 .WaitAsync(token).ConfigureAwait(false);
-            foreach (var entry in earlier.Concat(left))
+            foreach (var entry in left)
                 if (await HandleAsync(entry).ConfigureAwait(false))
                     return;
             while (true)

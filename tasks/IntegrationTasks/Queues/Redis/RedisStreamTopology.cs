@@ -60,7 +60,9 @@ internal static class RedisStreamTopology
         RedisValue start = "0-0";
         do
         {
-            var result = await db.StreamAutoClaimAsync(stream, group, consumer, (long)minIdle.TotalMilliseconds, start, count).ConfigureAwait(false);
+            // A bounded COUNT a call: Redis sizes its reply by it.
+            var result = await db.StreamAutoClaimAsync(stream, group, consumer, (long)minIdle.TotalMilliseconds, start, Math.Min(count - claimed.Count, 100))
+                .ConfigureAwait(false);
             claimed.AddRange(result.ClaimedEntries.Where(e => !e.IsNull));
             start = result.NextStartId;
         }

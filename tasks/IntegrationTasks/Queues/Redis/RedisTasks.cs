@@ -42,8 +42,14 @@ public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
         var server = await RedisServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
         return (server.ProcessId, async token =>
         {
-            await server.StopAsync(token).ConfigureAwait(false);
-            server.Dispose();
+            try
+            {
+                await server.StopAsync(token).ConfigureAwait(false);
+            }
+            finally
+            {
+                server.Dispose();
+            }
         }, options.Endpoint);
     }
 }
