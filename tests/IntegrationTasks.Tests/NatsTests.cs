@@ -70,6 +70,32 @@ public sealed class NatsTests
         Assert.AreEqual(1000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None)).Matched);
     }
 
+    [TestMethod]
+    [DataRow(false)]
+    [DataRow(true)]
+    public async Task A_reply_over_the_servers_max_payload_is_refused_with_its_code_not_retried(bool jetStream)
+    {
+        // A server of one's own (NatsUrl) whose max_payload is below a reply: once, JetStream delivered such a request again forever
+        // and core NATS let its client time out.
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        using var directory = new TempDirectory("it-nats-small-");
+        var broker = TestNats.Start(directory, maxPayloadBytes: 16 * 1024); // a request of 200 IDs fits, its reply of 200 records does not
+        try
+        {
+            await using var server = await RunningNatsServer.StartAsync(databases.Server, jetStream, broker.Options.Url);
+            var engine = new FakeBuildEngine();
+            Assert.IsFalse(await Task.Run(Client(jetStream, databases, engine, 5, 200, broker.Options.Url).Execute), engine.Log);
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.FrameTooLarge), engine.Log);
+            Assert.AreEqual(0L, await databases.Client.CountAsync(RecordTable.Client, CancellationToken.None));
+        }
+        finally
+        {
+            await broker.StopAsync(CancellationToken.None);
+            broker.Dispose();
+        }
+    }
+
     private static async Task<string> RefusalThroughCoreAsync(NatsConnection connection)
     {
         var reply = await connection.RequestAsync<byte[], byte[]>(NatsCoreServer.Subject, "not xml at all"u8.ToArray(),
