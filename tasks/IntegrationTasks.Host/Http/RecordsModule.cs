@@ -48,6 +48,15 @@ internal sealed class RecordsModule(HostArguments arguments) : IHostModule
             {
                 return Refuse(StatusCodes.Status400BadRequest, e.Code, e.Message);
             }
+            catch (Exception e) when (e is IOException or OperationCanceledException)
+            {
+                // The connection went before the request was read whole (the peer left, or the stall guard cut it):
+                // nobody is left to answer, and Kestrel must not see it as the application's failure.
+                log.LogWarning("{Code}: the request from {Peer} ended before it was read whole: {Message}",
+                    ErrorCodes.ConnectionLost, context.Connection.RemoteIpAddress, e.Message);
+                context.Abort();
+                return TypedResults.Empty;
+            }
 
             var flushEachRecord = string.Equals(context.Request.Headers[HttpRecordsProtocol.FlushHeader], "true", StringComparison.OrdinalIgnoreCase);
             context.Response.ContentType = HttpRecordsProtocol.ContentType;
