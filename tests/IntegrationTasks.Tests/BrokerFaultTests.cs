@@ -24,6 +24,11 @@ public sealed class BrokerFaultTests
         // again until one answers).
         foreach (var run in runs)
         {
+            // The broker, metered by the client over the transfer: it worked, held memory, and the durable ones wrote to storage.
+            Assert.IsGreaterThan(0.0, run.BrokerCpuSeconds ?? 0, run.ToString());
+            Assert.IsGreaterThan(0L, run.BrokerPeakBytes ?? 0, run.ToString());
+            if (run.Transport is "NatsJetStream" or "RedisStreams")
+                Assert.IsGreaterThan(0L, run.BrokerStorageWriteBytes ?? 0, run.ToString());
             if (fault == "Reset")
                 Assert.AreEqual(1, run.Reconnects, run.ToString());
             else if (run.Transport is "NatsJetStream" or "RedisStreams")

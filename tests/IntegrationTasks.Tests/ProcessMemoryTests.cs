@@ -13,3 +13,50 @@ public sealed class ProcessMemoryTests
         Assert.AreEqual(OperatingSystem.IsLinux(), ProcessMemory.TrimNativeHeap());
     }
 }
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ProcessMeterTests
+{
+    [TestMethod]
+    public async Task A_meter_reads_what_another_process_wrote_to_storage_and_its_cpu_between_start_and_stop()
+    {
+        using var folder = new TempDirectory("it-meter-");
+        var file = Path.Combine(folder, "written");
+        // The child writes 8 MiB, fsync'd, once told to, then waits: the meter's start comes before the writes, its stop after.
+        var start = new System.Diagnostics.ProcessStartInfo("/bin/sh", ["-c", $"read go; dd if=/dev/zero of='{file}' bs=1M count=8 conv=fsync 2>/dev/null; echo written; read done"])
+        {
+            RedirectStandardInput = true, RedirectStandardOutput = true,
+        };
+        using var child = System.Diagnostics.Process.Start(start)!;
+        try
+        {
+            var meter = ProcessMeter.Start(child.Id)!;
+            await child.StandardInput.WriteLineAsync("go");
+            await child.StandardInput.FlushAsync();
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            Assert.AreEqual("written", await child.StandardOutput.ReadLineAsync(timeout.Token));
+            var use = meter.Stop();
+
+            Assert.IsGreaterThanOrEqualTo(8L * 1024 * 1024, use.StorageWriteBytes!.Value);
+            Assert.IsLessThan(16L * 1024 * 1024, use.StorageWriteBytes.Value);
+            Assert.IsGreaterThanOrEqualTo(0.0, use.CpuSeconds!.Value);
+            Assert.IsGreaterThan(0L, use.PeakBytes!.Value);
+        }
+        finally
+        {
+            child.Kill(entireProcessTree: true);
+            await child.WaitForExitAsync();
+        }
+    }
+
+    [TestMethod]
+    public void No_process_is_no_meter_and_a_process_gone_by_the_stop_reads_as_unknown()
+    {
+        Assert.IsNull(ProcessMeter.Start(0));
+        using var child = System.Diagnostics.Process.Start("/bin/sh", ["-c", "exit 0"]);
+        var meter = ProcessMeter.Start(child.Id);
+        child.WaitForExit(); // and reaped: its /proc entry is gone
+        Assert.AreEqual(new ProcessUse(null, null, null), meter!.Stop());
+    }
+}

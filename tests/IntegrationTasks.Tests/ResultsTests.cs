@@ -298,6 +298,27 @@ public sealed class ResultsTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public void A_queue_transports_broker_readings_are_averaged_per_record_and_the_broker_table_shows_them()
+    {
+        var rows = ReportContent.Summarise(
+        [
+            Run("NatsJetStream", 1000, 2.0, 0) with { Warmup = true, BrokerCpuSeconds = 9, BrokerPeakBytes = 900 << 20, BrokerStorageWriteBytes = 9_000_000 },
+            Run("NatsJetStream", 1000, 2.0, 1) with { BrokerCpuSeconds = 0.4, BrokerPeakBytes = 30 << 20, BrokerStorageWriteBytes = 600_000 },
+            Run("NatsJetStream", 1000, 2.0, 2) with { BrokerCpuSeconds = 0.6, BrokerPeakBytes = 40 << 20, BrokerStorageWriteBytes = 800_000 },
+            Run("PipelinedCopy", 1000, 1.0, 1),
+        ]);
+        var jetStream = rows.Single(r => r.Transport == "NatsJetStream").Broker!;
+        Assert.AreEqual(500.0, jetStream.CpuMsPer1000, 1e-9, "the measured runs only: 0.5 s a run over 1,000 records");
+        Assert.AreEqual(0.25, jetStream.Cores, 1e-9);
+        Assert.AreEqual(40L << 20, jetStream.PeakBytes);
+        Assert.AreEqual(700.0, jetStream.StorageWriteBytesPerRecord!.Value, 1e-9);
+        Assert.IsNull(rows.Single(r => r.Transport == "PipelinedCopy").Broker, "no broker, no row in the broker table");
+        var cells = ReportColumns.Broker.Select(c => c.Cell(rows.Single(r => r.Transport == "NatsJetStream"))).ToList();
+        CollectionAssert.AreEqual(new[] { "NatsJetStream", "500.0", "0.25", "40", "700" }, cells);
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void WriteReport_task_writes_the_files_and_prints_a_summary()
     {
         using var folder = new TempDirectory("it-report-");

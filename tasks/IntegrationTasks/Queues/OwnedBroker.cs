@@ -16,11 +16,18 @@ internal sealed class OwnedBroker : IDisposable
     private readonly Func<CancellationToken, Task> _stop;
     private readonly Lock _gate = new();
     private Task? _stopping;
+    private readonly string? _pidFile;
 
-    public OwnedBroker(int processId, Func<CancellationToken, Task> stop)
+    public OwnedBroker(int processId, Func<CancellationToken, Task> stop, string? pidFile = null)
     {
         ProcessId = processId;
         _stop = stop;
+        _pidFile = string.IsNullOrEmpty(pidFile) ? null : pidFile;
+        if (_pidFile is not null)
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(_pidFile))!);
+            File.WriteAllText(_pidFile, processId.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
         _terminated = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()
             ? [PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose()), PosixSignalRegistration.Create(PosixSignal.SIGHUP, _ => Dispose())]
             : [];
@@ -44,6 +51,9 @@ internal sealed class OwnedBroker : IDisposable
     {
         foreach (var registration in _terminated)
             registration?.Dispose();
+        // Gone first: a run that reads it meters no process that might take the pid after.
+        if (_pidFile is not null)
+            File.Delete(_pidFile);
         await _stop(CancellationToken.None).ConfigureAwait(false);
     }
 
@@ -114,6 +124,9 @@ public abstract class StartOwnedBroker(string registrationKey, string brokerName
 
     [Output] public int ProcessId { get; private set; }
 
+    /// <summary>Where its process id is kept while it runs (a run's client meters the broker by it); none when empty.</summary>
+    public string PidFile { get; set; } = "";
+
     protected override bool CancellationIsSuccess => WaitUntilCancelled;
 
     /// <summary>The port its clients connect to, checked free before it starts (not through a command prefix: another namespace's).</summary>
@@ -145,7 +158,7 @@ public abstract class StartOwnedBroker(string registrationKey, string brokerName
         var (processId, stop, endpoint) = await StartBrokerAsync(ServerLog.To(Log, brokerName), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);
         ProcessId = processId;
-        var broker = new OwnedBroker(processId, stop);
+        var broker = new OwnedBroker(processId, stop, PidFile);
         BuildEngine4.RegisterTaskObject(registrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "{0} is ready on {1}.", brokerName, endpoint);
         if (WaitUntilCancelled)

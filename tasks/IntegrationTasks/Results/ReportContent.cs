@@ -23,6 +23,9 @@ public sealed record TransportSummary(
 {
     public RunCosts? Costs { get; init; }
 
+    /// <summary>What its broker used, for a queue transport whose broker the build started (null otherwise).</summary>
+    public BrokerCosts? Broker { get; init; }
+
     /// <summary>The warm-up runs before these (the first one's time is <see cref="WarmupSeconds"/>).</summary>
     public int WarmupRuns { get; init; }
 
@@ -164,6 +167,24 @@ public sealed record RunCosts(
     }
 }
 
+/// <summary>What the broker a queue transport went through used in its measured runs (each run's reading over its timed transfer).</summary>
+public sealed record BrokerCosts(double CpuMsPer1000, double Cores, long? PeakBytes, double? StorageWriteBytesPerRecord)
+{
+    /// <summary>Null where no run metered a broker (no broker, or one the build did not start).</summary>
+    public static BrokerCosts? Of(IReadOnlyList<Measurement> runs)
+    {
+        var metered = runs.Where(r => r.BrokerCpuSeconds is not null).ToList();
+        if (metered.Count == 0)
+            return null;
+        var written = metered.Where(r => r.BrokerStorageWriteBytes is not null).ToList();
+        return new BrokerCosts(
+            metered.Average(r => r.BrokerCpuSeconds!.Value * 1e6 / Math.Max(r.Records, 1)),
+            metered.Average(r => r.BrokerCpuSeconds!.Value / Math.Max(r.ElapsedSeconds, 1e-9)),
+            metered.Max(r => r.BrokerPeakBytes),
+            written.Count > 0 ? written.Average(r => (double)r.BrokerStorageWriteBytes!.Value / Math.Max(r.Records, 1)) : null);
+    }
+}
+
 /// <summary>A transport that did not run here, with why, how to fix it, and the series' figure.</summary>
 /// <summary>A transport at a record count that was asked for and failed: the coded error it ended with (never left out of a report).</summary>
 public sealed record FailedEntry(string Transport, int? Records, string Code, string Message)
@@ -286,6 +307,7 @@ public static class ReportContent
                 {
                     Key = key,
                     Costs = RunCosts.Of(runs),
+                    Broker = BrokerCosts.Of(runs),
                     WarmupRuns = warmups.Count,
                     ServerWork = runs[0].ServerReads,
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
@@ -431,6 +453,9 @@ public static class ReportContent
                 : "Transport overhead: (mean − PipelinedCopy's mean) / records — what the transport adds to the same database work done at full speed in one process; negative or an interval spanning 0 means no measurable cost.");
             doc.AddParagraph("What the runs cost besides time (client: the process running the client task; server: its process tree):")
                 .AddTable(ReportColumns.Costs, records.Where(s => s.Costs is not null));
+            if (records.Where(s => s.Broker is not null).ToList() is { Count: > 0 } brokered)
+                doc.AddParagraph("What each queue transport's broker used (its own process, started by the build), over the timed transfers; bytes written are what it sent to storage (/proc's write_bytes: its log and data files, fsync'd or written back later):")
+                    .AddTable(ReportColumns.Broker, brokered);
             doc.Append(BatchLatencySection(records.ToList()));
         }
         return doc;

@@ -151,6 +151,16 @@ public static class ReportColumns
         new("serverQueue", "Server queued work items (max)", s => s.Costs!.ServerMaxQueue is { } q ? q.ToString(Invariant) : "–"),
     ];
 
+    /// <summary>What a queue transport's broker used (rows with <see cref="TransportSummary.Broker"/>).</summary>
+    public static readonly IReadOnlyList<ReportColumn<TransportSummary>> Broker =
+    [
+        new("transport", "Method", s => s.Transport, Numeric: false),
+        new("brokerCpuMsPer1000", "Broker CPU ms / 1,000 records", s => s.Broker!.CpuMsPer1000.ToString("F1", Invariant)),
+        new("brokerCores", "Broker CPU (cores)", s => s.Broker!.Cores.ToString("F2", Invariant)),
+        new("brokerPeakMB", "Broker peak MB", s => Cell(s.Broker!.PeakBytes / 1048576.0, "F0")),
+        new("brokerWrittenBytesPerRecord", "Written to storage bytes / record", s => Cell(s.Broker!.StorageWriteBytesPerRecord, "F0")),
+    ];
+
     /// <summary>How long a batch waited (rows with <see cref="TransportSummary.BatchLatency"/>).</summary>
     public static readonly IReadOnlyList<ReportColumn<TransportSummary>> BatchLatency =
     [
@@ -229,6 +239,9 @@ public static class ReportColumns
         new("bytesReceived", "Bytes received", m => m.BytesReceived.ToString(Invariant)),
         new("clientPeakBytes", "Client peak (bytes)", m => m.ClientPeakBytes.ToString(Invariant)),
         new("serverPeakBytes", "Server peak (bytes)", m => m.ServerPeakBytes?.ToString(Invariant) ?? ""),
+        new("brokerCpuSeconds", "Broker CPU (s)", m => m.BrokerCpuSeconds?.ToString("R", Invariant) ?? ""),
+        new("brokerPeakBytes", "Broker peak (bytes)", m => m.BrokerPeakBytes?.ToString(Invariant) ?? ""),
+        new("brokerStorageWriteBytes", "Broker bytes written to storage", m => m.BrokerStorageWriteBytes?.ToString(Invariant) ?? ""),
         new("verified", "Verified", m => m.Verified ? "true" : "false", Numeric: false),
         new("timestamp", "Time", m => m.Timestamp.ToString("O", Invariant), Numeric: false),
         new("fault", "Fault", m => m.Fault ?? "", Numeric: false),

@@ -115,6 +115,14 @@ public sealed record Measurement
     /// </summary>
     public double? ServerCpuSeconds { get; init; }
 
+    /// <summary>
+    /// The broker the transfer went through (a process the build started: RabbitMQ's node, nats-server, redis-server), over the timed
+    /// transfer: its CPU, peak resident memory and the bytes it sent to storage. Null without one, or where it was started again mid-run.
+    /// </summary>
+    public double? BrokerCpuSeconds { get; init; }
+    public long? BrokerPeakBytes { get; init; }
+    public long? BrokerStorageWriteBytes { get; init; }
+
     /// <summary>What the server reported of its side for this repetition (null when it reported nothing).</summary>
     public long? ServerAllocatedBytes { get; init; }
     public long? ServerThreadPoolCompletedItems { get; init; }

@@ -175,6 +175,9 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 
     /// <summary>The server the orchestrator started for this run, whose CPU the client reads over its timed transfer.</summary>
     public string ServerProcessId { get; set; } = "";
+
+    /// <summary>The broker the build started for this run's transport, metered over the timed transfer.</summary>
+    public string BrokerProcessId { get; set; } = "";
 }
 
 /// <summary>The server of a transport: the one server target runs every server task through it, with these shared parameters.</summary>

@@ -84,6 +84,9 @@ public abstract class TransferClientTask : IntegrationTask
     /// </summary>
     public int ServerProcessId { get; set; }
 
+    /// <summary>The broker the transfer goes through, where the build started one (0: none): metered over the timed transfer (<see cref="ProcessMeter"/>).</summary>
+    public int BrokerProcessId { get; set; }
+
     /// <summary>The payload each row carries (GenerateData's PayloadBytes and PayloadKind): what a batch's size in bytes is checked by.</summary>
     public int PayloadBytes { get; set; }
     public string PayloadKind { get; set; } = nameof(Data.PayloadKind.Bytes);
@@ -243,6 +246,7 @@ public abstract class TransferClientTask : IntegrationTask
         await using var importer = await BatchImporter.OpenAsync(database, timeout.Token, IdempotentImport).ConfigureAwait(false);
         await using var sampler = new RuntimeSampler(TimeSpan.FromMilliseconds(100));
         var serverCpuAtStart = ServerProcessId > 0 ? ProcessMemory.CpuSecondsOfTree(ServerProcessId) : null;
+        var brokerMeter = ProcessMeter.Start(BrokerProcessId);
         var watch = Stopwatch.StartNew();
         importer.Clock = watch;
         var progress = new TransferProgress(TransportName, plan, () => importer.RecordsImported, EventLog, TimeSpan.FromSeconds(ProgressSeconds));
@@ -276,6 +280,7 @@ public abstract class TransferClientTask : IntegrationTask
         }
         watch.Stop();
         var serverCpu = ServerCpuSince(serverCpuAtStart);
+        var broker = brokerMeter?.Stop();
         var costs = await sampler.StopAsync().ConfigureAwait(false);
 
         ElapsedSeconds = watch.Elapsed.TotalSeconds;
@@ -300,6 +305,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
                 ClientJitMethods = costs.JitMethods, ClientJitSeconds = costs.JitSeconds, ClientGcPauseSeconds = costs.GcPauseSeconds,
                 ClientGcCollections = costs.GcCollections, HostStealSeconds = costs.StealSeconds, ServerCpuSeconds = serverCpu,
+                BrokerCpuSeconds = broker?.CpuSeconds, BrokerPeakBytes = broker?.PeakBytes, BrokerStorageWriteBytes = broker?.StorageWriteBytes,
                 Fault = FaultInjected ? Fault : null, Reconnects = _resumption is null ? null : Reconnects,
                 Clients = Clients, Rate = Rate > 0 ? Rate : null, ClientLockWaitSeconds = importer.WriteLockWait.TotalSeconds, StartAt = startAt, ClientMachine = string.IsNullOrEmpty(ClientMachine) ? null : ClientMachine,
                 RecoverySeconds = Reconnects > 0 ? RecoverySeconds : null, FailedWith = failure?.Code,
