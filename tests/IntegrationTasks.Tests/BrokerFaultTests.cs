@@ -1,3 +1,5 @@
+using System.Text.RegularExpressions;
+
 namespace IntegrationTasks.Tests;
 
 /// <summary>The relay's faults under RunAll for the brokers after RabbitMQ (whose own are in QueueTests): NATS core, JetStream, Redis Streams.</summary>
@@ -36,6 +38,29 @@ public sealed class BrokerFaultTests
             else
                 Assert.IsLessThanOrEqualTo(1, run.Reconnects ?? 0, run.ToString());
         }
+        Assert.DoesNotContain("IT9999", output);
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
+    public void Under_RunAll_each_durable_transport_rides_out_its_broker_restarted_mid_run()
+    {
+        using var artifacts = new TempDirectory("it-broker-restart-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=RestartBroker", "-p:FaultAfterBytes=400000",
+            "-p:Transports=NatsJetStream+RedisStreams+RabbitMQDurable+NatsClient", "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false",
+            "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        // The references run through no broker and no relay; each queue transport's runs had its broker stopped and started again.
+        var brokered = runs.Where(r => r.Transport is not ("PipelinedCopy" or "DirectCopy")).ToList();
+        Assert.HasCount(8, brokered, string.Join("\n", runs));
+        Assert.IsTrue(brokered.All(r => r is { Fault: "RestartBroker", FaultInjected: true, Completed: true, RowsMatched: 5000, RowsDuplicated: 0 }),
+            string.Join("\n", brokered));
+        // The broker closed every connection as it stopped: each client resumed on a new one.
+        Assert.IsTrue(brokered.All(r => r.Reconnects >= 1), string.Join("\n", brokered));
+        // Started again once a run: the broker's log says so, and the build's run after waited for it.
+        foreach (var (log, restarts) in new[] { ("nats/nats-server.log", 4), ("redis/redis-server.log", 2), ("rabbitmq/console.log", 2) })
+            Assert.AreEqual(restarts, Regex.Count(File.ReadAllText(Path.Combine(artifacts, log)), ErrorCodes.ServerRestarted), log);
         Assert.DoesNotContain("IT9999", output);
         HostingTests.AssertEndedCleanly(artifacts);
     }

@@ -271,6 +271,33 @@ public sealed class DelayRelayTests
 
     [TestMethod]
     [Timeout(30_000, CooperativeCancellation = true)]
+    public async Task A_broker_restart_asks_the_broker_to_stop_with_SIGTERM_and_passes_every_byte_on()
+    {
+        using var directory = new TempDirectory("it-relay-restart-broker-");
+        // A broker that takes SIGTERM as its clean stop: exit code 7 says it was asked, not killed.
+        using var broker = Process.Start(new ProcessStartInfo("/bin/sh", ["-c", "trap 'kill $!; exit 7' TERM; sleep 60 & wait"]))!;
+        var pidFile = Path.Combine(directory, "broker.pid");
+        File.WriteAllText(pidFile, broker.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        var (listener, written) = await EagerServerAsync(2_000_000);
+        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.RestartBroker, 200_000,
+            killPidFile: pidFile);
+        await using (relay)
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(endpoint);
+            await client.GetStream().WriteAsync(new byte[1]); // the request
+            await client.GetStream().ReadExactlyAsync(new byte[2_000_000]);
+            Assert.IsTrue(broker.WaitForExit(10_000), "the broker was asked to stop");
+            Assert.AreEqual(7, broker.ExitCode);
+            Assert.IsTrue(relay.FaultInjected);
+        }
+        await running;
+        listener.Stop();
+        await written.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    [TestMethod]
+    [Timeout(30_000, CooperativeCancellation = true)]
     public async Task A_fault_whose_threshold_is_never_reached_is_reported_as_not_injected()
     {
         var (listener, written) = await EagerServerAsync(50_000);

@@ -277,8 +277,11 @@ public sealed class ServerProcess : IDisposable
         }
     }
 
-    /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>
-    public async Task<int?> StopAsync(TimeSpan grace, CancellationToken cancellationToken)
+    /// <summary>
+    /// From now on an exit is not restarted, and a restart under way has ended: what a stop by other means (a broker's own signal)
+    /// does first, so that the exit it causes is not taken for a crash.
+    /// </summary>
+    public async Task EndRestartsAsync(CancellationToken cancellationToken)
     {
         Task restarting;
         lock (_gate)
@@ -286,7 +289,13 @@ public sealed class ServerProcess : IDisposable
             _stopping = true;
             restarting = _restarting;
         }
-        await restarting.WaitAsync(cancellationToken).ConfigureAwait(false); // a server coming back is stopped once it is back
+        await restarting.WaitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>
+    public async Task<int?> StopAsync(TimeSpan grace, CancellationToken cancellationToken)
+    {
+        await EndRestartsAsync(cancellationToken).ConfigureAwait(false); // a server coming back is stopped once it is back
         if (_process.HasExited)
             return _process.ExitCode;
         try

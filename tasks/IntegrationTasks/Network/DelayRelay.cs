@@ -4,6 +4,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Threading.Channels;
 using IntegrationTasks.Common;
+using IntegrationTasks.Hosting;
 using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.Network;
@@ -29,6 +30,13 @@ public enum RelayFaultKind
     /// written beyond it never arrives, whatever the buffers held. Bringing the server back is its host's job (StartServer RestartOnExit).
     /// </summary>
     KillServer,
+
+    /// <summary>
+    /// The broker the connection goes to is asked to stop (SIGTERM, its clean shutdown; the process id read from
+    /// <see cref="RelayOptions.KillPidFile"/>) once that many bytes have been taken from it, and every byte is passed on: the broker
+    /// closes its connections itself. Bringing it back is its owner's job (StartOwnedBroker RestartOnExit).
+    /// </summary>
+    RestartBroker,
 }
 
 public sealed record RelayOptions
@@ -65,7 +73,7 @@ public sealed record RelayOptions
 
     public TimeSpan Silence { get; init; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>For <see cref="RelayFaultKind.KillServer"/>: the file holding the server's current process id.</summary>
+    /// <summary>For <see cref="RelayFaultKind.KillServer"/>: the file holding the server's current process id; for <see cref="RelayFaultKind.RestartBroker"/>, the broker's.</summary>
     public string? KillPidFile { get; init; }
 
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(10);
@@ -214,7 +222,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                 }
                 // Reset or KillServer: the server's bytes up to the threshold go on, then the fault, and nothing after it is
                 // relayed — unless the connection is not the server's (a broker's), which loses no byte and is not cut.
-                var cuts = fault == RelayFaultKind.Reset || options.CutOnKill;
+                var cuts = fault == RelayFaultKind.Reset || (fault == RelayFaultKind.KillServer && options.CutOnKill);
                 await held.Writer.WriteAsync(new Chunk(buffer, cuts ? before : read, due, fault), token).ConfigureAwait(false);
                 if (cuts)
                 {
@@ -238,6 +246,11 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                         await to.SendAsync(chunk.Buffer.AsMemory(0, chunk.Length), SocketFlags.None, token).ConfigureAwait(false);
                     if (chunk.Fault == RelayFaultKind.None)
                         continue;
+                    if (chunk.Fault == RelayFaultKind.RestartBroker)
+                    {
+                        StopBroker();
+                        continue;
+                    }
                     if (chunk.Fault == RelayFaultKind.KillServer)
                     {
                         KillServer();
@@ -269,6 +282,22 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         {
             while (held.Reader.TryRead(out var left))
                 ArrayPool<byte>.Shared.Return(left.Buffer);
+        }
+    }
+
+    private void StopBroker()
+    {
+        try
+        {
+            var pid = int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
+                System.Globalization.CultureInfo.InvariantCulture);
+            if (!ProcessTree.Signal(pid, ProcessTree.SigTerm))
+                throw new InvalidOperationException($"process {pid} could not be signalled");
+            log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, broker process {pid} asked to stop (SIGTERM) after {options.FaultAfterBytes:N0} bytes from it.");
+        }
+        catch (Exception e) when (e is IOException or FormatException or InvalidOperationException)
+        {
+            log.Error(ErrorCodes.FaultInjected, $"Relay: the RestartBroker fault could not stop the broker ({options.KillPidFile}): {e.Message}");
         }
     }
 

@@ -27,12 +27,12 @@ public sealed class DelayRelayTask : IntegrationTask
     /// <summary>Overrides the profile's round trip, in milliseconds; decimals allowed.</summary>
     public string LatencyMs { get; set; } = "";
 
-    /// <summary>None, Reset, Silence or KillServer (with KillPidFile).</summary>
+    /// <summary>None, Reset, Silence, KillServer or RestartBroker (these two with KillPidFile).</summary>
     public string Fault { get; set; } = nameof(RelayFaultKind.None);
     public long FaultAfterBytes { get; set; } = SettingDefaults.FaultAfterBytes;
     public int SilenceSeconds { get; set; } = SettingDefaults.SilenceSeconds;
 
-    /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile).</summary>
+    /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile); for RestartBroker, the broker's.</summary>
     public string? KillPidFile { get; set; }
     public bool StopOnStdinClose { get; set; }
 
@@ -48,9 +48,9 @@ public sealed class DelayRelayTask : IntegrationTask
     {
         var latency = NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs;
         if (!Enum.TryParse<RelayFaultKind>(Fault, ignoreCase: true, out var fault))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset, Silence or KillServer.");
-        if (fault == RelayFaultKind.KillServer && string.IsNullOrEmpty(KillPidFile))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, "The KillServer fault needs KillPidFile: the file holding the server's process id.");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset, Silence, KillServer or RestartBroker.");
+        if (fault is RelayFaultKind.KillServer or RelayFaultKind.RestartBroker && string.IsNullOrEmpty(KillPidFile))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"The {fault} fault needs KillPidFile: the file holding the process id of what it stops.");
         if (!IPAddress.TryParse(ListenAddress, out var address))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"ListenAddress '{ListenAddress}' is not an IP address.");
         await using var relay = new DelayRelay(new RelayOptions

@@ -37,6 +37,9 @@ public sealed class BrokerProcess<TOptions> : IDisposable
     private BrokerProcess(TOptions options) => Options = options;
 
     public TOptions Options { get; }
+
+    /// <summary>Its process (the current one, when started again after an exit: <see cref="ServerProcess.RestartOnExit"/>).</summary>
+    public ServerProcess Process => _process ?? throw new ObjectDisposedException(nameof(BrokerProcess<TOptions>));
     public int ProcessId => _process?.ProcessId ?? 0;
 
     public static async Task<BrokerProcess<TOptions>> StartAsync(TOptions options, BrokerProgram program, Action<string>? log, TimeSpan timeout,
@@ -66,7 +69,10 @@ public sealed class BrokerProcess<TOptions> : IDisposable
 
     public async Task StopAsync(CancellationToken cancellationToken)
     {
-        if (_process is not { HasExited: false } process)
+        if (_process is not { } process)
+            return;
+        await process.EndRestartsAsync(cancellationToken).ConfigureAwait(false);
+        if (process.HasExited)
             return;
         ProcessTree.Signal(process.ProcessId, ProcessTree.SigTerm);
         if (await process.StopAsync(TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false) is null)

@@ -13,27 +13,48 @@ namespace IntegrationTasks.Queues;
 internal sealed class OwnedBroker : IDisposable
 {
     private readonly PosixSignalRegistration?[] _terminated;
+    private readonly ServerProcess _process;
     private readonly Func<CancellationToken, Task> _stop;
     private readonly Lock _gate = new();
     private Task? _stopping;
     private readonly string? _pidFile;
 
-    public OwnedBroker(int processId, Func<CancellationToken, Task> stop, string? pidFile = null)
+    /// <summary>The key a broker of this name is registered under for the build.</summary>
+    public static string RegistrationKey(string brokerName) => $"IntegrationTasks.Broker/{brokerName}";
+
+    public OwnedBroker(ServerProcess process, Func<CancellationToken, Task> stop, string? pidFile = null)
     {
-        ProcessId = processId;
+        _process = process;
         _stop = stop;
-        _pidFile = string.IsNullOrEmpty(pidFile) ? null : pidFile;
+        _pidFile = string.IsNullOrEmpty(pidFile) ? null : Path.GetFullPath(pidFile);
         if (_pidFile is not null)
         {
-            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(_pidFile))!);
-            File.WriteAllText(_pidFile, processId.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            Directory.CreateDirectory(Path.GetDirectoryName(_pidFile)!);
+            process.PidFile = _pidFile; // written again at each start after an exit (RestartOnExit)
         }
         _terminated = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()
             ? [PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose()), PosixSignalRegistration.Create(PosixSignal.SIGHUP, _ => Dispose())]
             : [];
     }
 
-    public int ProcessId { get; }
+    /// <summary>Its current process (another after a restart); 0 once stopped and released.</summary>
+    public int ProcessId
+    {
+        get
+        {
+            try
+            {
+                return _process.ProcessId;
+            }
+            catch (InvalidOperationException)
+            {
+                return 0;
+            }
+        }
+    }
+
+    /// <summary>Returns once it runs and is ready: at once, or once it is back after an exit it is being started again from.</summary>
+    public Task WhenRunningAsync(TimeSpan timeout, CancellationToken cancellationToken) => _process.WhenRunningAsync(timeout, cancellationToken);
 
     /// <summary>
     /// The one stop, awaited by every caller: a build terminated with SIGTERM stops the broker from the signal's thread, the client
@@ -52,9 +73,10 @@ internal sealed class OwnedBroker : IDisposable
         foreach (var registration in _terminated)
             registration?.Dispose();
         // Gone first: a run that reads it meters no process that might take the pid after.
+        await _stop(CancellationToken.None).ConfigureAwait(false);
+        // After the stop: a restart under way would write it again.
         if (_pidFile is not null)
             File.Delete(_pidFile);
-        await _stop(CancellationToken.None).ConfigureAwait(false);
     }
 
     /// <summary>Build teardown or a signal's thread: a failed stop is not thrown there (it would end the process before the other brokers' stops).</summary>
@@ -90,12 +112,12 @@ internal sealed class OwnedBroker : IDisposable
 
 }
 
-/// <summary>Stops the broker this build started and registered under <paramref name="registrationKey"/>; none is not an error.</summary>
-public abstract class StopOwnedBroker(string registrationKey, string brokerName) : IntegrationTask
+/// <summary>Stops the broker of this name this build started and registered; none is not an error.</summary>
+public abstract class StopOwnedBroker(string brokerName) : IntegrationTask
 {
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (BuildEngine4.UnregisterTaskObject(registrationKey, RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
+        if (BuildEngine4.UnregisterTaskObject(OwnedBroker.RegistrationKey(brokerName), RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
             return;
         await broker.StopAsync(cancellationToken).ConfigureAwait(false);
         Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName);
@@ -104,11 +126,13 @@ public abstract class StopOwnedBroker(string registrationKey, string brokerName)
 
 /// <summary>
 /// Starts a broker this build owns (RabbitMQ's node, nats-server, redis-server) and returns once it is ready. It stays registered
-/// under <paramref name="registrationKey"/> for the rest of the build (<see cref="OwnedBroker"/>); a second start in the same build
+/// under its name for the rest of the build (<see cref="OwnedBroker"/>); a second start in the same build
 /// reuses it. With <see cref="WaitUntilCancelled"/> (its broker target, run by hand) it serves in the foreground until Ctrl+C.
 /// </summary>
-public abstract class StartOwnedBroker(string registrationKey, string brokerName) : IntegrationTask
+public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
 {
+    private readonly string registrationKey = OwnedBroker.RegistrationKey(brokerName);
+
     /// <summary>Its folder: configuration, log and data.</summary>
     [Required] public string Directory { get; set; } = "";
 
@@ -124,16 +148,22 @@ public abstract class StartOwnedBroker(string registrationKey, string brokerName
 
     [Output] public int ProcessId { get; private set; }
 
-    /// <summary>Where its process id is kept while it runs (a run's client meters the broker by it); none when empty.</summary>
+    /// <summary>Where its process id is kept while it runs (a run's client meters the broker by it, the RestartBroker fault signals it); none when empty.</summary>
     public string PidFile { get; set; } = "";
+
+    /// <summary>Start it again whenever it exits without being stopped (the RestartBroker fault), as a service manager would.</summary>
+    public bool RestartOnExit { get; set; }
 
     protected override bool CancellationIsSuccess => WaitUntilCancelled;
 
     /// <summary>The port its clients connect to, checked free before it starts (not through a command prefix: another namespace's).</summary>
     protected abstract int ClientPort { get; }
 
-    /// <summary>Starts the broker and waits until it is ready: its process, how to stop it once, and where it listens.</summary>
-    protected abstract Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+    /// <summary>
+    /// Starts the broker and waits until it is ready: its process (one that takes SIGTERM as a clean stop), how to stop it once, and
+    /// where it listens.
+    /// </summary>
+    protected abstract Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
         CancellationToken cancellationToken);
 
     /// <summary>Its settings checked before anything else (an IntegrationException with its code).</summary>
@@ -155,14 +185,36 @@ public abstract class StartOwnedBroker(string registrationKey, string brokerName
         }
         if (ServerLaunch.Words(CommandPrefix).Count == 0)
             Ports.EnsureFree(BindAddress, ClientPort);
-        var (processId, stop, endpoint) = await StartBrokerAsync(ServerLog.To(Log, brokerName), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
+        var (process, stop, endpoint) = await StartBrokerAsync(ServerLog.To(Log, brokerName), TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken)
             .ConfigureAwait(false);
-        ProcessId = processId;
-        var broker = new OwnedBroker(processId, stop, PidFile);
+        process.RestartReadyTimeout = TimeSpan.FromSeconds(ReadyTimeoutSeconds);
+        process.RestartOnExit = RestartOnExit;
+        var broker = new OwnedBroker(process, stop, PidFile);
+        ProcessId = broker.ProcessId;
+        // This task ends before the broker does: its later lines (a restart's) wait in the process's log, not on a finished task's logger.
+        if (!WaitUntilCancelled)
+            process.AttachLog(null);
         BuildEngine4.RegisterTaskObject(registrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "{0} is ready on {1}.", brokerName, endpoint);
         if (WaitUntilCancelled)
             await broker.ServeUntilCancelledAsync(BuildEngine4, registrationKey, () => Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName),
                 cancellationToken).ConfigureAwait(false);
+    }
+}
+
+/// <summary>
+/// Waits until the broker of this name this build started runs and is ready: after the RestartBroker fault it is being started again,
+/// and the next run must not begin before it is back. None started is not an error (another's broker, or none needed).
+/// </summary>
+public sealed class WaitForOwnedBroker : IntegrationTask
+{
+    /// <summary>The broker's name (a TransportDefinition's Broker: RabbitMQ, NATS, Redis).</summary>
+    [Required] public string Name { get; set; } = "";
+    public int ReadyTimeoutSeconds { get; set; } = 120;
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        if (BuildEngine4.GetRegisteredTaskObject(OwnedBroker.RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is OwnedBroker broker)
+            await broker.WhenRunningAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
     }
 }

@@ -33,29 +33,117 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
+        var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
+        Session session;
+        try
+        {
+            session = await OpenSessionAsync(lookup, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            await lookup.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+        return async stop =>
+        {
+            try
+            {
+                // A broker that goes away (restarted, or its connection cut) is connected to again until the server is stopped: the
+                // requests it holds are delivered again to the new consumer.
+                while (await Task.WhenAny(session.Lost, stop.WhenCancelledAsync()).ConfigureAwait(false) == session.Lost)
+                {
+                    log.Warning(ErrorCodes.ConnectionLost, $"The connection to RabbitMQ was lost ({await session.Lost.ConfigureAwait(false)}); connecting again.");
+                    await session.CloseAsync().ConfigureAwait(false);
+                    if (await ReconnectAsync(lookup, stop).ConfigureAwait(false) is not { } next)
+                        return;
+                    session = next;
+                    log.Info("Connected to RabbitMQ again; serving.");
+                }
+                await _stopping.CancelAsync().ConfigureAwait(false);
+                await session.CloseAsync().ConfigureAwait(false);
+            }
+            finally
+            {
+                await lookup.DisposeAsync().ConfigureAwait(false);
+            }
+        };
+    }
+
+    /// <summary>Connects again, every second until it answers; null once the server is stopped.</summary>
+    private async Task<Session?> ReconnectAsync(RecordLookup lookup, CancellationToken stop)
+    {
+        while (true)
+        {
+            try
+            {
+                await Task.Delay(TimeSpan.FromSeconds(1), stop).ConfigureAwait(false);
+                return await OpenSessionAsync(lookup, stop).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            {
+                return null;
+            }
+            catch (Exception e) when (e is IntegrationException or RabbitMQ.Client.Exceptions.OperationInterruptedException
+                                          or RabbitMQ.Client.Exceptions.AlreadyClosedException or IOException)
+            {
+                // Still away (or still starting): asked again in a second.
+            }
+        }
+    }
+
+    /// <summary>One connection's consumer: its channel, and the depth sampled on a channel of its own.</summary>
+    private sealed class Session(IConnection connection, IChannel channel, IChannel probe, Task sampling, CancellationTokenSource samplingStop, Task<string> lost)
+    {
+        /// <summary>Completes with the reason when the broker closes the connection or it breaks (not when this server closes it).</summary>
+        public Task<string> Lost => lost;
+
+        public async Task CloseAsync()
+        {
+            await samplingStop.CancelAsync().ConfigureAwait(false);
+            await sampling.ConfigureAwait(false);
+            foreach (var open in new[] { probe, channel })
+            {
+                try
+                {
+                    await open.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+                }
+                catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or RabbitMQ.Client.Exceptions.OperationInterruptedException or IOException)
+                {
+                }
+            }
+            try
+            {
+                await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or RabbitMQ.Client.Exceptions.OperationInterruptedException or IOException)
+            {
+            }
+            connection.Dispose();
+            samplingStop.Dispose();
+        }
+    }
+
+    private async Task<Session> OpenSessionAsync(RecordLookup lookup, CancellationToken cancellationToken)
+    {
         var connection = await broker.ConnectAsync("IntegrationTasks server", cancellationToken).ConfigureAwait(false);
         try
         {
+            var lost = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
+            connection.ConnectionShutdownAsync += (_, shutdown) =>
+            {
+                if (shutdown.Initiator != ShutdownInitiator.Application)
+                    lost.TrySetResult(shutdown.ReplyText);
+                return Task.CompletedTask;
+            };
             var channel = await connection.CreateChannelAsync(topology.ChannelOptions(Prefetch * 2), cancellationToken).ConfigureAwait(false);
             await topology.DeclareAsync(channel, topology.RequestQueue, cancellationToken).ConfigureAwait(false);
             await channel.BasicQosAsync(0, (ushort)Prefetch, global: false, cancellationToken).ConfigureAwait(false);
-            var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
             var consumer = new AsyncEventingBasicConsumer(channel);
             consumer.ReceivedAsync += (_, delivery) => HandleAsync(channel, lookup, delivery);
             await channel.BasicConsumeAsync(topology.RequestQueue, autoAck: false, consumer, cancellationToken).ConfigureAwait(false);
             var probe = await connection.CreateChannelAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
-            var sampling = SampleQueueDepthAsync(probe, _stopping.Token);
-            return async stop =>
-            {
-                await stop.WhenCancelledAsync().ConfigureAwait(false);
-                await _stopping.CancelAsync().ConfigureAwait(false);
-                await sampling.ConfigureAwait(false);
-                await probe.CloseAsync(CancellationToken.None).ConfigureAwait(false);
-                await channel.CloseAsync(CancellationToken.None).ConfigureAwait(false);
-                await lookup.DisposeAsync().ConfigureAwait(false);
-                await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
-                connection.Dispose();
-            };
+            var samplingStop = CancellationTokenSource.CreateLinkedTokenSource(_stopping.Token);
+            return new Session(connection, channel, probe, SampleQueueDepthAsync(probe, samplingStop.Token), samplingStop, lost.Task);
         }
         catch
         {

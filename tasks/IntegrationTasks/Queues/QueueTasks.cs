@@ -11,9 +11,9 @@ namespace IntegrationTasks.Queues;
 /// directory and ports) and returns when it accepts connections. It stays registered for the rest
 /// of the build: <see cref="StopRabbitMQ"/> stops it, and the end of a failed or cancelled build does.
 /// </summary>
-public sealed class StartRabbitMQ() : StartOwnedBroker(RegistrationKey, "RabbitMQ")
+public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
 {
-    internal const string RegistrationKey = "IntegrationTasks.RabbitMQ";
+    internal const string BrokerName = "RabbitMQ";
 
     public int Port { get; set; } = 5673;
     public int DistributionPort { get; set; } = 25673;
@@ -31,7 +31,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(RegistrationKey, "RabbitM
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxConnections must be at least 1 (was {MaxConnections}).");
     }
 
-    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+    protected override async Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
         CancellationToken cancellationToken)
     {
         var options = new RabbitMqNodeOptions
@@ -61,12 +61,12 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(RegistrationKey, "RabbitM
             await StopAsync(CancellationToken.None).ConfigureAwait(false);
             throw;
         }
-        return (node.ProcessId, StopAsync, $"{BindAddress}:{Port}");
+        return (node.Process, StopAsync, $"{BindAddress}:{Port}");
     }
 }
 
 /// <summary>Stops the node started by <see cref="StartRabbitMQ"/> (and its epmd).</summary>
-public sealed class StopRabbitMQ() : StopOwnedBroker(StartRabbitMQ.RegistrationKey, "RabbitMQ");
+public sealed class StopRabbitMQ() : StopOwnedBroker(StartRabbitMQ.BrokerName);
 
 /// <summary>The series' RabbitMQServer: answers request messages until cancelled (Ctrl+C) or stopped by the suite.</summary>
 public sealed class RabbitMQServer : TransferServerTask

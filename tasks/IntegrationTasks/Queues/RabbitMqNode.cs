@@ -43,6 +43,9 @@ public sealed class RabbitMqNode : IDisposable
     public int ProcessId => _process?.ProcessId ?? 0;
     public RabbitMqNodeOptions Options => _options;
 
+    /// <summary>The node's script, which takes SIGTERM as a graceful stop of its Erlang VM (the current one, when started again after an exit).</summary>
+    public ServerProcess Process => _process ?? throw new ObjectDisposedException(nameof(RabbitMqNode));
+
     public static bool IsInstalled(RabbitMqNodeOptions options) => File.Exists(options.Server);
 
     public const string InstallCommand = "apt-get install -y --no-install-recommends rabbitmq-server";
@@ -113,6 +116,8 @@ public sealed class RabbitMqNode : IDisposable
     /// </summary>
     public async Task StopAsync(CancellationToken cancellationToken)
     {
+        if (_process is not null)
+            await _process.EndRestartsAsync(cancellationToken).ConfigureAwait(false);
         if (_process is { HasExited: false })
         {
             if (ErlangVmProcessId() is not { } vm || !ProcessTree.Signal(vm, ProcessTree.SigTerm))

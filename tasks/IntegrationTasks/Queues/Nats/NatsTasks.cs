@@ -11,9 +11,9 @@ namespace IntegrationTasks.Queues.Nats;
 /// stays registered for the rest of the build: <see cref="StopNats"/> stops it, and so do the end of a failed or cancelled build,
 /// SIGTERM and SIGHUP.
 /// </summary>
-public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
+public sealed class StartNats() : StartOwnedBroker(BrokerName)
 {
-    internal const string RegistrationKey = "IntegrationTasks.Nats";
+    internal const string BrokerName = "NATS";
 
     public int Port { get; set; } = NatsDefaults.NatsPort;
     public string Program { get; set; } = NatsServerOptions.DebianProgram;
@@ -29,7 +29,7 @@ public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
                 $"NatsMaxConnections and NatsMaxPayloadBytes must be at least 1 (were {MaxConnections} and {MaxPayloadBytes}).");
     }
 
-    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+    protected override async Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
         CancellationToken cancellationToken)
     {
         var options = new NatsServerOptions
@@ -39,7 +39,7 @@ public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
         };
         Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
         var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
-        return (server.ProcessId, async token =>
+        return (server.Process, async token =>
         {
             try
             {
@@ -54,7 +54,7 @@ public sealed class StartNats() : StartOwnedBroker(RegistrationKey, "NATS")
 }
 
 /// <summary>Stops the server <see cref="StartNats"/> started.</summary>
-public sealed class StopNats() : StopOwnedBroker(StartNats.RegistrationKey, "NATS");
+public sealed class StopNats() : StopOwnedBroker(StartNats.BrokerName);
 
 /// <summary>The NATS core server: answers requests on its subject until cancelled or stopped by the suite.</summary>
 public sealed class NatsServer : TransferServerTask

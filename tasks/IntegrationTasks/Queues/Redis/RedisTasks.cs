@@ -11,9 +11,9 @@ namespace IntegrationTasks.Queues.Redis;
 /// ready. It stays registered for the rest of the build: <see cref="StopRedis"/> stops it, and so do the end of a failed or
 /// cancelled build, SIGTERM and SIGHUP.
 /// </summary>
-public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
+public sealed class StartRedis() : StartOwnedBroker(BrokerName)
 {
-    internal const string RegistrationKey = "IntegrationTasks.Redis";
+    internal const string BrokerName = "Redis";
 
     public int Port { get; set; } = RedisDefaults.RedisPort;
     public string Program { get; set; } = RedisServerOptions.DebianProgram;
@@ -30,7 +30,7 @@ public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisMaxClients must be at least 1 (was {MaxClients}).");
     }
 
-    protected override async Task<(int ProcessId, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
+    protected override async Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
         CancellationToken cancellationToken)
     {
         var options = new RedisServerOptions
@@ -40,7 +40,7 @@ public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
         };
         Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);
         var server = await RedisServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
-        return (server.ProcessId, async token =>
+        return (server.Process, async token =>
         {
             try
             {
@@ -55,7 +55,7 @@ public sealed class StartRedis() : StartOwnedBroker(RegistrationKey, "Redis")
 }
 
 /// <summary>Stops the server <see cref="StartRedis"/> started.</summary>
-public sealed class StopRedis() : StopOwnedBroker(StartRedis.RegistrationKey, "Redis");
+public sealed class StopRedis() : StopOwnedBroker(StartRedis.BrokerName);
 
 /// <summary>The Redis Streams server: answers the requests' stream until cancelled or stopped by the suite.</summary>
 public sealed class RedisStreamsServer : TransferServerTask
