@@ -14,7 +14,7 @@ internal static class NatsConnections
     /// </summary>
     public static NatsOpts ClientOptions(string url, string name) => new()
     {
-        Url = url, Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
+        Url = CheckedUrl(url), Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
         ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
     };
 
@@ -23,6 +23,21 @@ internal static class NatsConnections
     {
         ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
     };
+
+    /// <summary>
+    /// The server URL as given (nats://host:port, or several separated by commas), refused with IT1001 when one is not a URL of a
+    /// NATS scheme with a host: the library would fail later with an error of its own, or try to reach something else.
+    /// </summary>
+    public static string CheckedUrl(string url)
+    {
+        foreach (var one in url.Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!Uri.TryCreate(one, UriKind.Absolute, out var uri) || uri.Scheme is not ("nats" or "tls" or "ws" or "wss") || uri.Host.Length == 0)
+                throw new IntegrationException(ErrorCodes.InvalidParameter,
+                    $"NatsUrl '{url}' is not a NATS server's URL: nats://host:port (or several, separated by commas).");
+        }
+        return url;
+    }
 
     public static async Task ConnectAsync(NatsConnection connection, string url, CancellationToken cancellationToken)
     {

@@ -18,7 +18,7 @@ internal static class RedisConnections
     {
         var options = new ConfigurationOptions
         {
-            EndPoints = { endpoint }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
+            EndPoints = { CheckedEndpoint(endpoint) }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
             SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1,
         };
         try
@@ -29,6 +29,19 @@ internal static class RedisConnections
         {
             throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"Redis at {endpoint} did not accept a connection: {e.Message}", e);
         }
+    }
+
+    /// <summary>
+    /// The server as given (host:port), refused with IT1001 when it is not one: the library would take a bare name as a host on its
+    /// default port 6379, another server than the one meant.
+    /// </summary>
+    public static string CheckedEndpoint(string endpoint)
+    {
+        var colon = endpoint.LastIndexOf(':');
+        if (colon <= 0 || !int.TryParse(endpoint.AsSpan(colon + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var port)
+            || port is < 1 or > 65535 || endpoint[..colon].Trim('[', ']').Length == 0 || endpoint.Contains("//", StringComparison.Ordinal))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisEndpoint '{endpoint}' is not a Redis server's host:port.");
+        return endpoint;
     }
 
     /// <summary>Redis gone, slow to answer, or loading its file again after a restart: what a server waits out.</summary>
