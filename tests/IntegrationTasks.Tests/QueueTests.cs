@@ -353,4 +353,27 @@ public sealed class QueueTests
         Assert.AreEqual(("–", "NatsJetStream"), (kafka["Series (2014), 1,000,000 records (s)"], kafka["Its role here"]));
         StringAssert.Contains(stdout, "warning IT4006");
     }
+
+    [TestMethod]
+    public void FindBatchSize_and_Load_without_a_broker_leave_its_transports_out_and_fail_nothing()
+    {
+        // Found in review: they set the broker up in a build of their own, and ran the transport anyway — a failure per size.
+        using var artifacts = new TempDirectory("it-nobroker-sweeps-");
+        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("FindBatchSize", artifacts, "-p:SweepTransport=NatsJetStream",
+            "-p:SweepRecords=1000", "-p:BatchSizes=100+500", "-p:Repetitions=1", "-p:NatsServerProgram=/nonexistent/nats-server"));
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        StringAssert.Contains(stdout, "warning IT4006");
+        var sweep = Path.Combine(artifacts, "results", "batch-size");
+        Assert.IsFalse(File.Exists(Path.Combine(sweep, "runs.jsonl")), "no run");
+        Assert.IsFalse(File.Exists(Path.Combine(sweep, "failures.jsonl")), "no failure");
+
+        (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("Load", artifacts, "-p:LoadTransport=RedisStreams+DirectCopy",
+            "-p:ClientCounts=1", "-p:RecordsPerClient=1000", "-p:BatchSize=500", "-p:Repetitions=1", "-p:Warmup=false",
+            "-p:RedisServerProgram=/nonexistent/redis-server"));
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        StringAssert.Contains(stdout, "warning IT4006");
+        var load = Path.Combine(artifacts, "results", "load");
+        CollectionAssert.AreEqual(new[] { "DirectCopy" }, MeasurementLog.Read(Path.Combine(load, "runs.jsonl")).Select(r => r.Transport).Distinct().ToArray());
+        Assert.IsFalse(File.Exists(Path.Combine(load, "failures.jsonl")), "no failure");
+    }
 }

@@ -319,6 +319,22 @@ public sealed class ResultsTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    public void The_repetitions_the_report_states_are_counted_per_row_each_client_count_and_payload_its_own()
+    {
+        // Found by a RunAll of -p:Clients=1+16 with 10 repetitions, whose report said 20.
+        Measurement[] runs =
+        [
+            Run("NatsClient", 1000, 1.0, 0) with { Warmup = true },
+            .. Enumerable.Range(1, 10).Select(r => Run("NatsClient", 1000, 1.0, r) with { Clients = 1 }),
+            .. Enumerable.Range(1, 10).Select(r => Run("NatsClient", 1000, 1.0, r) with { Clients = 16 }),
+            .. Enumerable.Range(1, 10).Select(r => Run("NatsClient", 1000, 1.0, r) with { Clients = 1, PayloadBytes = 1024 }),
+            .. Enumerable.Range(1, 5).Select(r => Run("PipelinedCopy", 1000, 1.0, r)),
+        ];
+        Assert.AreEqual("5, 10", IntegrationTasks.Exporters.WriteReport.MeasuredRepetitions(runs));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void WriteReport_task_writes_the_files_and_prints_a_summary()
     {
         using var folder = new TempDirectory("it-report-");

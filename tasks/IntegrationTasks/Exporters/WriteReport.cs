@@ -102,8 +102,7 @@ public sealed class WriteReport : IntegrationTask
         // As measured, not as the properties of this build say (-t:Report over an earlier run's log has today's defaults).
         if (measurements.Count > 0)
         {
-            environment["Repetitions"] = string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize))
-                .Select(g => g.Count()).Distinct().Order());
+            environment["Repetitions"] = MeasuredRepetitions(measurements);
             var warmups = measurements.Where(m => m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize, m.Clients)).Select(g => g.Count()).Distinct().Order().ToList();
             environment["Warmup"] = warmups.Count == 0 ? "false" : $"{string.Join(", ", warmups)} run(s) a transport before its measured ones";
             var seeds = measurements.Select(m => m.RoundSeed).Distinct().ToList();
@@ -144,4 +143,12 @@ public sealed class WriteReport : IntegrationTask
             Log.LogMessage(MessageImportance.High, "Failed: {0} at {1} records: {2}: {3}", entry.Transport, entry.RecordsText, entry.Code, entry.Message);
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
     }
+
+    /// <summary>
+    /// How many measured runs each row had, as a list of the distinct counts ("10", or "5, 10"): a row is a transport at one record
+    /// count, batch size, client count and payload, as the tables show it.
+    /// </summary>
+    internal static string MeasuredRepetitions(IEnumerable<Measurement> measurements) =>
+        string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize, m.Clients, m.PayloadBytes, m.PayloadKind))
+            .Select(g => g.Count()).Distinct().Order());
 }
