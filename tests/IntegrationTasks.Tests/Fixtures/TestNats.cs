@@ -17,8 +17,12 @@ internal static class TestNats
     public static int Port => Server.Value.Options.Port;
 
     /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
-    public static BrokerProcess<NatsServerOptions> Start(string directory, int? port = null, int maxPayloadBytes = NatsDefaults.NatsMaxPayloadBytes) =>
-        NatsServerProcess.StartAsync(new NatsServerOptions { Directory = directory, Port = port ?? TestPorts.Free(), MaxPayloadBytes = maxPayloadBytes },
+    public static BrokerProcess<NatsServerOptions> Start(string directory, int? port = null, int maxPayloadBytes = NatsDefaults.NatsMaxPayloadBytes,
+        int maxConnections = NatsDefaults.NatsMaxConnections) =>
+        NatsServerProcess.StartAsync(new NatsServerOptions
+            {
+                Directory = directory, Port = port ?? TestPorts.Free(), MaxPayloadBytes = maxPayloadBytes, MaxConnections = maxConnections,
+            },
             log: null, TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 
     public static void StopIfStarted()

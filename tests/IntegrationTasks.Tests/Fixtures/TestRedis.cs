@@ -15,8 +15,12 @@ internal static class TestRedis
     public static string Endpoint => Server.Value.Options.Endpoint;
 
     /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
-    public static BrokerProcess<RedisServerOptions> Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync) =>
-        RedisServerProcess.StartAsync(new RedisServerOptions { Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync }, log: null,
+    public static BrokerProcess<RedisServerOptions> Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync,
+        int maxClients = RedisDefaults.RedisMaxClients) =>
+        RedisServerProcess.StartAsync(new RedisServerOptions
+            {
+                Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync, MaxClients = maxClients,
+            }, log: null,
             TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 
     public static void StopIfStarted()

@@ -45,6 +45,11 @@ internal static class NatsConnections
         {
             await connection.ConnectAsync().AsTask().WaitAsync(cancellationToken).ConfigureAwait(false);
         }
+        catch (NatsException e) when (e.InnerException is NatsServerException { Message: var refusal } && refusal.Contains("maximum connections exceeded", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new IntegrationException(ErrorCodes.ServerBusy,
+                $"NATS at {url} refused the connection: its connection limit is reached ({refusal}); raise NatsMaxConnections or run fewer clients.", e);
+        }
         catch (NatsException e)
         {
             throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"NATS at {url} did not accept a connection: {e.Message}", e);

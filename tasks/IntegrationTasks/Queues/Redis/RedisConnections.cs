@@ -9,6 +9,9 @@ internal static class RedisConnections
     /// <summary>How long a blocking read waits on the server before it asks again (below the connection's command timeout).</summary>
     public static readonly TimeSpan BlockFor = TimeSpan.FromSeconds(1);
 
+    /// <summary>What redis-server answers a connection over its maxclients before closing it.</summary>
+    private const string MaxClientsRefusal = "max number of clients reached";
+
     /// <summary>
     /// A connection to <paramref name="endpoint"/> (host:port). The library reconnects by itself; a server keeps that (a restarted
     /// Redis is served again), a client's transfer fails at the first break instead and its resume loop asks again on new
@@ -27,7 +30,33 @@ internal static class RedisConnections
         }
         catch (RedisConnectionException e)
         {
+            // The library says only that it could not connect; the server says why to whoever asks.
+            if (await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) is { } refusal && refusal.Contains(MaxClientsRefusal, StringComparison.OrdinalIgnoreCase))
+                throw new IntegrationException(ErrorCodes.ServerBusy,
+                    $"Redis at {endpoint} refused the connection: its connection limit is reached ({refusal}); raise RedisMaxClients or run fewer clients.", e);
             throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"Redis at {endpoint} did not accept a connection: {e.Message}", e);
+        }
+    }
+
+    /// <summary>What the server answers a PING on a connection of its own (its refusal, when it refuses), within 2 s; null when it cannot be asked.</summary>
+    private static async Task<string?> RefusalAsync(string endpoint, CancellationToken cancellationToken)
+    {
+        var colon = endpoint.LastIndexOf(':');
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(2));
+        try
+        {
+            using var socket = new System.Net.Sockets.TcpClient();
+            await socket.ConnectAsync(endpoint[..colon].Trim('[', ']'), int.Parse(endpoint[(colon + 1)..], System.Globalization.CultureInfo.InvariantCulture), timeout.Token)
+                .ConfigureAwait(false);
+            var stream = socket.GetStream();
+            await stream.WriteAsync("PING\r\n"u8.ToArray(), timeout.Token).ConfigureAwait(false);
+            using var reader = new StreamReader(stream, System.Text.Encoding.ASCII);
+            return await reader.ReadLineAsync(timeout.Token).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException or OperationCanceledException)
+        {
+            return null;
         }
     }
 
