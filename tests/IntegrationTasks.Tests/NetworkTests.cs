@@ -68,11 +68,11 @@ public sealed class NetworkTests
     {
         using var artifacts = new TempDirectory("it-twohosts-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
-            "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RestJson+WebSocketClient+RabbitMQDurable+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
+            "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RestJson+WebSocketClient+RabbitMQDurable+NatsJetStream+RedisStreams+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(7, runs, output);
+        Assert.HasCount(9, runs, output);
         Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
         // The servers listened on the server host's address, in its namespace, and the relay added the profile's latency.
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
@@ -86,7 +86,8 @@ public sealed class NetworkTests
         StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Note (file transfers)"), "FileTransferRequest and FileTransferBigRequest go through");
         // The queue transport's relay sits between its client and the broker on the server's host; only the files are not relayed.
         StringAssert.EndsWith(markdown.Split('\n').Single(l => l.Contains("Not through the delay relay", StringComparison.Ordinal)), ": FileTransferRequest.");
-        Assert.Contains("\"transport\":\"RabbitMQDurable\"", runs.Single(r => r.Contains("\"throughRelay\":true") && r.Contains("RabbitMQDurable")));
+        foreach (var queue in new[] { "RabbitMQDurable", "NatsJetStream", "RedisStreams" })
+            Assert.Contains($"\"transport\":\"{queue}\"", runs.Single(r => r.Contains("\"throughRelay\":true") && r.Contains(queue)));
         Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
         Assert.DoesNotContain("itv", Links());
         HostingTests.AssertEndedCleanly(artifacts);

@@ -31,10 +31,13 @@ internal static class RedisConnections
         catch (RedisConnectionException e)
         {
             // The library says only that it could not connect; the server says why to whoever asks.
-            if (await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) is { } refusal && refusal.Contains(MaxClientsRefusal, StringComparison.OrdinalIgnoreCase))
+            var refusal = await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false);
+            if (refusal is not null && refusal.Contains(MaxClientsRefusal, StringComparison.OrdinalIgnoreCase))
                 throw new IntegrationException(ErrorCodes.ServerBusy,
                     $"Redis at {endpoint} refused the connection: its connection limit is reached ({refusal}); raise RedisMaxClients or run fewer clients.", e);
-            throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"Redis at {endpoint} did not accept a connection: {e.Message}", e);
+            throw new IntegrationException(ErrorCodes.BrokerUnavailable, refusal is not null && refusal.StartsWith('-')
+                ? $"Redis at {endpoint} refused the connection: {refusal.TrimStart('-')}"
+                : $"Redis at {endpoint} did not accept a connection: {e.Message}", e);
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Net;
 using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Queues.Redis;
@@ -33,8 +34,13 @@ public static class RedisServerProcess
 
     public static readonly IReadOnlyList<string> AppendFsyncValues = ["everysec", "always"];
 
+    /// <summary>
+    /// Its configuration. Protected mode (Redis's refusal of every client not on loopback while no password is set) stays on for
+    /// loopback and is off on two hosts, whose link only the client host's namespace reaches.
+    /// </summary>
     public static string Configuration(RedisServerOptions options) => string.Create(CultureInfo.InvariantCulture, $"""
         bind {options.BindAddress}
+        protected-mode {(IPAddress.TryParse(options.BindAddress, out var address) && IPAddress.IsLoopback(address) ? "yes" : "no")}
         port {options.Port}
         dir "{options.Directory}"
         daemonize no
