@@ -57,4 +57,14 @@ public sealed class BrokerAddressTests
             CollectionAssert.AreEqual(new[] { ErrorCodes.InvalidParameter }, engine.Errors.Select(e => e.Code).ToArray(), engine.Log);
         }
     }
+
+    [TestMethod]
+    [DataRow("127.0.0.1", "yes")]
+    [DataRow("localhost", "yes")]
+    [DataRow("198.18.0.1", "no")]
+    public void The_private_redis_server_keeps_protected_mode_except_on_another_hosts_address(string bindAddress, string protectedMode)
+    {
+        var configuration = RedisServerProcess.Configuration(new RedisServerOptions { Directory = "/tmp/unused", BindAddress = bindAddress });
+        Assert.AreEqual($"protected-mode {protectedMode}", configuration.Split('\n').Single(l => l.StartsWith("protected-mode ", StringComparison.Ordinal)).Trim());
+    }
 }

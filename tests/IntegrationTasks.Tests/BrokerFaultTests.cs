@@ -26,8 +26,9 @@ public sealed class BrokerFaultTests
         // again until one answers).
         foreach (var run in runs)
         {
-            // The broker, metered by the client over the transfer: it worked, held memory, and the durable ones wrote to storage.
-            Assert.IsGreaterThan(0.0, run.BrokerCpuSeconds ?? 0, run.ToString());
+            // The broker, metered by the client over the transfer: read (its CPU comes in 10 ms ticks: a small run may read 0), held
+            // memory, and the durable ones wrote to storage.
+            Assert.IsGreaterThanOrEqualTo(0.0, run.BrokerCpuSeconds!.Value, run.ToString());
             Assert.IsGreaterThan(0L, run.BrokerPeakBytes ?? 0, run.ToString());
             if (run.Transport is "NatsJetStream" or "RedisStreams")
                 Assert.IsGreaterThan(0L, run.BrokerStorageWriteBytes ?? 0, run.ToString());
@@ -47,19 +48,19 @@ public sealed class BrokerFaultTests
     {
         using var artifacts = new TempDirectory("it-broker-restart-");
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=RestartBroker", "-p:FaultAfterBytes=400000",
-            "-p:Transports=NatsJetStream+RedisStreams+RabbitMQDurable+NatsClient", "-p:RecordCounts=5000", "-p:Repetitions=2", "-p:Warmup=false",
+            "-p:Transports=NatsJetStream+RedisStreams+RabbitMQDurable+NatsClient", "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false",
             "-p:BatchSize=100", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         // The references run through no broker and no relay; each queue transport's runs had its broker stopped and started again.
         var brokered = runs.Where(r => r.Transport is not ("PipelinedCopy" or "DirectCopy")).ToList();
-        Assert.HasCount(8, brokered, string.Join("\n", runs));
+        Assert.HasCount(4, brokered, string.Join("\n", runs));
         Assert.IsTrue(brokered.All(r => r is { Fault: "RestartBroker", FaultInjected: true, Completed: true, RowsMatched: 5000, RowsDuplicated: 0 }),
             string.Join("\n", brokered));
         // The broker closed every connection as it stopped: each client resumed on a new one.
         Assert.IsTrue(brokered.All(r => r.Reconnects >= 1), string.Join("\n", brokered));
         // Started again once a run: the broker's log says so, and the build's run after waited for it.
-        foreach (var (log, restarts) in new[] { ("nats/nats-server.log", 4), ("redis/redis-server.log", 2), ("rabbitmq/console.log", 2) })
+        foreach (var (log, restarts) in new[] { ("nats/nats-server.log", 2), ("redis/redis-server.log", 1), ("rabbitmq/console.log", 1) })
             Assert.AreEqual(restarts, Regex.Count(File.ReadAllText(Path.Combine(artifacts, log)), ErrorCodes.ServerRestarted), log);
         Assert.DoesNotContain("IT9999", output);
         HostingTests.AssertEndedCleanly(artifacts);

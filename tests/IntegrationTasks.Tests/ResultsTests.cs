@@ -329,6 +329,9 @@ public sealed class ResultsTests
             .. Enumerable.Range(1, 10).Select(r => Run("NatsClient", 1000, 1.0, r) with { Clients = 16 }),
             .. Enumerable.Range(1, 10).Select(r => Run("NatsClient", 1000, 1.0, r) with { Clients = 1, PayloadBytes = 1024 }),
             .. Enumerable.Range(1, 5).Select(r => Run("PipelinedCopy", 1000, 1.0, r)),
+            // A LatencySweep: a row a round trip.
+            .. Enumerable.Range(1, 10).Select(r => Run("TcpClient2", 1000, 1.0, r) with { LatencyMs = 1 }),
+            .. Enumerable.Range(1, 10).Select(r => Run("TcpClient2", 1000, 1.0, r) with { LatencyMs = 40 }),
         ];
         Assert.AreEqual("5, 10", IntegrationTasks.Exporters.WriteReport.MeasuredRepetitions(runs));
     }

@@ -48,7 +48,7 @@ internal sealed class RecordsModule(HostArguments arguments) : IHostModule
             {
                 return Refuse(StatusCodes.Status400BadRequest, e.Code, e.Message);
             }
-            catch (Exception e) when (e is IOException or OperationCanceledException)
+            catch (Exception e) when (e is (IOException and not BadHttpRequestException) or OperationCanceledException)
             {
                 // The connection went before the request was read whole (the peer left, or the stall guard cut it):
                 // nobody is left to answer, and Kestrel must not see it as the application's failure.

@@ -145,10 +145,10 @@ public sealed class WriteReport : IntegrationTask
     }
 
     /// <summary>
-    /// How many measured runs each row had, as a list of the distinct counts ("10", or "5, 10"): a row is a transport at one record
-    /// count, batch size, client count and payload, as the tables show it.
+    /// How many measured runs each row had, as a list of the distinct counts ("10", or "5, 10"): a row is what the tables show
+    /// as one (<see cref="RowKey"/>) at one record count.
     /// </summary>
     internal static string MeasuredRepetitions(IEnumerable<Measurement> measurements) =>
-        string.Join(", ", measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize, m.Clients, m.PayloadBytes, m.PayloadKind))
+        string.Join(", ", RowKey.Of(measurements.Where(m => !m.Warmup)).GroupBy(k => (k.Key, k.Run.Records))
             .Select(g => g.Count()).Distinct().Order());
 }

@@ -40,8 +40,12 @@ public static class ProcessMemory
             ResetPeak(pid);
     }
 
-    /// <summary>CPU time (user + system) used so far by a process and its descendants, from /proc/*/stat.</summary>
-    public static double? CpuSecondsOfTree(int processId)
+    /// <summary>
+    /// CPU time (user + system) used so far by a process and its descendants, from /proc/*/stat; with
+    /// <paramref name="withReapedChildren"/> also that of the children each has waited for (cutime, cstime: a broker's fork that came
+    /// and went between two readings, such as Redis's rewrite of its append-only file).
+    /// </summary>
+    public static double? CpuSecondsOfTree(int processId, bool withReapedChildren = false)
     {
         double total = 0;
         var any = false;
@@ -53,6 +57,8 @@ public static class ProcessMemory
                 var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
                 // utime and stime are fields 14 and 15 of stat(5): here 11 and 12 after the command name.
                 total += (long.Parse(fields[11], CultureInfo.InvariantCulture) + long.Parse(fields[12], CultureInfo.InvariantCulture)) / ClockTicksPerSecond;
+                if (withReapedChildren)
+                    total += (long.Parse(fields[13], CultureInfo.InvariantCulture) + long.Parse(fields[14], CultureInfo.InvariantCulture)) / ClockTicksPerSecond;
                 any = true;
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)

@@ -6,7 +6,8 @@ namespace IntegrationTasks.Hosting;
 public sealed record ProcessUse(double? CpuSeconds, long? PeakBytes, long? StorageWriteBytes);
 
 /// <summary>
-/// Meters another process tree (a broker the transfer goes through) from a start to a stop: its CPU, the bytes it sent to storage
+/// Meters another process tree (a broker the transfer goes through) from a start to a stop: its CPU (its reaped children's too, as
+/// the kernel counts their bytes written in their parent's), the bytes it sent to storage
 /// (/proc/*/io write_bytes: its page-cache writes count when they are dirtied, whether fsync'd at once or written back later) and its
 /// peak resident memory, the peak reset at the start.
 /// </summary>
@@ -20,7 +21,7 @@ public sealed class ProcessMeter
     {
         _processId = processId;
         ProcessMemory.ResetPeakOfTree(processId);
-        _cpuAtStart = ProcessMemory.CpuSecondsOfTree(processId);
+        _cpuAtStart = ProcessMemory.CpuSecondsOfTree(processId, withReapedChildren: true);
         _writtenAtStart = StorageWriteBytesOfTree(processId);
     }
 
@@ -29,7 +30,7 @@ public sealed class ProcessMeter
 
     public ProcessUse Stop()
     {
-        var cpu = ProcessMemory.CpuSecondsOfTree(_processId);
+        var cpu = ProcessMemory.CpuSecondsOfTree(_processId, withReapedChildren: true);
         var written = StorageWriteBytesOfTree(_processId);
         return new ProcessUse(
             cpu is { } end && _cpuAtStart is { } start && end >= start ? end - start : null,

@@ -289,7 +289,14 @@ public sealed class ServerProcess : IDisposable
             _stopping = true;
             restarting = _restarting;
         }
-        await restarting.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await restarting.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (IntegrationException)
+        {
+            // A restart that failed (its process could not start) leaves nothing to wait for: the stop goes on.
+        }
     }
 
     /// <summary>Graceful stop: close stdin, then SIGINT, then kill. Returns the exit code, or null if it had to be killed.</summary>

@@ -285,17 +285,20 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         }
     }
 
+    /// <summary>The process id in <see cref="RelayOptions.KillPidFile"/> at this moment (the server's or the broker's current one).</summary>
+    private int ReadPid() => int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
+        System.Globalization.CultureInfo.InvariantCulture);
+
     private void StopBroker()
     {
         try
         {
-            var pid = int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
-                System.Globalization.CultureInfo.InvariantCulture);
+            var pid = ReadPid();
             if (!ProcessTree.Signal(pid, ProcessTree.SigTerm))
                 throw new InvalidOperationException($"process {pid} could not be signalled");
             log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, broker process {pid} asked to stop (SIGTERM) after {options.FaultAfterBytes:N0} bytes from it.");
         }
-        catch (Exception e) when (e is IOException or FormatException or InvalidOperationException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or InvalidOperationException)
         {
             log.Error(ErrorCodes.FaultInjected, $"Relay: the RestartBroker fault could not stop the broker ({options.KillPidFile}): {e.Message}");
         }
@@ -305,8 +308,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     {
         try
         {
-            var pid = int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
-                System.Globalization.CultureInfo.InvariantCulture);
+            var pid = ReadPid();
             using var process = Process.GetProcessById(pid);
             process.Kill(entireProcessTree: true);
             log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, server process {pid} killed after {options.FaultAfterBytes:N0} bytes from the server.");

@@ -73,10 +73,16 @@ internal sealed class OwnedBroker : IDisposable
         foreach (var registration in _terminated)
             registration?.Dispose();
         // Gone first: a run that reads it meters no process that might take the pid after.
-        await _stop(CancellationToken.None).ConfigureAwait(false);
-        // After the stop: a restart under way would write it again.
-        if (_pidFile is not null)
-            File.Delete(_pidFile);
+        try
+        {
+            await _stop(CancellationToken.None).ConfigureAwait(false);
+        }
+        finally
+        {
+            // After the stop (a restart under way would write it again), and also when the stop failed: no run may take it for a broker.
+            if (_pidFile is not null)
+                File.Delete(_pidFile);
+        }
     }
 
     /// <summary>Build teardown or a signal's thread: a failed stop is not thrown there (it would end the process before the other brokers' stops).</summary>
@@ -214,7 +220,16 @@ public sealed class WaitForOwnedBroker : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        if (BuildEngine4.GetRegisteredTaskObject(OwnedBroker.RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is OwnedBroker broker)
+        if (BuildEngine4.GetRegisteredTaskObject(OwnedBroker.RegistrationKey(Name), RegisteredTaskObjectLifetime.Build) is not OwnedBroker broker)
+            return;
+        try
+        {
             await broker.WhenRunningAsync(TimeSpan.FromSeconds(ReadyTimeoutSeconds), cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ServerNotReady,
+                $"{Name} was not back within {ReadyTimeoutSeconds} s of its restart (ServerReadyTimeoutSeconds); its log is in its folder under artifacts/.");
+        }
     }
 }

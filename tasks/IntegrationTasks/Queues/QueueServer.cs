@@ -201,6 +201,10 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
         {
             // Stopping: not acknowledged, so the request goes back to the queue for the next consumer.
         }
+        catch (Exception e) when (e is RabbitMQ.Client.Exceptions.OperationInterruptedException or RabbitMQ.Client.Exceptions.AlreadyClosedException)
+        {
+            // The broker closed the channel mid-answer (stopping or restarting): not acknowledged, so it delivers the request again.
+        }
         catch (IntegrationException e)
         {
             Interlocked.Increment(ref _rejected);

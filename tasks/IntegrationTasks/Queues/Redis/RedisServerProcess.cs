@@ -40,7 +40,7 @@ public static class RedisServerProcess
     /// </summary>
     public static string Configuration(RedisServerOptions options) => string.Create(CultureInfo.InvariantCulture, $"""
         bind {options.BindAddress}
-        protected-mode {(IPAddress.TryParse(options.BindAddress, out var address) && IPAddress.IsLoopback(address) ? "yes" : "no")}
+        protected-mode {(IPAddress.TryParse(options.BindAddress, out var address) && !IPAddress.IsLoopback(address) ? "no" : "yes")}
         port {options.Port}
         dir "{options.Directory}"
         daemonize no
