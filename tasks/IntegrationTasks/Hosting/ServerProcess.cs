@@ -244,21 +244,29 @@ public sealed class ServerProcess : IDisposable
     {
         using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timer.CancelAfter(timeout);
-        while (true)
+        try
         {
-            Task restarting;
-            bool exitedUnrestarted;
-            lock (_gate)
+            while (true)
             {
-                restarting = _restarting;
-                exitedUnrestarted = restarting.IsCompleted && _process.HasExited && RestartOnExit && !_stopping;
+                Task restarting;
+                bool exitedUnrestarted;
+                lock (_gate)
+                {
+                    restarting = _restarting;
+                    exitedUnrestarted = restarting.IsCompleted && _process.HasExited && RestartOnExit && !_stopping;
+                }
+                if (!restarting.IsCompleted)
+                    await restarting.WaitAsync(timer.Token).ConfigureAwait(false);
+                else if (exitedUnrestarted)
+                    await Task.Delay(20, timer.Token).ConfigureAwait(false); // its Exited event is about to start it again
+                else
+                    break;
             }
-            if (!restarting.IsCompleted)
-                await restarting.WaitAsync(timer.Token).ConfigureAwait(false);
-            else if (exitedUnrestarted)
-                await Task.Delay(20, timer.Token).ConfigureAwait(false); // its Exited event is about to start it again
-            else
-                break;
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ServerNotReady,
+                $"{Name} was not back within {timeout.TotalSeconds:F0} s of its restart. Its last output:{Environment.NewLine}{RecentOutput()}");
         }
         await WaitReadyAsync(timeout, cancellationToken).ConfigureAwait(false);
     }

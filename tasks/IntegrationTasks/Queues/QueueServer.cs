@@ -101,25 +101,23 @@ public sealed class QueueServer(RecordSource source, BrokerOptions broker, Queue
         {
             await samplingStop.CancelAsync().ConfigureAwait(false);
             await sampling.ConfigureAwait(false);
-            foreach (var open in new[] { probe, channel })
-            {
-                try
-                {
-                    await open.CloseAsync(CancellationToken.None).ConfigureAwait(false);
-                }
-                catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or RabbitMQ.Client.Exceptions.OperationInterruptedException or IOException)
-                {
-                }
-            }
+            await CloseQuietlyAsync(probe.CloseAsync).ConfigureAwait(false);
+            await CloseQuietlyAsync(channel.CloseAsync).ConfigureAwait(false);
+            await CloseQuietlyAsync(connection.CloseAsync).ConfigureAwait(false);
+            connection.Dispose();
+            samplingStop.Dispose();
+        }
+
+        /// <summary>A close the broker may have done already (it went away): nothing left to close is not an error.</summary>
+        private static async Task CloseQuietlyAsync(Func<CancellationToken, Task> close)
+        {
             try
             {
-                await connection.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+                await close(CancellationToken.None).ConfigureAwait(false);
             }
             catch (Exception e) when (e is RabbitMQ.Client.Exceptions.AlreadyClosedException or RabbitMQ.Client.Exceptions.OperationInterruptedException or IOException)
             {
             }
-            connection.Dispose();
-            samplingStop.Dispose();
         }
     }
 

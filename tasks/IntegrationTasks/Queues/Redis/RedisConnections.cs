@@ -44,14 +44,13 @@ internal static class RedisConnections
     /// <summary>What the server answers a PING on a connection of its own (its refusal, when it refuses), within 2 s; null when it cannot be asked.</summary>
     private static async Task<string?> RefusalAsync(string endpoint, CancellationToken cancellationToken)
     {
-        var colon = endpoint.LastIndexOf(':');
+        var (host, port) = HostAndPort(endpoint);
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(2));
         try
         {
             using var socket = new System.Net.Sockets.TcpClient();
-            await socket.ConnectAsync(endpoint[..colon].Trim('[', ']'), int.Parse(endpoint[(colon + 1)..], System.Globalization.CultureInfo.InvariantCulture), timeout.Token)
-                .ConfigureAwait(false);
+            await socket.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false);
             var stream = socket.GetStream();
             await stream.WriteAsync("PING\r\n"u8.ToArray(), timeout.Token).ConfigureAwait(false);
             using var reader = new StreamReader(stream, System.Text.Encoding.ASCII);
@@ -69,11 +68,17 @@ internal static class RedisConnections
     /// </summary>
     public static string CheckedEndpoint(string endpoint)
     {
+        _ = HostAndPort(endpoint);
+        return endpoint;
+    }
+
+    private static (string Host, int Port) HostAndPort(string endpoint)
+    {
         var colon = endpoint.LastIndexOf(':');
         if (colon <= 0 || !int.TryParse(endpoint.AsSpan(colon + 1), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var port)
             || port is < 1 or > 65535 || endpoint[..colon].Trim('[', ']').Length == 0 || endpoint.Contains("//", StringComparison.Ordinal))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisEndpoint '{endpoint}' is not a Redis server's host:port.");
-        return endpoint;
+        return (endpoint[..colon].Trim('[', ']'), port);
     }
 
     /// <summary>Redis gone, slow to answer, or loading its file again after a restart: what a server waits out.</summary>
