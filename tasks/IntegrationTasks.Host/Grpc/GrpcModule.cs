@@ -130,7 +130,18 @@ internal class RecordsGrpcService(IntegrationTestsService service, GrpcLimits li
         {
             // In order, one at a time: while the client imports a reply, the next request's lookups run; HTTP/2 flow control holds us back.
             await foreach (var request in requests.ReadAllAsync(context.CancellationToken))
-                await replies.WriteAsync(await AnswerAsync(request, context.CancellationToken), context.CancellationToken);
+            {
+                var reply = await AnswerAsync(request, context.CancellationToken);
+                try
+                {
+                    await replies.WriteAsync(reply, context.CancellationToken);
+                }
+                catch (InvalidOperationException e)
+                {
+                    // gRPC's word for a write after the client reset the stream ("the request is complete"): the stream is gone.
+                    throw new IOException($"The reply could not be written: {e.Message}", e);
+                }
+            }
         }
         // A stream the client resets can also surface as an IOException before the call's token is cancelled (it was logged uncoded).
         catch (Exception e) when (e is IOException || (context.CancellationToken.IsCancellationRequested && e is OperationCanceledException))
