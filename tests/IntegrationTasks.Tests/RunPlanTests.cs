@@ -139,6 +139,21 @@ public sealed class RunPlanTests
     }
 
     [TestMethod]
+    public void Every_run_is_verified_and_only_a_relayed_run_is_given_the_fault()
+    {
+        // The client runs in the run's own project instance: what the command line says of Verify and Fault is overridden there.
+        var plan = Plan(0, RunOrder.ByTransport, repetitions: 1);
+        foreach (var useRelay in new[] { false, true })
+            foreach (var run in PlanRunAll.ToItems(plan, progress: false, useRelay: useRelay).Where(s => s.GetMetadata("Kind") == "Run").Select(Properties))
+            {
+                Assert.AreEqual("true", run["Verify"], run["Transport"]);
+                // With a relay, a transport with a port to put it in front of is given the fault in the relayed instance (_PlannedRun).
+                var relayed = useRelay && run["Transport"] != "PipelinedCopy";
+                Assert.AreEqual(relayed ? null : "None", run.GetValueOrDefault("Fault"), $"{run["Transport"]}, relay {useRelay}");
+            }
+    }
+
+    [TestMethod]
     public void By_transport_each_transport_is_a_group_of_its_server_and_its_runs_with_the_peer_last()
     {
         PlanTransport[] transports = [new("Peer", [1000], RunKind.Peer, OneClient: true, ClientTarget: "SqliteAttach"), .. Five];

@@ -85,7 +85,7 @@ public sealed class PlanRunAll : IntegrationTask
             var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), pass.BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns),
                 order, seed, ReferenceEvery);
             var plan = RunPlanner.Plan([.. transports.Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) })], settings, Ports.Free, Log);
-            steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups));
+            steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups, UseRelay));
             groups += plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).DefaultIfEmpty(0).Max();
             if (first is null)
             {
@@ -122,7 +122,8 @@ public sealed class PlanRunAll : IntegrationTask
     /// <summary>The plan's steps as items: each group's servers, then the users of a server started for another transport, then its runs.</summary>
     /// <param name="pass">With a payload pass: its payload and batch size go with every step (the group's data and each run's).</param>
     /// <param name="groupOffset">The groups of the passes before: this plan's groups follow theirs.</param>
-    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress, PayloadPass? pass = null, int groupOffset = 0)
+    /// <param name="useRelay">Runs go through a relay (of the transports with a port to put it in front of).</param>
+    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress, PayloadPass? pass = null, int groupOffset = 0, bool useRelay = false)
     {
         var stopOnFailure = plan.Order == RunOrder.ByTransport ? "true" : "false";
         var ports = plan.Servers.Where(s => s.Port != 0 && s.Transport.PortProperty.Length > 0)
@@ -154,17 +155,22 @@ public sealed class PlanRunAll : IntegrationTask
             foreach (var run in plan.Runs.Where(r => r.Group == group))
             {
                 var item = Step($"{run.Transport.Name}/{run.Run.Records}/{run.Run.Clients}/{run.Round}/{run.Position}", "Run", group, run.Transport,
-                    RunProperties(plan, run, progress));
+                    RunProperties(plan, run, progress, useRelay));
                 item.SetMetadata("Records", run.Run.Records.ToString(CultureInfo.InvariantCulture));
                 yield return item;
             }
         }
     }
 
-    private static IEnumerable<string> RunProperties(RunPlan plan, RunStep step, bool progress)
+    private static IEnumerable<string> RunProperties(RunPlan plan, RunStep step, bool progress, bool useRelay)
     {
         static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
         var run = step.Run;
+        // A run's client runs in the run's own project instance, where these must hold whatever the command line says: every run is
+        // verified, and a fault is injected only through a relay (a relayed run's instance is given the fault, _PlannedRun).
+        yield return "Verify=true";
+        if (!useRelay || step.Transport.PortProperty.Length == 0)
+            yield return "Fault=None";
         yield return $"Records={Text(run.Records)}";
         yield return $"TotalBatches={Text(run.TotalBatches)}";
         yield return $"Clients={Text(run.Clients)}";
