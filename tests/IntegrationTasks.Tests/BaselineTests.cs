@@ -161,6 +161,37 @@ public sealed class BaselineTests
     }
 
     [TestMethod]
+    public async Task Many_clients_keep_a_pool_thread_ready_for_each_client_while_they_run()
+    {
+        await using var databases = await GeneratedAsync("Sqlite");
+        ThreadPool.GetMinThreads(out var minimumBefore, out _);
+        // The client's database locked: every client's first import waits, the run holds whatever it holds.
+        await using var blocker = await databases.Client.OpenAsync(CancellationToken.None);
+        await using (var begin = blocker.CreateCommand())
+        {
+            begin.CommandText = "BEGIN IMMEDIATE";
+            await begin.ExecuteNonQueryAsync();
+        }
+        var engine = new FakeBuildEngine();
+        var copy = new DirectCopy { ServerConnString = databases.Server.ConnectionString, Clients = 3 }
+            .For(databases, engine, totalBatches: 12, batchSize: 50, timeoutSeconds: 120);
+        var copying = Task.Run(copy.Execute);
+        await Eventually.WaitUntilAsync(() => ThreadPoolReservation.ReservedThreads == 3, "a thread for each of the three clients",
+            TimeSpan.FromSeconds(30), () => $"{ThreadPoolReservation.ReservedThreads} reserved");
+        ThreadPool.GetMinThreads(out var minimumDuring, out _);
+        Assert.AreEqual(minimumBefore + 3, minimumDuring);
+        await using (var commit = blocker.CreateCommand())
+        {
+            commit.CommandText = "COMMIT";
+            await commit.ExecuteNonQueryAsync();
+        }
+        Assert.IsTrue(await copying.WaitAsync(TimeSpan.FromSeconds(60)), engine.Log);
+        Assert.AreEqual(Records, copy.Records);
+        ThreadPool.GetMinThreads(out var minimumAfter, out _);
+        Assert.AreEqual((0, minimumBefore), (ThreadPoolReservation.ReservedThreads, minimumAfter), "the pool's minimum is back");
+    }
+
+    [TestMethod]
     public async Task PipelinedCopy_keeps_a_pool_thread_ready_for_each_reader_and_its_writer_while_it_copies()
     {
         // Interleaved, the same 200,000 records took 1.08-1.95 s: the pool met the readers' synchronous reads as starvation and added
