@@ -25,7 +25,7 @@ public abstract class IntegrationTask : MsTask, ICancelableTask
         {
             // Blocked on exactly once, at the MSBuild boundary. The core runs on the thread pool: MSBuild runs a task inside a Task
             // of its own scheduler, which Task.Yield and un-configured awaits would post to, and which gives each a thread of its
-            // own that it keeps to the end of the build (a run of 16 clients left 130 of them).
+            // own that it keeps to the end of the build.
             Task.Run(() => ExecuteAsync(_cancellation.Token)).GetAwaiter().GetResult();
         }
         catch (OperationCanceledException) when (_cancellation.IsCancellationRequested)

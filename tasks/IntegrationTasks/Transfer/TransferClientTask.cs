@@ -174,7 +174,7 @@ public abstract class TransferClientTask : IntegrationTask
         })];
         var clients = new[] { this }.Concat(_otherClients).ToList();
         // Each client's import is synchronous (SQLite) and holds a pool thread, waiting for the database's one writer too; met as
-        // starvation, the pool added threads slowly and the clients' replies queued behind them (Redis Streams' runs took 4 s or 10 s).
+        // starvation, the pool added threads slowly and the clients' replies queued behind them, so a run's time depended on luck.
         using var importThreads = ThreadPoolReservation.Reserve(Clients);
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var results = new TransferResult[Clients];
