@@ -75,7 +75,9 @@ public sealed class ResultsTests
             series.Cell("Tcp Client 2 (multi thread)", "Its transport here"), series.Cell("Tcp Client 2 (multi thread)", "Here, 1,000,000 records (s)")));
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
-        StringAssert.StartsWith(csv[1], "DirectCopy,,PerRecord,1000,1000,0,1,false,1,1000,");
+        // The run's key first (transport, kind, records, batch size, payload bytes and kind, clients, machines, rate, server work,
+        // provider, network, latency, fault), then its figures.
+        StringAssert.StartsWith(csv[1], "DirectCopy,Baseline,1000,1000,0,,1,1,,PerRecord,Sqlite,Loopback,,None,1,false,1,1000,");
     }
 
     [TestMethod]

@@ -5,6 +5,9 @@ namespace IntegrationTasks.Common;
 /// <summary>A transport's run that failed: what was asked for and the coded error it ended with.</summary>
 public sealed record RunFailure(string Transport, string RecordCounts, int? Records, string Code, string Message)
 {
+    /// <summary>The run that failed, as far as its build knew it (null in logs from before it was recorded).</summary>
+    public RunKey? Key { get; init; }
+
     public DateTimeOffset Timestamp { get; init; } = DateTimeOffset.UtcNow;
 }
 
@@ -24,7 +27,7 @@ public static class RunFailures
             return;
         globalProperties.TryGetValue("RecordCounts", out var counts);
         int? records = globalProperties.TryGetValue("Records", out var r) && int.TryParse(r, System.Globalization.CultureInfo.InvariantCulture, out var n) ? n : null;
-        var failure = new RunFailure(transport, counts ?? "", records, code, message);
+        var failure = new RunFailure(transport, counts ?? "", records, code, message) { Key = RunKey.FromProperties(globalProperties) };
         try
         {
             Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);

@@ -7,6 +7,9 @@ namespace IntegrationTasks.Common;
 /// </summary>
 public static class SettingDefaults
 {
+    /// <summary>The records a client asks for in one request.</summary>
+    public const int BatchSize = 1000;
+
     /// <summary>The most records a server answers in one batch; more is refused with a coded error.</summary>
     public const int MaxBatchRecords = 100_000;
 

@@ -120,8 +120,9 @@ public sealed class WriteReport : IntegrationTask
         if (measurements.Count > 0)
             environment["ServerWork"] = string.Join(", ", measurements.GroupBy(m => m.ServerReads)
                 .Select(g => $"{g.Key} ({ReportContent.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
+        var settings = (BuildEngine as IBuildEngine6)?.GetGlobalProperties() ?? new Dictionary<string, string>();
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
-            i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))).ToList();
+            i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement")) { Key = RunKey.Asked(i.ItemSpec, settings) }).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);

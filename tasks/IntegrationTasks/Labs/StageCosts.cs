@@ -207,7 +207,7 @@ public sealed class StageCostsTask : IntegrationTask
     [Required] public string ClientConnString { get; set; } = "";
     [Required] public string ResultsDirectory { get; set; } = "";
     public int Records { get; set; } = 100_000;
-    public int BatchSize { get; set; } = 1000;
+    public int BatchSize { get; set; } = SettingDefaults.BatchSize;
 
     /// <summary>The payload ServiceTable's rows carry (GenerateData's): the batches are then bounded by BatchBytes too.</summary>
     public int PayloadBytes { get; set; }

@@ -20,7 +20,7 @@ public sealed class CapRecordCounts : IntegrationTask
     [Required] public string[] RecordCounts { get; set; } = [];
 
     /// <summary>The batch size: a cap runs in place of the counts only when it is a whole number of batches.</summary>
-    public int BatchSize { get; set; } = 1;
+    public int BatchSize { get; set; } = SettingDefaults.BatchSize;
 
     /// <summary>The client counts a run starts at (-p:Clients): a cap runs in place of the counts only when it has a batch for the fewest.</summary>
     public string[] ClientCounts { get; set; } = ["1"];

@@ -10,6 +10,11 @@ namespace IntegrationTasks.Results;
 /// <summary>One transport at one record count, in two results files.</summary>
 public sealed record ComparisonRow(string Transport, int Records, Summary Before, Summary After, double ChangePercent, double PValue)
 {
+    /// <summary>The row's runs' key (both files' runs share it: rows are matched by it); the label's fields where the files did not record it.</summary>
+    public RunKey Key { get => _key ?? RunKey.Named(Transport, Records); init => _key = value; }
+
+    private readonly RunKey? _key;
+
     /// <summary>The ratio to PipelinedCopy in each file (the paired one when the runs were interleaved); null without the reference.</summary>
     public double? RatioBefore { get; init; }
     public double? RatioAfter { get; init; }
@@ -69,6 +74,7 @@ public static class Comparison
             rows.Add(new ComparisonRow(now.Key.LabelWithPayload, now.Records, then.Seconds, now.Seconds,
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
+                Key = now.RunKey ?? RunKey.Named(now.Key.Transport, now.Records),
                 RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),
                 PairedBefore = then.Key.IsLimit ? null : then.PairedRatioToPipelined,
                 PairedAfter = now.Key.IsLimit ? null : now.PairedRatioToPipelined,
@@ -88,8 +94,8 @@ public static class Comparison
     /// <summary>The comparison's columns: a transport at a record count, before and after, and what the change means.</summary>
     public static IReadOnlyList<ReportColumn<ComparisonRow>> Columns(double thresholdPercent) =>
     [
-        new("transport", "Method", r => r.Transport, Numeric: false),
-        new("records", "Records", r => r.Records.ToString("N0", CultureInfo.InvariantCulture)),
+        new("method", "Method", r => r.Transport, Numeric: false),
+        .. RunKey.Fields.Select(f => new ReportColumn<ComparisonRow>(f.Id, f.Id, r => f.Text(r.Key), Numeric: false)),
         new("beforeSeconds", "Before (s)", r => r.Before.MeanWithInterval()),
         new("afterSeconds", "After (s)", r => r.After.MeanWithInterval()),
         new("changePercent", "Change", r => SignedPercent(r.ChangePercent)),

@@ -87,6 +87,12 @@ public sealed record TransportSummary(
     private readonly RowKey? _key;
 
     /// <summary>
+    /// The row's runs' key, every field (a row's runs share it: the rows split wherever a run's key differs in what a RunAll varies).
+    /// Null in a summary made before it was recorded.
+    /// </summary>
+    public RunKey? RunKey { get; init; }
+
+    /// <summary>
     /// PipelinedCopyRange where PipelinedCopy reads by ID: other database work than the rows around it, so listed by its mean but kept
     /// out of the ranking (never "fastest", not what the next row is compared with); the default RunAll called it fastest.
     /// </summary>
@@ -189,10 +195,20 @@ public sealed record BrokerCosts(double CpuMsPer1000, double Cores, long? PeakBy
 /// <summary>A transport at a record count that was asked for and failed: the coded error it ended with (never left out of a report).</summary>
 public sealed record FailedEntry(string Transport, int? Records, string Code, string Message)
 {
-    /// <summary>One entry per transport, record count and code, the first message of each; a failure before any record count (its server did not start) stands for them all.</summary>
+    /// <summary>The run that failed (its transport and record count with every other setting's default where its log did not say).</summary>
+    public RunKey Key { get => _key ?? RunKey.Named(Transport, Records); init => _key = value; }
+
+    private readonly RunKey? _key;
+
+    /// <summary>
+    /// One entry per run key and code, the first message of each; a failure before any record count (its server did not start) stands
+    /// for them all.
+    /// </summary>
     public static List<FailedEntry> From(IEnumerable<RunFailure> failures) =>
-        failures.GroupBy(f => (f.Transport, Records: f.Records ?? FirstCount(f.RecordCounts), f.Code))
-            .Select(g => new FailedEntry(g.Key.Transport, g.Key.Records, g.Key.Code, g.First().Message)).ToList();
+        failures.Select(f => (Failure: f, Records: f.Records ?? FirstCount(f.RecordCounts)))
+            .GroupBy(f => (f.Failure.Transport, f.Records, f.Failure.Code, Key: f.Failure.Key is { } key ? key with { Records = f.Records } : null))
+            .Select(g => new FailedEntry(g.Key.Transport, g.Key.Records, g.Key.Code, g.First().Failure.Message) { Key = g.Key.Key ?? RunKey.Named(g.Key.Transport, g.Key.Records) })
+            .ToList();
 
     private static int? FirstCount(string counts) =>
         counts.Split([';', '+'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries) is [var only]
@@ -201,7 +217,13 @@ public sealed record FailedEntry(string Transport, int? Records, string Code, st
     public string RecordsText => Records is { } n ? n.ToString("N0", CultureInfo.InvariantCulture) : "every count asked for";
 }
 
-public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement);
+public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement)
+{
+    /// <summary>The run that was asked for and not made: the transport under this build's settings, at no one record count.</summary>
+    public RunKey Key { get => _key ?? RunKey.Named(Transport); init => _key = value; }
+
+    private readonly RunKey? _key;
+}
 
 /// <summary>One row of the series' own 2014 table (declared by its family's targets file), and the transport that plays it here.</summary>
 public sealed record SeriesEntry(string Method, double Seconds, string Transport);
@@ -306,6 +328,7 @@ public static class ReportContent
                     serverPeaks.Count > 0 ? serverPeaks.Max() : null)
                 {
                     Key = key,
+                    RunKey = runs[0].Key,
                     Costs = RunCosts.Of(runs),
                     Broker = BrokerCosts.Of(runs),
                     WarmupRuns = warmups.Count,
@@ -398,16 +421,22 @@ public static class ReportContent
     public static string Csv(IEnumerable<Measurement> measurements, IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<NotRunEntry>? notRun = null) =>
         ReportTable.Csv(ReportColumns.Csv, measurements,
         [
-            .. (failed ?? []).Select(f => new Dictionary<string, string>
+            .. (failed ?? []).Select(f => KeyCells(f.Key, new()
             {
-                ["transport"] = f.Transport, ["records"] = f.Records?.ToString(Invariant) ?? "", ["verified"] = "false", ["failedWith"] = f.Code,
-                ["status"] = "failed", ["message"] = ReportTable.CsvText(f.Message),
-            }),
-            .. (notRun ?? []).Select(n => new Dictionary<string, string>
+                ["verified"] = "false", ["failedWith"] = f.Code, ["status"] = "failed", ["message"] = ReportTable.CsvText(f.Message),
+            })),
+            .. (notRun ?? []).Select(n => KeyCells(n.Key, new()
             {
-                ["transport"] = n.Transport, ["verified"] = "false", ["status"] = "not run", ["message"] = ReportTable.CsvText(n.Reason),
-            }),
+                ["verified"] = "false", ["status"] = "not run", ["message"] = ReportTable.CsvText(n.Reason),
+            })),
         ]);
+
+    private static Dictionary<string, string> KeyCells(RunKey key, Dictionary<string, string> cells)
+    {
+        foreach (var (id, text) in RunKey.Fields)
+            cells[id] = text(key);
+        return cells;
+    }
 
     /// <summary>What was asked for and failed, with its code and message.</summary>
     public static ReportDocument FailedSection(IReadOnlyList<FailedEntry> failed) => failed.Count == 0 ? new ReportDocument()

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
@@ -221,15 +222,10 @@ public static class ReportColumns
         new("roleHere", "Its role here", n => n.Replacement.Length > 0 ? n.Replacement : "–", Numeric: false) { HtmlCell = n => n.Replacement },
     ];
 
-    /// <summary>results.csv: every repetition (failures and transports not run follow as rows of their own).</summary>
+    /// <summary>results.csv: every repetition, its key's fields first (failures and transports not run follow as rows of their own).</summary>
     public static readonly IReadOnlyList<ReportColumn<Measurement>> Csv =
     [
-        new("transport", "Method", m => m.Transport, Numeric: false),
-        new("provider", "Provider", m => m.Provider, Numeric: false),
-        new("serverWork", "Server reads", m => m.ServerReads, Numeric: false),
-        new("records", "Records", m => m.Records.ToString(Invariant)),
-        new("batchSize", "Batch size", m => m.BatchSize.ToString(Invariant)),
-        new("payloadBytes", "Payload (bytes)", m => (m.PayloadBytes ?? 0).ToString(Invariant)),
+        .. RunKey.Fields.Select(f => new ReportColumn<Measurement>(f.Id, f.Id, m => f.Text(m.Key), Numeric: false)),
         new("repetition", "Repetition", m => m.Repetition.ToString(Invariant)),
         new("warmup", "Warm-up", m => m.Warmup ? "true" : "false", Numeric: false),
         new("elapsedSeconds", "Elapsed (s)", m => m.ElapsedSeconds.ToString("R", Invariant)),
@@ -244,7 +240,6 @@ public static class ReportColumns
         new("brokerStorageWriteBytes", "Broker bytes written to storage", m => m.BrokerStorageWriteBytes?.ToString(Invariant) ?? ""),
         new("verified", "Verified", m => m.Verified ? "true" : "false", Numeric: false),
         new("timestamp", "Time", m => m.Timestamp.ToString("O", Invariant), Numeric: false),
-        new("fault", "Fault", m => m.Fault ?? "", Numeric: false),
         new("reconnects", "Reconnects", m => m.Reconnects?.ToString(Invariant) ?? ""),
         new("recoverySeconds", "Recovery (s)", m => m.RecoverySeconds?.ToString("R", Invariant) ?? ""),
         new("failedWith", "Failed with", m => m.FailedWith ?? "", Numeric: false),

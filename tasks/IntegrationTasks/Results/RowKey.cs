@@ -61,13 +61,7 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     public static RunKind KindOf(Measurement run) => run.Kind ?? KindOf(run.Transport);
 
     /// <summary>A transport's kind by its name: for runs recorded before they carried their kind.</summary>
-    public static RunKind KindOf(string transport) => transport switch
-    {
-        ReportContent.Baseline => RunKind.Baseline,
-        ReportContent.Pipelined or ReportContent.PipelinedRange => RunKind.Reference,
-        _ when transport.StartsWith("Peer: ", StringComparison.Ordinal) => RunKind.Peer,
-        _ => RunKind.Transport,
-    };
+    public static RunKind KindOf(string transport) => RunKey.KindByName(transport);
 
     /// <summary>A run's row, apart from the sweeps (<see cref="Of"/> adds them).</summary>
     public static RowKey Concurrency(Measurement run) =>

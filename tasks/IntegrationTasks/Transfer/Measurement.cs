@@ -7,6 +7,13 @@ namespace IntegrationTasks.Transfer;
 /// <summary>One verified repetition of one transport at one record count.</summary>
 public sealed record Measurement
 {
+    /// <summary>What this run is, field by field (written first in every file that holds a run; read back from none: it is made from the fields below).</summary>
+    [JsonPropertyOrder(-1)]
+    public RunKey Key => new(Transport, Kind ?? RunKey.KindByName(Transport), Records, BatchSize, PayloadBytes ?? 0,
+        PayloadBytes > 0 ? PayloadKind ?? RunKey.DefaultPayloadKind : "", Clients, ClientMachines ?? 1, Rate, ServerReads,
+        Provider.Length > 0 ? Provider : RunKey.DefaultProvider, ThroughRelay == true ? Network ?? "Custom" : RunKey.Loopback,
+        ThroughRelay == true ? LatencyMs : null, Fault ?? RunKey.NoFault);
+
     public required string Transport { get; init; }
 
     /// <summary>What the run measures (null in results recorded before it was: the report then tells by the transport's name).</summary>
