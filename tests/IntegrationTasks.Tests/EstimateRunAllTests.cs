@@ -12,8 +12,8 @@ public sealed class EstimateRunAllTests
         using var folder = new TempDirectory("it-estimate-");
         var measurements = Enumerable.Range(1, 3).Select(r =>
             new IntegrationTasks.Transfer.Measurement { Transport = "TcpClient2", Records = 20_000, Repetition = r, ElapsedSeconds = 2.0, Verified = true }).ToList();
-        IntegrationTasks.Exporters.ReportFiles.Write(folder, measurements, new Dictionary<string, string>());
-        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(folder, "results-*.json").Single());
+        IntegrationTasks.Exporters.ReportFiles.Write(Path.Combine(folder, "results"), measurements, new Dictionary<string, string>());
+        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(Path.Combine(folder, "history"), "results-*.json").Single());
         var http = new Microsoft.Build.Utilities.TaskItem("HttpRequest");
         http.SetMetadata(RunCostPrior.MetadataName, "50");
         // TcpClient2 at 20,000 (measured: 2 s) and 40,000 (scaled from 20,000: 4 s), each with what a run adds around its transfer;
@@ -33,8 +33,8 @@ public sealed class EstimateRunAllTests
             {
                 Transport = "TcpClient2", Records = 2_000, PayloadBytes = m.Item1 > 0 ? m.Item1 : null, Repetition = r, ElapsedSeconds = m.Item2, Verified = true,
             })).ToList();
-        IntegrationTasks.Exporters.ReportFiles.Write(folder, measurements, new Dictionary<string, string>());
-        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(folder, "results-*.json").Single());
+        IntegrationTasks.Exporters.ReportFiles.Write(Path.Combine(folder, "results"), measurements, new Dictionary<string, string>());
+        var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(Path.Combine(folder, "history"), "results-*.json").Single());
         var none = new Dictionary<string, double>();
 
         var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [new(4_000, 262_144)])], none, measured);
@@ -59,7 +59,7 @@ public sealed class EstimateRunAllTests
         // the peer at one client: 3 runs of 2,000.
         var plan = RunPlanner.Plan([new("Peer: SQLite ATTACH", [2000], RunKind.Peer, OneClient: true), new("TcpClient2", [2000, 200], ServerTarget: "TcpServer2")],
             new RunPlanSettings([1, 2, 4], 100, 2, 1, RunOrder.ByTransport, 0), () => 0);
-        var estimate = new EstimateRunAll { BuildEngine = engine, Steps = [.. PlanRunAll.ToItems(plan, progress: false)], ResultsDirectory = folder };
+        var estimate = new EstimateRunAll { BuildEngine = engine, Steps = [.. PlanRunAll.ToItems(plan, progress: false)], HistoryDirectory = Path.Combine(folder, "history") };
         Assert.IsTrue(estimate.Execute(), engine.Log);
         StringAssert.Contains(engine.Log, "RunAll plan: 16 runs moving 21,200 records in all");
         var runs = new[] { 2000, 2000, 2000, 200, 200 }.SelectMany(r => new[] { r, r }).Concat([200, 200, 2000]).Concat([2000, 2000, 2000]);

@@ -260,7 +260,7 @@ public sealed class ServerLogErrorsTests
     {
         using var folder = new TempDirectory("it-serverlog-");
         var log = Path.Combine(folder, "TcpTestServer3.log");
-        var state = Path.Combine(folder, "runs.jsonl.server-log");
+        var state = new IntegrationTasks.Results.LogPosition();
         Assert.IsNull(IntegrationTasks.Results.ServerLogErrors.SinceLastReading(log, state), "no log, nothing read");
         File.WriteAllLines(log, ["TcpTestServer3 is ready at tcp://127.0.0.1:8081.",
             "Tcp.targets(52,5): warning IT1003: Closed the connection from 127.0.0.1:38818 after 0 requests: … 53300: sorry, too many clients already",

@@ -365,7 +365,7 @@ public sealed class QueueTests
         StringAssert.Contains(stdout, "warning IT4006");
         var sweep = Path.Combine(artifacts, "results", "batch-size");
         Assert.IsFalse(File.Exists(Path.Combine(sweep, "runs.jsonl")), "no run");
-        Assert.IsFalse(File.Exists(Path.Combine(sweep, "failures.jsonl")), "no failure");
+        Assert.IsFalse(File.Exists(Path.Combine(sweep, "state", "failures.jsonl")), "no failure");
 
         (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", TestBuild.Arguments("Load", artifacts, "-p:LoadTransport=RedisStreams+DirectCopy",
             "-p:ClientCounts=1", "-p:RecordsPerClient=1000", "-p:BatchSize=500", "-p:Repetitions=1", "-p:Warmup=false",
@@ -374,6 +374,6 @@ public sealed class QueueTests
         StringAssert.Contains(stdout, "warning IT4006");
         var load = Path.Combine(artifacts, "results", "load");
         CollectionAssert.AreEqual(new[] { "DirectCopy" }, MeasurementLog.Read(Path.Combine(load, "runs.jsonl")).Select(r => r.Transport).Distinct().ToArray());
-        Assert.IsFalse(File.Exists(Path.Combine(load, "failures.jsonl")), "no failure");
+        Assert.IsFalse(File.Exists(Path.Combine(load, "state", "failures.jsonl")), "no failure");
     }
 }

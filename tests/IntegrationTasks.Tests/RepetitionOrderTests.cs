@@ -73,7 +73,7 @@ public sealed class RepetitionOrderTests
         // The machine's noise: the four loops before the first run and after the last, in the log, the readings and the report.
         StringAssert.Contains(output, "Machine noise before the runs: CPU loop ");
         StringAssert.Contains(output, "Machine noise after the runs: CPU loop ");
-        var readings = MachineNoise.Read(Path.Combine(artifacts, "results", "calibration.jsonl"));
+        var readings = MachineNoise.Read(Path.Combine(artifacts, "results", "state", "calibration.jsonl"));
         string[] loops = [MachineNoise.Cpu, MachineNoise.Memory, MachineNoise.DatabaseLoop, MachineNoise.WriteLoop];
         CollectionAssert.AreEqual(new[] { "Before", "After" }.SelectMany(phase => loops.Select(loop => $"{phase}/{loop}")).ToArray(),
             readings.Select(r => $"{r.Phase}/{r.Loop}").ToArray());

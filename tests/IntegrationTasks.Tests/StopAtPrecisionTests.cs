@@ -86,12 +86,14 @@ public sealed class StopAtPrecisionTests
         Assert.AreEqual("", RatioPrecision.RoundsNeededText(RatioPrecision.Of(Rounds(("RestJson", [1.3, 1.4])))!, 2));
     }
 
-    internal static (CheckRoundsPrecision Task, FakeBuildEngine Engine) Check(TempDirectory directory, string precision, int round, bool first, int minRounds = 3)
+    /// <summary>Each check a task of <paramref name="build"/> (the runs' project instances share the build's state), with a log of its own.</summary>
+    internal static (CheckRoundsPrecision Task, FakeBuildEngine Engine) Check(TempDirectory directory, string precision, int round, bool first, int minRounds = 3,
+        FakeBuildEngine? build = null)
     {
-        var engine = new FakeBuildEngine();
+        var engine = build is null ? new FakeBuildEngine() : new FakeBuildEngine(build);
         return (new CheckRoundsPrecision
         {
-            BuildEngine = engine, ResultsFile = Path.Combine(directory.Path, "runs.jsonl"), DecisionFile = Path.Combine(directory.Path, "rounds-stopped.txt"),
+            BuildEngine = engine, ResultsFile = Path.Combine(directory.Path, "runs.jsonl"),
             PrecisionPercent = precision, Round = round, FirstOfRound = first, MinRounds = minRounds, MaxRounds = 30,
         }, engine);
     }
@@ -101,40 +103,42 @@ public sealed class StopAtPrecisionTests
     public void The_rounds_are_judged_at_the_first_run_of_a_round_after_MinRounds_and_once_precise_enough_every_later_run_is_skipped()
     {
         using var directory = new TempDirectory("it-precision-");
-        var decision = Path.Combine(directory.Path, "rounds-stopped.txt");
+        var build = new FakeBuildEngine();
+        int? Decision() => RunState.For(build, Path.Combine(directory.Path, "runs.jsonl")).StoppedAfterRound;
         foreach (var run in Rounds(("TcpClient2", [1.50, 1.51, 1.49, 1.52]), ("GrpcClient", [1.2, 1.5, 1.1, 1.4])))
             MeasurementLog.Append(Path.Combine(directory.Path, "runs.jsonl"), run);
 
         // Before MinRounds rounds are done, and at any run but a round's first, nothing is judged, however loose the precision.
         foreach (var (round, first) in new[] { (1, true), (3, true), (4, false), (5, false) })
         {
-            var (early, _) = Check(directory, "1000", round, first);
+            var (early, _) = Check(directory, "1000", round, first, build: build);
             Assert.IsTrue(early.Execute());
             Assert.IsFalse(early.Skip, $"round {round}");
         }
-        Assert.IsFalse(File.Exists(decision));
+        Assert.IsNull(Decision());
 
         // Too wide: the next round runs, and the log says which ratio holds it back.
-        var (strict, strictLog) = Check(directory, "2", round: 5, first: true);
+        var (strict, strictLog) = Check(directory, "2", round: 5, first: true, build: build);
         Assert.IsTrue(strict.Execute(), strictLog.Log);
         Assert.IsFalse(strict.Skip);
-        Assert.IsFalse(File.Exists(decision));
+        Assert.IsNull(Decision());
         StringAssert.Contains(strictLog.Log, "after round 4 the widest paired ratio is GrpcClient");
         StringAssert.Contains(strictLog.Log, "GrpcClient at 100,000 records, 1.300 ±");
         StringAssert.Contains(strictLog.Log, "round 5 runs");
         StringAssert.Contains(strictLog.Log, "(Repetitions allows 30)");
 
         // Precise enough: this run and every later one is skipped; a run of a round before the stop (none is left) would not be.
-        var (loose, looseLog) = Check(directory, "50", round: 5, first: true);
+        var (loose, looseLog) = Check(directory, "50", round: 5, first: true, build: build);
         Assert.IsTrue(loose.Execute(), looseLog.Log);
         Assert.IsTrue(loose.Skip);
-        Assert.AreEqual("4", File.ReadAllText(decision));
+        Assert.AreEqual(4, Decision());
+        Assert.AreEqual(1, Directory.GetFiles(directory.Path).Length, "the decision is in memory: nothing beside the runs");
         StringAssert.Contains(looseLog.Log, "after round 4 every paired ratio");
         StringAssert.Contains(looseLog.Log, "within ±50 %");
         StringAssert.Contains(looseLog.Log, "GrpcClient at 100,000 records, 1.300 ±");
         foreach (var (round, first, skipped) in new[] { (5, false, true), (6, true, true), (4, false, false) })
         {
-            var (later, _) = Check(directory, "2", round, first);
+            var (later, _) = Check(directory, "2", round, first, build: build);
             Assert.IsTrue(later.Execute());
             Assert.AreEqual(skipped, later.Skip, $"round {round}");
         }

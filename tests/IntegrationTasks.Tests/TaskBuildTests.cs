@@ -41,11 +41,15 @@ public sealed class TaskBuildTests
     }
 
     [TestMethod]
-    public void StopAtPrecision_shares_its_decision_through_a_file_in_the_results_folder_not_the_repository_root()
+    public void The_run_s_state_lives_in_the_results_folder_and_the_dated_copies_in_one_history_folder_under_artifacts()
     {
-        var (code, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", "-getProperty:RoundsDecisionFile"]);
+        var (code, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", "-getProperty:RunStateDir", "-getProperty:HistoryDir"]);
         Assert.AreEqual(0, code, stderr);
-        Assert.AreEqual(Path.Combine(RepositoryPaths.Root, "artifacts", "results", "rounds-stopped.txt"), Path.GetFullPath(stdout.Trim()));
+        using var json = System.Text.Json.JsonDocument.Parse(stdout);
+        var properties = json.RootElement.GetProperty("Properties");
+        Assert.AreEqual((Path.Combine(RepositoryPaths.Root, "artifacts", "results", "state"), Path.Combine(RepositoryPaths.Root, "artifacts", "history")),
+            (Path.TrimEndingDirectorySeparator(Path.GetFullPath(properties.GetProperty("RunStateDir").GetString()!)),
+             Path.TrimEndingDirectorySeparator(Path.GetFullPath(properties.GetProperty("HistoryDir").GetString()!))));
     }
 
     [TestMethod]

@@ -3,7 +3,10 @@ using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Exporters;
 
-/// <summary>Writes the report: the model made once from the runs, then each exporter's file, and results.json again under a dated name.</summary>
+/// <summary>
+/// Writes the report: the model made once from the runs, then each exporter's file, and results.json again under a dated name in the
+/// history folder (one for every results folder: RunAll's, the sweeps', Load's), named after the results folder.
+/// </summary>
 public static class ReportFiles
 {
     private static readonly JsonExporter Json = new();
@@ -12,11 +15,15 @@ public static class ReportFiles
 
     /// <summary>The report of these runs, with the labs' sections found in <paramref name="directory"/>.</summary>
     public static IReadOnlyList<string> Write(string directory, IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment,
-        ReportOptions? options = null) =>
-        Write(directory, ReportModel.Of(allRuns, environment, options ?? new ReportOptions(), ReportSections.In(directory)));
+        ReportOptions? options = null, string? historyDirectory = null) =>
+        Write(directory, ReportModel.Of(allRuns, environment, options ?? new ReportOptions(), ReportSections.In(directory)), historyDirectory);
+
+    /// <summary>Where the dated copies go when no history folder is named: "history" beside the results folder.</summary>
+    public static string DefaultHistory(string directory) =>
+        Path.Combine(Path.GetDirectoryName(Path.TrimEndingDirectorySeparator(Path.GetFullPath(directory)))!, "history");
 
     /// <returns>The files written: each exporter's, then the dated copy of results.json (kept so a later run can be compared with it, -t:Compare).</returns>
-    public static IReadOnlyList<string> Write(string directory, ReportModel model)
+    public static IReadOnlyList<string> Write(string directory, ReportModel model, string? historyDirectory = null)
     {
         Directory.CreateDirectory(directory);
         var files = new List<string>();
@@ -26,7 +33,10 @@ public static class ReportFiles
             File.WriteAllText(file, exporter.Render(model));
             files.Add(file);
         }
-        var dated = Path.Combine(directory, $"results-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
+        var history = string.IsNullOrEmpty(historyDirectory) ? DefaultHistory(directory) : historyDirectory;
+        Directory.CreateDirectory(history);
+        var folder = Path.GetFileName(Path.TrimEndingDirectorySeparator(Path.GetFullPath(directory)));
+        var dated = Path.Combine(history, $"{folder}-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(Path.Combine(directory, Json.FileName), dated, overwrite: true);
         files.Add(dated);
         return files;

@@ -11,6 +11,9 @@ public sealed class WriteReport : IntegrationTask
     [Required] public string ResultsFile { get; set; } = "";
     [Required] public string OutputDirectory { get; set; } = "";
 
+    /// <summary>Where the dated copy of results.json goes (HistoryDir); empty: "history" beside <see cref="OutputDirectory"/>.</summary>
+    public string? HistoryDirectory { get; set; }
+
     /// <summary>Properties that shaped the run (item spec = name, metadata Value), recorded with the results.</summary>
     public ITaskItem[] RunProperties { get; set; } = [];
 
@@ -129,7 +132,7 @@ public sealed class WriteReport : IntegrationTask
         var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
         var model = ReportModel.Of(measurements, environment,
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
-        Files = [.. ReportFiles.Write(OutputDirectory, model)];
+        Files = [.. ReportFiles.Write(OutputDirectory, model, HistoryDirectory)];
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");

@@ -51,42 +51,25 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>What the relay wrote about its fault when it stopped (<see cref="RelayFaultReport"/>), when there was one.</summary>
     public string? FaultReportFile { get; set; }
 
-    /// <summary>
-    /// What was read of a server at its previous run, kept beside the results log, one file per server: interleaved rounds run the
-    /// servers' transports in turn, and each reading is a difference from the same server's last one.
-    /// </summary>
-    private string ServerStateFile(string kind) =>
-        $"{ResultsFile}.{kind}{(string.IsNullOrEmpty(ServerLogFile) ? "" : "." + Path.GetFileNameWithoutExtension(ServerLogFile))}";
+    /// <summary>The server's name (its log's), under which the build's <see cref="RunState"/> keeps its previous reading.</summary>
+    private string ServerName => string.IsNullOrEmpty(ServerLogFile) ? "" : Path.GetFileNameWithoutExtension(ServerLogFile);
 
     /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRunAll), none when by transport.</summary>
     public int RoundSeed { get; set; }
 
     /// <summary>
-    /// The server's CPU since the previous repetition of the same server process (kept beside the results log): what a run records
-    /// where its client could not read the server's CPU over the transfer itself (see <see cref="TransferClientTask.ServerProcessId"/>).
+    /// The server's CPU since the previous repetition of the same server process: what a run records where its client could not read
+    /// the server's CPU over the transfer itself (see <see cref="TransferClientTask.ServerProcessId"/>).
     /// </summary>
-    private double? ServerCpuSinceLastRepetition()
-    {
-        if (ProcessMemory.CpuSecondsOfTree(ServerProcessId) is not { } total)
-            return null;
-        var state = ServerStateFile("server-cpu");
-        Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(state))!);
-        double? previous = null;
-        if (File.Exists(state) && File.ReadAllText(state).Split(' ') is [var pid, var seconds]
-            && pid == ServerProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture))
-            previous = double.Parse(seconds, System.Globalization.CultureInfo.InvariantCulture);
-        File.WriteAllText(state, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{ServerProcessId} {total:R}"));
-        return previous is null ? null : total - previous;
-    }
+    private double? ServerCpuSinceLastRepetition(RunState state) =>
+        ProcessMemory.CpuSecondsOfTree(ServerProcessId) is { } total ? state.ServerCpuSinceLastReading(ServerName, ServerProcessId, total) : null;
 
     /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
-    private (long? Allocated, long? WorkItems, ServerStatsSnapshot? Now) ServerReport()
+    private (long? Allocated, long? WorkItems, ServerStatsSnapshot? Now) ServerReport(RunState state)
     {
         if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
             return (null, null, null);
-        var state = ServerStateFile("server-stats");
-        var previous = File.Exists(state) ? ServerStatsWriter.Read(state) : null;
-        File.Copy(ServerStatsFile, state, overwrite: true);
+        var previous = state.SwapServerStats(ServerName, now);
         // The maxima (threads, queue, connections, requests waiting) are the server's since it started (a server cannot be asked to
         // reset them); the totals are differences from the previous repetition's reading of the same process.
         return previous is null || previous.ProcessId != now.ProcessId
@@ -96,6 +79,7 @@ public sealed class RecordMeasurement : IntegrationTask
 
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
+        var state = RunState.For(BuildEngine, ResultsFile);
         var run = MeasurementLog.ReadSingle(RunFile);
         if (RunVerification.Read(RunFile) is { } verification)
             run = run with
@@ -113,9 +97,9 @@ public sealed class RecordMeasurement : IntegrationTask
         {
             serverPeak = ProcessMemory.PeakBytesOfTree(ServerProcessId);
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
-            serverCpu = ServerCpuSinceLastRepetition();
+            serverCpu = ServerCpuSinceLastRepetition(state);
         }
-        var (serverAllocated, serverItems, server) = ServerReport();
+        var (serverAllocated, serverItems, server) = ServerReport(state);
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
@@ -126,13 +110,14 @@ public sealed class RecordMeasurement : IntegrationTask
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
             ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
-            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, ServerStateFile("server-log")),
+            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, state.ServerLog(ServerName)),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,
             Timestamp = DateTimeOffset.UtcNow,
         };
         MeasurementLog.Append(ResultsFile, measurement);
+        state.Record(measurement);
         RunVerification.Delete(RunFile);
         if (fault is { Injected: false })
             Log.LogWarning(null, ErrorCodes.FaultNotInjected, null, null, 0, 0, 0, 0,

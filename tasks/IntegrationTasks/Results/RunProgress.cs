@@ -1,7 +1,6 @@
 using System.Globalization;
 using IntegrationTasks.Common;
 using IntegrationTasks.Planning;
-using IntegrationTasks.Transfer;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Results;
@@ -142,8 +141,8 @@ public sealed class RunProgress : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var perRecord = RunCostPrior.PerRecord(Definitions);
-        var done = !string.IsNullOrEmpty(ResultsFile) && File.Exists(ResultsFile)
-            ? MeasurementLog.Read(ResultsFile).Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records, m.PayloadBytes ?? 0))
+        var done = !string.IsNullOrEmpty(ResultsFile)
+            ? RunState.For(BuildEngine, ResultsFile).Runs.Sum(m => RunCostPrior.RunSeconds(perRecord, m.Transport, m.Records, m.PayloadBytes ?? 0))
             : 0;
         var elapsed = DateTimeOffset.UtcNow - DateTimeOffset.Parse(StartedAt, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind);
         TimeSpan? left = PlannedSeconds > 0 ? RunCostPrior.Left(PlannedSeconds, done, elapsed) : null;
@@ -167,7 +166,8 @@ public sealed class EstimateRunAll : IntegrationTask
 {
     /// <summary>The plan's steps (PlanRunAll): its runs (Kind Run: metadata Transport, Records and PayloadBytes) and servers.</summary>
     [Required] public ITaskItem[] Steps { get; set; } = [];
-    [Required] public string ResultsDirectory { get; set; } = "";
+    /// <summary>Where the dated copies of earlier reports are (HistoryDir): the newest RunAll's gives each transport's time.</summary>
+    [Required] public string HistoryDirectory { get; set; } = "";
 
     /// <summary>Every transport's definition, for each one's prior cost per record.</summary>
     public ITaskItem[] Definitions { get; set; } = [];
@@ -184,8 +184,8 @@ public sealed class EstimateRunAll : IntegrationTask
         var runs = plan.Sum(p => p.Runs.Count);
         var records = plan.Sum(p => p.Runs.Sum(r => (long)r.Records));
         var payloadBytes = plan.Sum(p => p.Runs.Sum(r => (long)r.Records * r.PayloadBytes));
-        var earlier = Directory.Exists(ResultsDirectory)
-            ? new DirectoryInfo(ResultsDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
+        var earlier = Directory.Exists(HistoryDirectory)
+            ? new DirectoryInfo(HistoryDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
             : null;
         var measured = earlier is null ? [] : MeanSeconds(earlier.FullName);
         var perRecord = RunCostPrior.PerRecord(Definitions);

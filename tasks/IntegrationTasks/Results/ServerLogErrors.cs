@@ -6,7 +6,7 @@ namespace IntegrationTasks.Results;
 /// <summary>
 /// The coded warnings and errors a server logged during one repetition, counted by code (IT1003 × 86): under load a server
 /// refuses, drops and fails things that the client may survive (it resumes), and these counts keep them from being hidden.
-/// Reads the server's log from where the previous repetition's reading stopped (the offset is kept beside the results).
+/// Reads the server's log from where the previous repetition's reading stopped (its <see cref="LogPosition"/>, kept by <see cref="RunState"/>).
 /// </summary>
 public static partial class ServerLogErrors
 {
@@ -14,13 +14,11 @@ public static partial class ServerLogErrors
     private static partial Regex Coded();
 
     /// <summary>Counts by code in the log's lines written since the last call for the same log; null when there is no log.</summary>
-    public static SortedDictionary<string, int>? SinceLastReading(string logFile, string stateFile)
+    public static SortedDictionary<string, int>? SinceLastReading(string logFile, LogPosition position)
     {
         if (!File.Exists(logFile))
             return null;
-        long offset = 0;
-        if (File.Exists(stateFile) && File.ReadAllText(stateFile).Split('\n') is [var path, var at, ..] && path == Path.GetFullPath(logFile))
-            offset = long.Parse(at, CultureInfo.InvariantCulture);
+        var offset = position.Path == Path.GetFullPath(logFile) ? position.Offset : 0;
         using var stream = new FileStream(logFile, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         if (offset > stream.Length)
             offset = 0; // a new log (the server was started again)
@@ -34,7 +32,7 @@ public static partial class ServerLogErrors
                     counts[match.Groups[1].Value] = counts.GetValueOrDefault(match.Groups[1].Value) + 1;
             }
         }
-        File.WriteAllText(stateFile, string.Create(CultureInfo.InvariantCulture, $"{Path.GetFullPath(logFile)}\n{stream.Length}\n"));
+        (position.Path, position.Offset) = (Path.GetFullPath(logFile), stream.Length);
         return counts;
     }
 

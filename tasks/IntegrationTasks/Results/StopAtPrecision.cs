@@ -67,14 +67,13 @@ public static class RatioPrecision
 
 /// <summary>
 /// Before each run of an interleaved RunAll with StopAtPrecision: at the first run of a round past <see cref="MinRounds"/>, judges the
-/// rounds so far (<see cref="RatioPrecision"/>); once every paired ratio is within ±<see cref="PrecisionPercent"/> %, writes the round it
-/// stopped after to <see cref="DecisionFile"/>, and every later run is skipped (<see cref="Skip"/>). Each run is a project instance of
-/// its own: the file is what they share.
+/// rounds so far (<see cref="RatioPrecision"/>); once every paired ratio is within ±<see cref="PrecisionPercent"/> %, keeps the round it
+/// stopped after, and every later run is skipped (<see cref="Skip"/>). Each run is a project instance of its own: the build's
+/// <see cref="RunState"/> is what they share.
 /// </summary>
 public sealed class CheckRoundsPrecision : IntegrationTask
 {
     [Required] public string ResultsFile { get; set; } = "";
-    [Required] public string DecisionFile { get; set; } = "";
     /// <summary>±this many % (StopAtPrecision, as given: "2", "0.5").</summary>
     [Required] public string PrecisionPercent { get; set; } = "";
 
@@ -98,15 +97,16 @@ public sealed class CheckRoundsPrecision : IntegrationTask
         if (MinRounds < Summary.MinimumForInterval)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"MinRounds must be at least {Summary.MinimumForInterval} (fewer runs give no interval to judge); was {MinRounds}.");
-        if (File.Exists(DecisionFile))
+        var state = RunState.For(BuildEngine, ResultsFile);
+        if (state.StoppedAfterRound is { } stoppedAfter)
         {
-            Skip = Round > StoppedAfter();
+            Skip = Round > stoppedAfter;
             return Task.CompletedTask;
         }
         var judged = Round - 1;
         if (!FirstOfRound || judged < MinRounds)
             return Task.CompletedTask;
-        var widest = RatioPrecision.Of(File.Exists(ResultsFile) ? MeasurementLog.Read(ResultsFile) : []);
+        var widest = RatioPrecision.Of(state.Runs);
         if (widest is null)
         {
             Log.LogMessage(MessageImportance.High, "RunAll: StopAtPrecision has nothing to judge after round {0}: no run is paired with a reference (PipelinedCopy); every round runs.", judged);
@@ -121,15 +121,11 @@ public sealed class CheckRoundsPrecision : IntegrationTask
                 judged, widest.Describe(), PrecisionPercent, Round, needed);
             return Task.CompletedTask;
         }
-        File.WriteAllText(DecisionFile, judged.ToString(CultureInfo.InvariantCulture));
+        state.StoppedAfterRound = judged;
         Log.LogMessage(MessageImportance.High,
             "RunAll: after round {0} every paired ratio to the reference is within ±{1} % (the widest: {2}): the rounds stop here (StopAtPrecision).",
             judged, PrecisionPercent, widest.Describe());
         Skip = true;
         return Task.CompletedTask;
     }
-
-    private int StoppedAfter() =>
-        int.TryParse(File.ReadAllText(DecisionFile).Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out var round) ? round
-        : throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{DecisionFile} does not hold a round number; delete it and run again.");
 }

@@ -6,8 +6,13 @@ namespace IntegrationTasks.Tests;
 /// <summary>An in-memory build engine: records every event and keeps registered task objects.</summary>
 internal sealed class FakeBuildEngine : IBuildEngine4
 {
-    private readonly Dictionary<(object, RegisteredTaskObjectLifetime), object> _objects = new();
+    private readonly Dictionary<(object, RegisteredTaskObjectLifetime), object> _objects;
     private readonly object _gate = new();
+
+    public FakeBuildEngine() => _objects = [];
+
+    /// <summary>Another task of the same build: its own log, the build's registered objects.</summary>
+    public FakeBuildEngine(FakeBuildEngine build) => _objects = build._objects;
 
     public List<BuildErrorEventArgs> Errors { get; } = [];
     public List<BuildWarningEventArgs> Warnings { get; } = [];

@@ -1,0 +1,113 @@
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Transfer;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// What a build's runs hand to the runs after them, held in memory for the build instead of in files beside the results: the runs
+/// recorded so far (progress, StopAtPrecision's judgement), the round StopAtPrecision stopped after, and each server's last reading
+/// (its CPU, its own counters, how far its log was read), from which a run's share is the difference. One owner per results log,
+/// registered with MSBuild for the build's lifetime, so every project instance of the build finds the same one (the suite builds
+/// on one node: Directory.Build.rsp). A task without a build engine that keeps objects gets a state of its own.
+/// </summary>
+public sealed class RunState
+{
+    private static readonly Lock Registration = new();
+    private readonly Lock _gate = new();
+    private readonly List<Measurement> _runs;
+    private readonly Dictionary<string, (int ProcessId, double CpuSeconds)> _serverCpu = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, ServerStatsSnapshot> _serverStats = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, LogPosition> _serverLogs = new(StringComparer.Ordinal);
+    private int? _stoppedAfterRound;
+
+    private RunState(IEnumerable<Measurement> runs) => _runs = [.. runs];
+
+    /// <summary>The build's state for <paramref name="resultsFile"/>: made at its first use, from the runs the log holds then (read once).</summary>
+    public static RunState For(IBuildEngine? engine, string resultsFile)
+    {
+        RunState Load() => new(File.Exists(resultsFile) ? MeasurementLog.Read(resultsFile) : []);
+        if (engine is not IBuildEngine4 registry)
+            return Load();
+        var key = (nameof(RunState), Path.GetFullPath(resultsFile));
+        lock (Registration)
+        {
+            if (registry.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is RunState state)
+                return state;
+            state = Load();
+            registry.RegisterTaskObject(key, state, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+            return state;
+        }
+    }
+
+    /// <summary>The runs recorded so far, in order.</summary>
+    public IReadOnlyList<Measurement> Runs
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _runs];
+        }
+    }
+
+    public void Record(Measurement run)
+    {
+        lock (_gate)
+            _runs.Add(run);
+    }
+
+    /// <summary>The round after which StopAtPrecision stopped the rounds; null while they go on.</summary>
+    public int? StoppedAfterRound
+    {
+        get
+        {
+            lock (_gate)
+                return _stoppedAfterRound;
+        }
+        set
+        {
+            lock (_gate)
+                _stoppedAfterRound = value;
+        }
+    }
+
+    /// <summary>The server's CPU since its previous reading, if that was of the same process; the reading is kept for the next.</summary>
+    public double? ServerCpuSinceLastReading(string server, int processId, double cpuSeconds)
+    {
+        lock (_gate)
+        {
+            var previous = _serverCpu.TryGetValue(server, out var last) && last.ProcessId == processId ? last.CpuSeconds : (double?)null;
+            _serverCpu[server] = (processId, cpuSeconds);
+            return cpuSeconds - previous;
+        }
+    }
+
+    /// <summary>The server's previous counters (null at its first reading); <paramref name="now"/> is kept for the next.</summary>
+    public ServerStatsSnapshot? SwapServerStats(string server, ServerStatsSnapshot now)
+    {
+        lock (_gate)
+        {
+            _serverStats.TryGetValue(server, out var previous);
+            _serverStats[server] = now;
+            return previous;
+        }
+    }
+
+    /// <summary>Where the server's log was last read to (a new position at its first reading).</summary>
+    public LogPosition ServerLog(string server)
+    {
+        lock (_gate)
+        {
+            if (!_serverLogs.TryGetValue(server, out var position))
+                _serverLogs[server] = position = new LogPosition();
+            return position;
+        }
+    }
+}
+
+/// <summary>How far a log was read: its path and the offset read to.</summary>
+public sealed class LogPosition
+{
+    public string? Path { get; set; }
+    public long Offset { get; set; }
+}
