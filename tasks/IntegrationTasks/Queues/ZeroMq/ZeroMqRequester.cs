@@ -1,0 +1,145 @@
+using System.Threading.Channels;
+using IntegrationTasks.Common;
+using IntegrationTasks.Transfer;
+using IntegrationTasks.Wire;
+using NetMQ;
+using NetMQ.Monitoring;
+using NetMQ.Sockets;
+
+namespace IntegrationTasks.Queues.ZeroMq;
+
+/// <summary>
+/// One ZeroMQ client's attempt at the batches not committed. Lock-step (a REQ socket: a request, then its reply, as the series'
+/// clients asked) or pipelined (a DEALER socket: up to <see cref="MaxInFlight"/> requests out, each reply tagged with its batch). The
+/// socket's own thread sends and receives; the import runs beside it, a bounded channel between (back-pressure: a full channel stops
+/// the receiving). ZeroMQ reconnects under the socket and drops what was in flight on the lost connection without a word to its
+/// sender, so the attempt ends (IT3006) as soon as the socket's monitor reports the connection gone, or when a reply does not come
+/// within <see cref="ReplyTimeout"/>: the task's resumption asks again, on a new socket, for what is not committed, and a late reply
+/// to the old one is never read.
+/// </summary>
+public sealed class ZeroMqRequester(string endpoint, bool pipelined)
+{
+    public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
+    public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
+
+    /// <summary>How long a request waits for its reply (batches are answered in milliseconds; 16 clients of 1 MiB rows wait seconds).</summary>
+    public TimeSpan ReplyTimeout { get; init; } = TimeSpan.FromSeconds(15);
+
+    private int Window => pipelined ? Math.Max(1, MaxInFlight) : 1;
+
+    public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
+        Action connected, CancellationToken cancellationToken)
+    {
+        if (pending.Count == 0)
+            return new TransferResult(0, 0);
+        var replies = Channel.CreateBounded<(int Batch, NetMQFrame Body)>(new BoundedChannelOptions(Window) { SingleReader = true, SingleWriter = true });
+        using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        long sent = 0, received = 0;
+        var exchanging = SocketThread.RunAsync<NetMQSocket>("ZeroMQ client", () => pipelined ? new DealerSocket() : new RequestSocket(),
+            socket => ExchangeAsync(socket, plan, importer, pending, committed, connected, replies.Writer, (s, r) => { sent += s; received += r; }, failed.Token));
+        var importing = ImportAsync(replies.Reader, importer, committed, failed.Token);
+        try
+        {
+            await Task.WhenAll(exchanging, importing).ConfigureAwait(false);
+        }
+        catch
+        {
+            await failed.CancelAsync().ConfigureAwait(false);
+            await Task.WhenAll(exchanging, importing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            // The first failure, not a cancellation it caused on the other side.
+            throw (exchanging.IsFaulted ? exchanging.Exception : importing.Exception)?.InnerException ?? new OperationCanceledException(cancellationToken);
+        }
+        return new TransferResult(Interlocked.Read(ref sent), Interlocked.Read(ref received));
+    }
+
+    private static async Task ImportAsync(ChannelReader<(int Batch, NetMQFrame Body)> replies, BatchImporter importer, CommittedBatches committed,
+        CancellationToken cancellationToken)
+    {
+        await foreach (var (batch, body) in replies.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+        {
+            using var stream = new MemoryStream(body.Buffer, 0, body.MessageSize, writable: false);
+            await importer.ImportAsync(stream, cancellationToken).ConfigureAwait(false);
+            committed.Add(batch);
+        }
+    }
+
+    // Runs on the socket's thread: every await comes back to it (ConfigureAwait(true)), where the socket may be used.
+    private async Task ExchangeAsync(NetMQSocket socket, BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed, Action connected,
+        ChannelWriter<(int Batch, NetMQFrame Body)> replies, Action<long, long> counted, CancellationToken cancellationToken)
+    {
+        socket.Options.MaxMsgSize = MaxMessageBytes;
+        using var disconnected = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        using var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Disconnected);
+        monitor.Disconnected += (_, _) => disconnected.Cancel();
+        var monitoring = monitor.StartAsync();
+        try
+        {
+            socket.Connect(endpoint);
+            connected();
+            importer.MarkSetupDone();
+            var waiting = new Queue<int>(pending);
+            var outstanding = 0;
+            var lastSent = -1;
+            while (waiting.Count > 0 || outstanding > 0)
+            {
+                while (outstanding < Window && waiting.TryDequeue(out var batch))
+                {
+                    await committed.Latency.SendTurnAsync(batch, cancellationToken).ConfigureAwait(true);
+                    using var request = new PooledBufferStream();
+                    RecordXml.WriteRequest(request, plan.Ids(batch));
+                    var message = new NetMQMessage();
+                    if (pipelined)
+                        message.Append(ZeroMqFrames.BatchNumber(batch));
+                    message.Append(request.WrittenMemory.ToArray());
+                    socket.SendMultipartMessage(message);
+                    counted(request.Length, 0);
+                    outstanding++;
+                    lastSent = batch;
+                }
+                var reply = await ReceiveAsync(socket, lastSent, disconnected.Token, cancellationToken).ConfigureAwait(true);
+                var answered = pipelined ? ZeroMqFrames.ReadBatchNumber(reply[0]) : lastSent;
+                ZeroMqFrames.ThrowIfRefused(reply[reply.FrameCount - 2], answered);
+                var body = reply.Last;
+                outstanding--;
+                counted(0, body.MessageSize);
+                committed.Latency.Received(answered);
+                await replies.WriteAsync((answered, body), cancellationToken).ConfigureAwait(true);
+            }
+            replies.TryComplete();
+        }
+        catch (Exception e)
+        {
+            replies.TryComplete(e);
+            throw;
+        }
+        finally
+        {
+            monitor.Stop();
+            await monitoring.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
+    }
+
+    private async Task<NetMQMessage> ReceiveAsync(NetMQSocket socket, int lastSent, CancellationToken disconnected, CancellationToken cancellationToken)
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(disconnected);
+        timeout.CancelAfter(ReplyTimeout);
+        NetMQMessage reply;
+        try
+        {
+            reply = await socket.ReceiveMultipartMessageAsync(3, timeout.Token).ConfigureAwait(true);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested && disconnected.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionLost,
+                $"The connection to {endpoint} was lost (the last request sent: batch {lastSent}); what it carried is asked for again on a new one.");
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.ConnectionLost,
+                $"No reply from {endpoint} within {ReplyTimeout.TotalSeconds:0} s (the last request sent: batch {lastSent}); the connection is taken as lost.");
+        }
+        if (reply.FrameCount != (pipelined ? 3 : 2))
+            throw new IntegrationException(ErrorCodes.MalformedMessage, $"A reply from {endpoint} has {reply.FrameCount} frames, not {(pipelined ? 3 : 2)}.");
+        return reply;
+    }
+}

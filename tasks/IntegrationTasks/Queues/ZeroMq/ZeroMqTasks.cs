@@ -1,0 +1,60 @@
+using IntegrationTasks.Common;
+using IntegrationTasks.Data;
+using IntegrationTasks.Transfer;
+
+namespace IntegrationTasks.Queues.ZeroMq;
+
+/// <summary>The ZeroMQ server (ROUTER): answers its clients' requests until cancelled or stopped by the suite; no broker.</summary>
+public sealed class ZeroMqServer : TransferServerTask
+{
+    public string Endpoint { get; set; } = ZeroMqDefaults.LocalEndpoint;
+    public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
+    {
+        var responder = new ZeroMqResponder(source, Endpoint, EventLog) { MaxMessageBytes = MaxMessageBytes, MaxBatchRecords = MaxBatchRecords };
+        return (Endpoint, await responder.StartAsync(cancellationToken).ConfigureAwait(false));
+    }
+}
+
+/// <summary>What the two ZeroMQ clients share: the server's endpoint, the largest reply, and a lost connection resumed.</summary>
+public abstract class ZeroMqClientTask : ResumingQueueClientTask
+{
+    public string Endpoint { get; set; } = ZeroMqDefaults.LocalEndpoint;
+
+    /// <summary>The largest reply the client reads (ZeroMQ drops a connection that sends more).</summary>
+    public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+
+    protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
+
+    protected abstract bool Pipelined { get; }
+
+    protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken) =>
+        new ZeroMqRequester(Endpoint, Pipelined) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+            .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
+}
+
+/// <summary>ZeroMQ request/reply in the series' manner: a REQ socket, one batch asked for and answered at a time.</summary>
+public sealed class ZeroMqRequest : ZeroMqClientTask
+{
+    protected override string TransportName => "ZeroMqRequest";
+    protected override bool Pipelined => false;
+}
+
+/// <summary>ZeroMQ DEALER/ROUTER: up to MaxInFlight batches asked for at once, each reply tagged with its batch.</summary>
+public sealed class ZeroMqDealer : ZeroMqClientTask
+{
+    protected override string TransportName => "ZeroMqDealer";
+    protected override bool Pipelined => true;
+}
+
+/// <summary>The ZeroMQ transports' own defaults (targets/Queues/ZeroMq.targets states each too).</summary>
+public static class ZeroMqDefaults
+{
+    /// <summary>The ZeroMQ server's port.</summary>
+    public const int ZeroMqPort = 8088;
+
+    internal static readonly string LocalEndpoint = $"tcp://{SettingDefaults.HostName}:{ZeroMqPort}";
+}
