@@ -21,16 +21,7 @@ public sealed class HostingTests
     public TestContext TestContext { get; set; } = null!;
 
     /// <summary>Every transport RunAll knows, as the build declares them (TransportDefinition items); RunAll runs them all when Transports is not set.</summary>
-    internal static string[] AllTransports => TransportDefinitions.Value;
-
-    private static readonly Lazy<string[]> TransportDefinitions = new(() =>
-    {
-        var (exitCode, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-getItem:TransportDefinition", "-nologo"]);
-        Assert.AreEqual(0, exitCode, stderr);
-        using var json = System.Text.Json.JsonDocument.Parse(stdout);
-        return json.RootElement.GetProperty("Items").GetProperty("TransportDefinition").EnumerateArray()
-            .Select(item => item.GetProperty("Identity").GetString()!).ToArray();
-    });
+    internal static string[] AllTransports => [.. Definitions.Transports.Select(t => t["Identity"])];
 
     [TestMethod]
     public void The_transports_are_declared_by_their_families_targets_files()

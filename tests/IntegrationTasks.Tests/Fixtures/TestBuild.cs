@@ -8,12 +8,20 @@ namespace IntegrationTasks.Tests;
 /// </summary>
 internal static class TestBuild
 {
-    /// <summary>The port properties of the targets (their defaults are in the props and targets files).</summary>
-    private static readonly string[] PortProperties =
+    /// <summary>
+    /// The port properties of the targets: the relay's and the starvation lab's, and whatever the definitions name — each transport's
+    /// PortProperty and each broker's PortProperties — so that a transport added in its family's targets file is given a free port
+    /// without a line here.
+    /// </summary>
+    internal static IReadOnlyList<string> PortProperties => Ports.Value;
+
+    private static readonly Lazy<string[]> Ports = new(() =>
     [
-        "Port", "HttpPort", "SoapPort", "NetTcpPort", "GrpcPort", "RestPort", "WebSocketPort", "RelayPort", "StarvationPort",
-        "RabbitMQPort", "RabbitMQDistributionPort", "RabbitMQEpmdPort", "NatsPort", "RedisPort",
-    ];
+        .. new[] { "RelayPort", "StarvationPort" }
+            .Concat(Definitions.Transports.Select(t => t.GetValueOrDefault("PortProperty", "")))
+            .Concat(Definitions.Brokers.SelectMany(b => b.GetValueOrDefault("PortProperties", "").Split(';')))
+            .Where(p => p.Length > 0).Distinct(StringComparer.Ordinal),
+    ]);
 
     public static string[] Arguments(string target, string? artifacts, params IEnumerable<string> properties) =>
     [

@@ -1,0 +1,112 @@
+using System.Text;
+using IntegrationTasks.Queues.ZeroMq;
+using NetMQ;
+using NetMQ.Sockets;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>ZeroMQ, no broker: both clients against one ROUTER server, a client no one here wrote, a refusal and a fault through RunAll.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class ZeroMqTests
+{
+    /// <summary>A ZeroMQ server in this process, on a free port of its own.</summary>
+    private sealed class RunningServer : IAsyncDisposable
+    {
+        private readonly CancellationTokenSource _stop = new();
+        private Task _serving = Task.CompletedTask;
+
+        public CapturingLog Log { get; } = new();
+        public string Endpoint { get; } = $"tcp://127.0.0.1:{TestPorts.Free()}";
+
+        public static async Task<RunningServer> StartAsync(Database database, int maxBatchRecords = SettingDefaults.MaxBatchRecords)
+        {
+            var running = new RunningServer();
+            var serve = await new ZeroMqResponder(new RecordSource(database, ServerWork.PerRecord), running.Endpoint, running.Log) { MaxBatchRecords = maxBatchRecords }
+                .StartAsync(CancellationToken.None);
+            running._serving = serve(running._stop.Token);
+            return running;
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await _stop.CancelAsync();
+            await _serving.WaitAsync(TimeSpan.FromSeconds(30));
+            _stop.Dispose();
+        }
+    }
+
+    private static ZeroMqClientTask Client(bool pipelined, string endpoint, TestDatabases databases, FakeBuildEngine engine, int totalBatches = 10, int batchSize = 200)
+    {
+        ZeroMqClientTask client = pipelined ? new ZeroMqDealer() : new ZeroMqRequest();
+        client.Endpoint = endpoint;
+        client.MaxInFlight = 4;
+        return client.For(databases, engine, totalBatches, batchSize);
+    }
+
+    [TestMethod]
+    [DataRow(false, "Sqlite")]
+    [DataRow(true, "Sqlite")]
+    [DataRow(true, "PostgreSql")]
+    public async Task Both_ZeroMQ_clients_move_every_row_intact(bool pipelined, string provider)
+    {
+        await using var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var server = await RunningServer.StartAsync(databases.Server);
+        var engine = new FakeBuildEngine();
+        var client = Client(pipelined, server.Endpoint, databases, engine);
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(2000, client.Records);
+        Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
+        Assert.AreEqual((2000, 0), (report.Matched, report.Duplicated));
+    }
+
+    [TestMethod]
+    public async Task A_request_the_server_refuses_fails_its_client_with_the_servers_code_and_the_server_answers_the_next_one()
+    {
+        await using var databases = TestDatabases.Sqlite();
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using (var strict = await RunningServer.StartAsync(databases.Server, maxBatchRecords: 100))
+        {
+            var engine = new FakeBuildEngine();
+            Assert.IsFalse(await Task.Run(Client(pipelined: true, strict.Endpoint, databases, engine, 5, 200).Execute), engine.Log);
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.BatchTooLarge), engine.Log);
+            Assert.IsTrue(strict.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.BatchTooLarge}", StringComparison.Ordinal)), string.Join("\n", strict.Log.Lines));
+        }
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+
+        // A client no one here wrote (a bare DEALER socket) sends what is not XML: refused with its code in the status frame, and the
+        // same server answers the next client in full.
+        await using var server = await RunningServer.StartAsync(databases.Server);
+        var refusal = await Task.Run(() =>
+        {
+            using var dealer = new DealerSocket();
+            dealer.Options.Linger = TimeSpan.Zero;
+            dealer.Connect(server.Endpoint);
+            dealer.SendMoreFrame(BitConverter.GetBytes(7)).SendFrame("not a request"u8.ToArray());
+            var reply = new NetMQMessage();
+            Assert.IsTrue(dealer.TryReceiveMultipartMessage(TimeSpan.FromSeconds(10), ref reply, 3), "no reply");
+            Assert.AreEqual((3, 7), (reply.FrameCount, BitConverter.ToInt32(reply[0].Buffer, 0)));
+            return Encoding.UTF8.GetString(reply[1].ToByteArray());
+        });
+        StringAssert.StartsWith(refusal, $"{ErrorCodes.MalformedXml}: ");
+        var client = Client(pipelined: false, server.Endpoint, databases, new FakeBuildEngine(), 5, 200);
+        Assert.IsTrue(await Task.Run(client.Execute));
+        Assert.AreEqual(1000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None)).Matched);
+    }
+
+    [TestMethod]
+    public void RunAll_with_a_reset_in_every_repetition_resumes_both_ZeroMQ_clients_with_every_row_once()
+    {
+        using var artifacts = new TempDirectory("it-zeromq-fault-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Fault=Reset", "-p:FaultAfterBytes=400000", "-p:Transports=ZeroMqRequest+ZeroMqDealer",
+            "-p:RecordCounts=5000", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "ZeroMqRequest", "ZeroMqDealer" }, runs.Select(r => r.Transport).ToArray());
+        foreach (var run in runs)
+            Assert.IsTrue(run is { FaultInjected: true, Completed: true, Reconnects: >= 1, RowsMatched: 5000, RowsDuplicated: 0 }, run.ToString());
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+}
