@@ -94,16 +94,19 @@ public sealed class NetworkFaultTests
             "-p:SweepRecords=2000", "-p:BatchSize=200",
             "-p:Repetitions=1", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);
-        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        // Its own folder, as the other sweeps: a RunAll's results in results/ are kept.
+        var results = Path.Combine(artifacts, "results", "latency");
+        Assert.IsFalse(File.Exists(Path.Combine(artifacts, "results", "runs.jsonl")));
+        var markdown = File.ReadAllText(Path.Combine(results, "results.md"));
         StringAssert.Contains(markdown, "## Latency sweep (2,000 records;");
         StringAssert.Contains(markdown, "| TcpClientSingleThreadTest | ");
         StringAssert.Contains(markdown, "| TcpClient2 (RTT 10 ms) |");
-        var sweep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
+        var sweep = File.ReadAllLines(Path.Combine(results, "runs.jsonl"));
         foreach (var transport in new[] { "RestJson", "WebSocketClient" })
             Assert.HasCount(2, sweep.Where(l => l.Contains($"\"transport\":\"{transport}\"") && l.Contains("\"verified\":true")).ToList(), transport);
-        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "report.html")), "id=\"latency-sweep\"");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(results, "report.html")), "id=\"latency-sweep\"");
         // The lock-step client waited for ten round trips of 10 ms at least: the relay delayed it.
-        var lockStep = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"))
+        var lockStep = File.ReadAllLines(Path.Combine(results, "runs.jsonl"))
             .Where(l => l.Contains("\"transport\":\"TcpClientSingleThreadTest\"") && l.Contains("\"latencyMs\":10")).ToList();
         Assert.HasCount(1, lockStep);
         HostingTests.AssertEndedCleanly(artifacts);

@@ -283,6 +283,44 @@ public sealed class RunPlanTests
     }
 
     [TestMethod]
+    public void The_sweeps_are_axes_of_the_one_plan_batch_sizes_round_trips_and_records_per_client()
+    {
+        var engine = new FakeBuildEngine();
+        static string Run(ITaskItem s) => string.Join('/', new[] { "Records", "Clients", "BatchSize", "TotalBatches", "LatencyMs" }
+            .Select(p => Properties(s).GetValueOrDefault(p, "-")));
+        PlanRunAll Task(string recordCounts = "1000") => new()
+        {
+            BuildEngine = engine, BatchSize = 1000, Repetitions = 1, Warmup = false, Seed = "7", Transports = [Item("TcpClient2", "TcpServer2", recordCounts)],
+        };
+        // FindBatchSize: each batch size a run of its own, at the record count asked for.
+        var batches = Task();
+        batches.BatchSizes = "100+500";
+        Assert.IsTrue(batches.Execute(), engine.Log);
+        CollectionAssert.AreEquivalent(new[] { "1000/1/100/10/-", "1000/1/500/2/-" }, batches.Steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Run).ToArray());
+        // With a payload, the sizes over BatchBytes are left out and said (the bound alone where every size is over it).
+        var payload = Task();
+        (payload.BatchSizes, payload.PayloadSizes, payload.BatchBytes) = ("100+500", "2048", 204_800);
+        Assert.IsTrue(payload.Execute(), engine.Log);
+        CollectionAssert.AreEqual(new[] { "1000/1/100/10/-" }, payload.Steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Run).ToArray());
+        StringAssert.Contains(engine.Log, "Batch sizes 500 left out: at 2,048 bytes of payload a row, a batch holds at most 100 records");
+        // LatencySweep: each round trip a relayed run of its own (a latency needs the relay).
+        var latencies = Task();
+        (latencies.LatenciesMs, latencies.UseRelay) = ("0+10", true);
+        Assert.IsTrue(latencies.Execute(), engine.Log);
+        CollectionAssert.AreEqual(new[] { "1000/1/1000/1/0", "1000/1/1000/1/10" }, latencies.Steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Run).ToArray());
+        Assert.IsTrue(latencies.Steps.Where(s => s.GetMetadata("Kind") == "Run").All(s => Properties(s)["Network"] == "Custom"));
+        var unrelayed = Task();
+        unrelayed.LatenciesMs = "10";
+        Assert.IsFalse(unrelayed.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        // Load: each client count at RecordsPerClient records a client.
+        var load = Task("1000+3000");
+        (load.ClientCounts, load.RecordsPerClient) = (["1+3"], 1000);
+        Assert.IsTrue(load.Execute(), engine.Log);
+        CollectionAssert.AreEquivalent(new[] { "1000/1/1000/1/-", "3000/3/1000/3/-" }, load.Steps.Where(s => s.GetMetadata("Kind") == "Run").Select(Run).ToArray());
+    }
+
+    [TestMethod]
     public void A_batch_is_checked_against_BatchBytes_and_the_transport_s_message_limit_before_a_run()
     {
         var kilobytes = new PayloadShape(1024, PayloadKind.Bytes);

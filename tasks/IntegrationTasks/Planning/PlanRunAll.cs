@@ -46,6 +46,15 @@ public sealed class PlanRunAll : IntegrationTask
     /// <summary>The most payload one run moves: a pass with a payload runs its record counts capped to this.</summary>
     public long MaxRunBytes { get; set; } = SettingDefaults.MaxRunBytes;
 
+    /// <summary>FindBatchSize's axis: every run at each of these batch sizes ("10+100+1000"); empty: <see cref="BatchSize"/> alone.</summary>
+    public string BatchSizes { get; set; } = "";
+
+    /// <summary>LatencySweep's axis: every relayed run at each of these added round trips in ms ("0+5+20"); empty: the network as set.</summary>
+    public string LatenciesMs { get; set; } = "";
+
+    /// <summary>Load's: each client count runs at this many records a client (its record count); 0: every record count at every client count.</summary>
+    public int RecordsPerClient { get; set; }
+
     [Output] public ITaskItem[] Steps { get; private set; } = [];
 
     /// <summary>The shuffle's seed when interleaved, recorded with each run; 0 by transport.</summary>
@@ -80,10 +89,13 @@ public sealed class PlanRunAll : IntegrationTask
         var steps = new List<ITaskItem>();
         var groups = 0;
         RunPlan? first = null;
+        var latencies = Latencies();
+        if (latencies is not null && !UseRelay)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, "LatenciesMs needs the relay (UseRelay=true): it is what adds the round trip.");
         foreach (var pass in passes)
         {
             var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), pass.BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns),
-                order, seed, ReferenceEvery);
+                order, seed, ReferenceEvery, BatchSizesAt(pass), latencies, RecordsPerClient);
             var plan = RunPlanner.Plan([.. transports.Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) })], settings, Ports.Free, Log);
             steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups, UseRelay));
             groups += plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).DefaultIfEmpty(0).Max();
@@ -103,6 +115,32 @@ public sealed class PlanRunAll : IntegrationTask
             SayPlan(first);
         return Task.CompletedTask;
     }
+
+    /// <summary>
+    /// The batch-size axis at a pass's payload: the sizes whose batches stay within BatchBytes (the larger ones would all run at that
+    /// bound, the same batch size under several names, so they are left out and said); the bound alone where none does. Null: no axis.
+    /// </summary>
+    private List<int>? BatchSizesAt(PayloadPass pass)
+    {
+        if (BatchSizes.Trim().Length == 0)
+            return null;
+        var asked = Counts.Parse([BatchSizes.Replace(';', '+')], "BatchSizes").Distinct().ToList();
+        var within = asked.Where(size => Transfer.BatchBytesCheck.EffectiveBatchSize(size, pass.PayloadBytes, BatchBytes) == size).ToList();
+        if (within.Count == asked.Count)
+            return asked;
+        var most = Transfer.BatchBytesCheck.EffectiveBatchSize(asked.Max(), pass.PayloadBytes, BatchBytes);
+        Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
+            $"Batch sizes {string.Join(", ", asked.Except(within))} left out: at {pass.PayloadBytes:N0} bytes of payload a row, a batch holds at most {most:N0} records (BatchBytes {BatchBytes:N0}; -p:BatchBytes= raises it)."));
+        return within.Count > 0 ? within : [most];
+    }
+
+    /// <summary>The round trips of the latency axis, in ms (0 or more); null: no axis.</summary>
+    private List<double>? Latencies() =>
+        LatenciesMs.Trim().Length == 0 ? null
+        : [.. LatenciesMs.Split('+', ';').Select(t => t.Trim()).Where(t => t.Length > 0)
+            .Select(text => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var ms) && ms >= 0 && double.IsFinite(ms) ? ms
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"LatenciesMs holds '{text}', which is not a round trip in ms (0 or more)."))
+            .Distinct()];
 
     private void SayPlan(RunPlan plan)
     {
@@ -141,7 +179,7 @@ public sealed class PlanRunAll : IntegrationTask
             item.SetMetadata("Transport", transport.Name);
             item.SetMetadata("ServerTarget", transport.HasServer ? transport.ServerTarget : "");
             item.SetMetadata("StopOnFailure", stopOnFailure);
-            var payload = pass is null ? [] : new[] { $"PayloadBytes={pass.PayloadBytes.ToString(CultureInfo.InvariantCulture)}", $"BatchSize={pass.BatchSize.ToString(CultureInfo.InvariantCulture)}" };
+            var payload = pass is null ? [] : new[] { $"PayloadBytes={pass.PayloadBytes.ToString(CultureInfo.InvariantCulture)}" };
             item.SetMetadata("AdditionalProperties", string.Join(";",
                 new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(payload).Concat(properties).Concat(PortOf(transport))));
             return item;
@@ -172,7 +210,10 @@ public sealed class PlanRunAll : IntegrationTask
         if (!useRelay || step.Transport.PortProperty.Length == 0)
             yield return "Fault=None";
         yield return $"Records={Text(run.Records)}";
+        yield return $"BatchSize={Text(run.BatchSize)}";
         yield return $"TotalBatches={Text(run.TotalBatches)}";
+        if (run.LatencyMs is { } latency)
+            yield return string.Create(CultureInfo.InvariantCulture, $"Network=Custom;LatencyMs={latency:R}");
         yield return $"Clients={Text(run.Clients)}";
         yield return $"Repetition={Text(run.Repetition)}";
         yield return $"WarmupRun={Text(run.WarmupRun)}";

@@ -31,9 +31,10 @@ public sealed record PlanTransport(string Name, IReadOnlyList<int> RecordCounts,
 
 /// <summary>
 /// One run of a transport: its size, its clients and its repetition (0: a warm-up, the <paramref name="WarmupRun"/>th; the warm-ups
-/// differ in it alone, so that MSBuild neither batches them into one call nor skips one as already built).
+/// differ in it alone, so that MSBuild neither batches them into one call nor skips one as already built), its batch size, and the
+/// round trip the relay adds where a sweep varies it (null: the run's network as set).
 /// </summary>
-public sealed record PlannedRun(int Records, int TotalBatches, int Clients, int Repetition, int WarmupRun = 0);
+public sealed record PlannedRun(int Records, int TotalBatches, int Clients, int Repetition, int WarmupRun = 0, int BatchSize = 0, double? LatencyMs = null);
 
 /// <summary>A server of a group: started before its runs, stopped after; on <see cref="Port"/> (given in its transport's PortProperty) unless 0, its configured one.</summary>
 public sealed record ServerStep(int Group, string ServerTarget, PlanTransport Transport, int Port = 0);
@@ -55,9 +56,13 @@ public sealed record RunStep(int Group, PlanTransport Transport, PlannedRun Run,
 public sealed record RunPlan(RunOrder Order, int Seed, IReadOnlyList<ServerStep> Servers, IReadOnlyList<RunStep> Runs,
     IReadOnlyList<ServerStep> OtherServerUsers, int Transports);
 
-/// <summary>What RunAll varies, apart from the transports.</summary>
+/// <summary>
+/// What a plan varies, apart from the transports: the axes every run is crossed with. <see cref="BatchSizes"/> (FindBatchSize) and
+/// <see cref="LatenciesMs"/> (LatencySweep) are axes when given, else every run has <see cref="BatchSize"/> and the network as set;
+/// with <see cref="RecordsPerClient"/> (Load) each client count runs at that many records a client instead of every record count.
+/// </summary>
 public sealed record RunPlanSettings(IReadOnlyList<int> ClientCounts, int BatchSize, int Repetitions, int WarmupRuns, RunOrder Order, int Seed,
-    int ReferenceEvery = 0);
+    int ReferenceEvery = 0, IReadOnlyList<int>? BatchSizes = null, IReadOnlyList<double>? LatenciesMs = null, int RecordsPerClient = 0);
 
 /// <summary>Record counts × client counts × repetitions of one transport.</summary>
 public static class RunMatrix
@@ -74,39 +79,47 @@ public static class RunMatrix
     }
 
     /// <summary>
-    /// Record counts (smallest first) × client counts × repetitions; a count with fewer batches than clients is left out and said so. The
-    /// warm-ups of each client count come with the smallest record count it runs at: they warm the code, which is the same at every count.
+    /// Record counts (smallest first) × batch sizes × client counts × round trips × repetitions; a count with fewer batches than clients
+    /// is left out and said so. With <paramref name="recordsPerClient"/> each client count runs at that many records a client, where
+    /// that is one of the record counts. The warm-ups of each client count come with the first run it has: they warm the code, which is
+    /// the same at every count.
     /// </summary>
     public static List<PlannedRun> Plan(IReadOnlyList<int> recordCounts, IReadOnlyList<int> clientCounts, int batchSize, int repetitions, int warmupRuns,
-        TaskLoggingHelper? log)
+        TaskLoggingHelper? log, IReadOnlyList<int>? batchSizes = null, IReadOnlyList<double>? latenciesMs = null, int recordsPerClient = 0)
     {
-        if (batchSize < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {batchSize}).");
+        IReadOnlyList<int> sizes = batchSizes is { Count: > 0 } ? batchSizes : [batchSize];
+        IReadOnlyList<double?> latencies = latenciesMs is { Count: > 0 } ? [.. latenciesMs.Select(l => (double?)l)] : [null];
+        if (sizes.Any(size => size < 1))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"BatchSize must be at least 1 (was {sizes.Min()}).");
         if (repetitions < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Repetitions must be at least 1 (was {repetitions}).");
+        var sized = recordsPerClient > 0
+            ? clientCounts.Select(clients => (Records: clients * recordsPerClient, Clients: clients)).Where(p => recordCounts.Contains(p.Records)).ToList()
+            : [.. recordCounts.Order().SelectMany(records => clientCounts.Select(clients => (Records: records, Clients: clients)))];
         var runs = new List<PlannedRun>();
         var warmedClientCounts = new HashSet<int>();
-        foreach (var records in recordCounts.Order())
-        {
-            if (records % batchSize != 0)
-                throw new IntegrationException(ErrorCodes.InvalidParameter,
-                    $"{records} records do not divide into batches of {batchSize}; choose RecordCounts that are multiples of BatchSize.");
-            var batches = records / batchSize;
-            foreach (var clients in clientCounts)
+        foreach (var (records, clients) in sized)
+            foreach (var size in sizes)
             {
+                if (records % size != 0)
+                    throw new IntegrationException(ErrorCodes.InvalidParameter,
+                        $"{records} records do not divide into batches of {size}; choose RecordCounts that are multiples of BatchSize.");
+                var batches = records / size;
                 if (clients > batches)
                 {
                     log?.LogMessage(MessageImportance.High, "Not run: {0:N0} records at {1} clients ({2} batches of {3}: each client needs a batch of its own).",
-                        records, clients, batches, batchSize);
+                        records, clients, batches, size);
                     continue;
                 }
-                if (warmedClientCounts.Add(clients))
-                    for (var warmupRun = 1; warmupRun <= warmupRuns; warmupRun++)
-                        runs.Add(new PlannedRun(records, batches, clients, 0, warmupRun));
-                for (var repetition = 1; repetition <= repetitions; repetition++)
-                    runs.Add(new PlannedRun(records, batches, clients, repetition));
+                foreach (var latency in latencies)
+                {
+                    if (warmedClientCounts.Add(clients))
+                        for (var warmupRun = 1; warmupRun <= warmupRuns; warmupRun++)
+                            runs.Add(new PlannedRun(records, batches, clients, 0, warmupRun, size, latency));
+                    for (var repetition = 1; repetition <= repetitions; repetition++)
+                        runs.Add(new PlannedRun(records, batches, clients, repetition, 0, size, latency));
+                }
             }
-        }
         if (runs.Count == 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter, clientCounts.Count == 0 ? "Clients is empty."
                 : recordCounts.Count == 0 ? "RecordCounts is empty." : $"No record count has a batch for each of the clients asked for ({string.Join(", ", clientCounts)}).");
@@ -133,7 +146,8 @@ public static class RunPlanner
         var combinations = new List<(PlanTransport Transport, PlannedRun Run)>();
         foreach (var transport in transports)
             foreach (var run in RunMatrix.Plan(transport.RecordCounts, transport.Kind == RunKind.Peer || transport.OneClient ? [1] : settings.ClientCounts,
-                         settings.BatchSize, settings.Repetitions, settings.WarmupRuns, log))
+                         settings.BatchSize, settings.Repetitions, settings.WarmupRuns, log, settings.BatchSizes, settings.LatenciesMs,
+                         transport.Kind == RunKind.Peer || transport.OneClient ? 0 : settings.RecordsPerClient))
                 combinations.Add((transport, run));
         return settings.Order == RunOrder.Interleaved
             ? Interleaved(transports, combinations, settings, freePort)
@@ -170,7 +184,7 @@ public static class RunPlanner
             runs.Add(new RunStep(1, transport, run, 0, runs.Count + 1, warmups.Count));
         var references = transports.Where(t => t.Kind == RunKind.Reference).ToList();
         var random = new Random(settings.Seed);
-        var sinceReference = new Dictionary<(string Reference, int Records, int Clients), int>();
+        var sinceReference = new Dictionary<(string Reference, int Records, int Clients, int BatchSize), int>();
         for (var round = 1; round <= settings.Repetitions; round++)
         {
             var inRound = combinations.Where(c => c.Run.Repetition == round).ToArray();
@@ -199,7 +213,7 @@ public static class RunPlanner
     /// restart the count (an extra run that would come right before one is left out).
     /// </summary>
     private static List<(PlanTransport Transport, PlannedRun Run)> WithReferenceBetween((PlanTransport Transport, PlannedRun Run)[] inRound,
-        IReadOnlyList<PlanTransport> references, Dictionary<(string Reference, int Records, int Clients), int> sinceReference, int referenceEvery)
+        IReadOnlyList<PlanTransport> references, Dictionary<(string Reference, int Records, int Clients, int BatchSize), int> sinceReference, int referenceEvery)
     {
         var scheduled = new List<(PlanTransport Transport, PlannedRun Run)>();
         for (var i = 0; i < inRound.Length; i++)
@@ -210,15 +224,16 @@ public static class RunPlanner
                 continue;
             if (transport.Kind == RunKind.Reference)
             {
-                sinceReference[(transport.Name, run.Records, run.Clients)] = 0;
+                sinceReference[(transport.Name, run.Records, run.Clients, run.BatchSize)] = 0;
                 continue;
             }
-            // Only where the reference runs at this size and clients (it runs one client only); the extra run is a copy of its own.
+            // Only where the reference runs at this size, batch size and clients; the extra run is a copy of its own.
             var own = ReferenceOf(transport, references) is { } reference
-                ? inRound.FirstOrDefault(c => c.Transport == reference && c.Run.Records == run.Records && c.Run.Clients == run.Clients) : default;
+                ? inRound.FirstOrDefault(c => c.Transport == reference && c.Run.Records == run.Records && c.Run.Clients == run.Clients && c.Run.BatchSize == run.BatchSize)
+                : default;
             if (own.Transport is null)
                 continue;
-            var key = (own.Transport.Name, run.Records, run.Clients);
+            var key = (own.Transport.Name, run.Records, run.Clients, run.BatchSize);
             sinceReference[key] = sinceReference.GetValueOrDefault(key) + 1;
             // Due, unless the round's own run of it comes next anyway.
             if (sinceReference[key] < referenceEvery || (i + 1 < inRound.Length && inRound[i + 1] == own))
