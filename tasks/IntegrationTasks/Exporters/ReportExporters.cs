@@ -41,7 +41,7 @@ public sealed class MarkdownExporter : IReportExporter
                   .Append(model.Tables).Append(ReportContent.NotRunSection(model.NotRun)).Append(model.SeriesSection).Append(model.Sweeps).Markdown()
               + LatencySweepReport.Markdown(model.LatencyCurves) + LoadReport.Markdown(model.LoadCurves, Environment.ProcessorCount)
               + FaultTable.Markdown(model.Faults) + NoiseReport.Markdown(model.Noise, model.Summaries, model.Measurements, model.Diagnostics);
-        return text + ReportContent.FailedSection(model.Failed).Markdown(before: text) + string.Concat(model.Labs.Select(l => l.Markdown));
+        return text + ReportContent.FailedSection(model.Failed).Markdown(before: text) + string.Concat(model.Labs.Select(l => l.Markdown()));
     }
 }
 
@@ -53,5 +53,5 @@ public sealed class HtmlExporter : IReportExporter
     public string Render(ReportModel model) => HtmlReport.Render(model.Summaries, model.Environment, model.NotRun,
         new ReportDocument().Append(model.Tables).Append(model.SeriesSection).Append(model.Sweeps), model.BatchSweeps,
         LatencySweepReport.Html(model.LatencyCurves) + LoadReport.Html(model.LoadCurves, Environment.ProcessorCount) + FaultTable.Html(model.Faults)
-        + NoiseReport.Html(model.Noise) + string.Concat(model.Labs.Select(l => l.Html)), model.Failed, model.Headline);
+        + NoiseReport.Html(model.Noise) + string.Concat(model.Labs.Select(l => l.Html())), model.Failed, model.Headline);
 }

@@ -31,29 +31,34 @@ public static class LabResults
 
 }
 
-internal sealed class IoLabSection : IReportSection
+internal sealed class IoLabSection : ReportSection<IoLabReport.Run>
 {
-    public int Order => 1;
-    public (string Markdown, string Html)? Render(string directory) => IoLabReport.Load(directory) is { } run ? (IoLabReport.Markdown(run), IoLabReport.Html(run)) : null;
+    public override int Order => 1;
+    protected override IoLabReport.Run? LoadResults(string directory) => IoLabReport.Load(directory);
+    protected override string Markdown(IoLabReport.Run results) => IoLabReport.Markdown(results);
+    protected override string Html(IoLabReport.Run results) => IoLabReport.Html(results);
 }
 
-internal sealed class StarvationSection : IReportSection
+internal sealed class StarvationSection : ReportSection<List<StarvationRun>>
 {
-    public int Order => 2;
-    public (string Markdown, string Html)? Render(string directory) =>
-        StarvationReport.Load(directory) is { } run ? (StarvationReport.Markdown(run), StarvationReport.Html(run)) : null;
+    public override int Order => 2;
+    protected override List<StarvationRun>? LoadResults(string directory) => StarvationReport.Load(directory);
+    protected override string Markdown(List<StarvationRun> results) => StarvationReport.Markdown(results);
+    protected override string Html(List<StarvationRun> results) => StarvationReport.Html(results);
 }
 
-internal sealed class AsyncOverheadSection : IReportSection
+internal sealed class AsyncOverheadSection : ReportSection<List<AsyncOverheadResult>>
 {
-    public int Order => 3;
-    public (string Markdown, string Html)? Render(string directory) =>
-        AsyncOverheadReport.Load(directory) is { } run ? (AsyncOverheadReport.Markdown(run), AsyncOverheadReport.Html(run)) : null;
+    public override int Order => 3;
+    protected override List<AsyncOverheadResult>? LoadResults(string directory) => AsyncOverheadReport.Load(directory);
+    protected override string Markdown(List<AsyncOverheadResult> results) => AsyncOverheadReport.Markdown(results);
+    protected override string Html(List<AsyncOverheadResult> results) => AsyncOverheadReport.Html(results);
 }
 
-internal sealed class StageCostsSection : IReportSection
+internal sealed class StageCostsSection : ReportSection<StageCostsRun>
 {
-    public int Order => 4;
-    public (string Markdown, string Html)? Render(string directory) =>
-        StageCostsReport.Load(directory) is { } run ? (StageCostsReport.Markdown(run), StageCostsReport.Html(run)) : null;
+    public override int Order => 4;
+    protected override StageCostsRun? LoadResults(string directory) => StageCostsReport.Load(directory);
+    protected override string Markdown(StageCostsRun results) => StageCostsReport.Markdown(results);
+    protected override string Html(StageCostsRun results) => StageCostsReport.Html(results);
 }

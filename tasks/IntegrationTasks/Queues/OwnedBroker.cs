@@ -35,6 +35,9 @@ internal sealed class OwnedBroker : IDisposable
         _terminated = OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()
             ? [PosixSignalRegistration.Create(PosixSignal.SIGTERM, _ => Dispose()), PosixSignalRegistration.Create(PosixSignal.SIGHUP, _ => Dispose())]
             : [];
+        // The signals' handlers stop the brokers one after another on one thread; a build cancelled by SIGTERM may reach its exit
+        // before the last of them has run, so the way out waits for every broker's stop too (each stop runs once, whoever asks).
+        BuildTermination.StopOnTermination(() => StopAsync(CancellationToken.None));
     }
 
     /// <summary>Its current process (another after a restart); 0 once stopped and released.</summary>

@@ -13,11 +13,8 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    /// <summary>One transport's runs at several batch sizes, as rows labelled by batch size.</summary>
-    public sealed record Sweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
-
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, ReportDocument figures, IReadOnlyList<Sweep>? sweeps = null, string labsHtml = "",
+        IReadOnlyList<NotRunEntry> notRun, ReportDocument figures, IReadOnlyList<BatchSweep>? sweeps = null, string labsHtml = "",
         IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null)
     {
         sweeps ??= [];

@@ -217,6 +217,9 @@ public sealed record FailedEntry(string Transport, int? Records, string Code, st
     public string RecordsText => Records is { } n ? n.ToString("N0", CultureInfo.InvariantCulture) : "every count asked for";
 }
 
+/// <summary>One transport's runs at several batch sizes (FindBatchSize), as rows labelled by batch size.</summary>
+public sealed record BatchSweep(string Transport, int Records, IReadOnlyList<TransportSummary> Rows);
+
 public sealed record NotRunEntry(string Transport, string Reason, string Fix, string SeriesSeconds, string Replacement)
 {
     /// <summary>The run that was asked for and not made: the transport under this build's settings, at no one record count.</summary>
@@ -541,7 +544,8 @@ public static class ReportContent
     ];
 
     /// <summary>One batch size of a FindBatchSize sweep, and how it compares with the best.</summary>
-    public sealed record BatchSweepRow(int BatchSize, int Records, Summary Seconds, string AgainstBest);
+    /// <summary>A batch size of a sweep: its runs, and how it stands against the best (<see cref="IsBest"/>: it is the best, with intervals to show it).</summary>
+    public sealed record BatchSweepRow(int BatchSize, int Records, Summary Seconds, string AgainstBest, bool IsBest = false);
 
     /// <summary>The batch-size sweep's columns.</summary>
     public static readonly IReadOnlyList<ReportColumn<BatchSweepRow>> BatchSweepColumns =
@@ -551,7 +555,7 @@ public static class ReportContent
         new("meanSeconds", "Mean (s)", r => r.Seconds.Mean.ToString("F3", Invariant)),
         new("ci95Seconds", "±95% CI (s)", r => r.Seconds.IntervalCell()),
         new("recordsPerSecond", "Records/s", r => (r.Records / r.Seconds.Mean).ToString("N0", Invariant)),
-        new("againstBest", "Against the best", r => r.AgainstBest, Numeric: false) { HtmlCell = r => r.AgainstBest.Replace("**", "") },
+        new("againstBest", "Against the best", r => r.IsBest ? $"**{r.AgainstBest}**" : r.AgainstBest, Numeric: false) { HtmlCell = r => r.AgainstBest },
     ];
 
     /// <summary>", network: Wan (40 ms round trip, 100 Mbit/s), two hosts" when the run was not plain loopback on one host.</summary>
@@ -599,9 +603,9 @@ public static class ReportContent
     }
 
     /// <summary>The swept transports, each batch size as a row (for the report's sweep charts).</summary>
-    public static List<HtmlReport.Sweep> Sweeps(IEnumerable<Measurement> measurements) =>
+    public static List<BatchSweep> Sweeps(IEnumerable<Measurement> measurements) =>
         measurements.GroupBy(m => (m.Transport, m.Records, m.PayloadBytes)).Where(g => g.Select(m => m.BatchSize).Distinct().Count() > 1)
-            .Select(g => new HtmlReport.Sweep(g.Key.Transport, g.Key.Records,
+            .Select(g => new BatchSweep(g.Key.Transport, g.Key.Records,
                 Summarise(g.OrderBy(m => m.BatchSize)).OrderBy(r => r.Transport.Length).ThenBy(r => r.Transport, StringComparer.Ordinal).ToList()))
             .ToList();
 
@@ -622,7 +626,7 @@ public static class ReportContent
             doc.AddHeading(2, string.Create(Invariant, $"Batch-size sweep: {sweep.Key.Transport}, {sweep.Key.Records:N0} records"));
             doc.AddTable(BatchSweepColumns, rows.Select(r => new BatchSweepRow(r.BatchSize, sweep.Key.Records, r.Seconds,
                 !estimable ? r.BatchSize == best.BatchSize ? "fastest mean (too few runs to call it best)" : "too few runs to tell"
-                : r.BatchSize == best.BatchSize ? "**best**" : Significance(Welch.PValue(best.Seconds, r.Seconds)))));
+                : r.BatchSize == best.BatchSize ? "best" : Significance(Welch.PValue(best.Seconds, r.Seconds)), IsBest: estimable && r.BatchSize == best.BatchSize)));
         }
         return doc;
     }

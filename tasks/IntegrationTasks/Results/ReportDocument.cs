@@ -5,7 +5,8 @@ namespace IntegrationTasks.Results;
 
 /// <summary>
 /// A part of the report as blocks — headings, paragraphs, bullet lists and tables — that each format renders: results.md and
-/// report.html's figures are made from the same blocks, so the HTML never reads the Markdown.
+/// report.html's figures are made from the same blocks, so the HTML never reads the Markdown. A table holds its columns and rows,
+/// rendered only when an exporter asks (<see cref="Markdown"/>, <see cref="Html"/>): the model holds no Markdown or HTML.
 /// </summary>
 public sealed class ReportDocument
 {
@@ -13,7 +14,17 @@ public sealed class ReportDocument
     private sealed record Heading(int Level, string Text) : Block;
     private sealed record Paragraph(string Text) : Block;
     private sealed record Bullets(IReadOnlyList<string> Items) : Block;
-    private sealed record Table(string Markdown, string Html) : Block;
+    private abstract record Table : Block
+    {
+        public abstract string Markdown();
+        public abstract string Html();
+    }
+
+    private sealed record Table<TRow>(IReadOnlyList<ReportColumn<TRow>> Columns, IReadOnlyList<TRow> Rows) : Table
+    {
+        public override string Markdown() => ReportTable.Markdown(Columns, Rows);
+        public override string Html() => "<div class=\"wide\">" + ReportTable.Html(Columns, Rows) + "</div>";
+    }
 
     private readonly List<Block> _blocks = [];
 
@@ -27,11 +38,8 @@ public sealed class ReportDocument
     public ReportDocument AddBullets(IEnumerable<string> items) => items.ToList() is { Count: > 0 } list ? Add(new Bullets(list)) : this;
 
     /// <summary>A table of <paramref name="columns"/> over <paramref name="rows"/>, as each format renders them (<see cref="ReportTable"/>).</summary>
-    public ReportDocument AddTable<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows)
-    {
-        var list = rows.ToList();
-        return Add(new Table(ReportTable.Markdown(columns, list), "<div class=\"wide\">" + ReportTable.Html(columns, list) + "</div>"));
-    }
+    public ReportDocument AddTable<TRow>(IReadOnlyList<ReportColumn<TRow>> columns, IEnumerable<TRow> rows) =>
+        Add(new Table<TRow>(columns, [.. rows]));
 
     public ReportDocument Append(ReportDocument other)
     {
@@ -61,7 +69,7 @@ public sealed class ReportDocument
                 Heading h => $"{new string('#', h.Level)} {h.Text}\n\n",
                 Paragraph p => p.Text + "\n",
                 Bullets b => string.Concat(b.Items.Select(i => $"- {i}\n")),
-                Table t => t.Markdown,
+                Table t => t.Markdown(),
                 _ => throw new InvalidOperationException(block.GetType().Name),
             });
         }
@@ -78,7 +86,7 @@ public sealed class ReportDocument
                 Heading h => $"<h{h.Level + headingOffset}>{Encode(h.Text)}</h{h.Level + headingOffset}>",
                 Paragraph p => $"<p class=\"note\">{Encode(p.Text.ReplaceLineEndings(" "))}</p>",
                 Bullets b => "<ul>" + string.Concat(b.Items.Select(i => $"<li>{Encode(i)}</li>")) + "</ul>",
-                Table t => t.Html,
+                Table t => t.Html(),
                 _ => throw new InvalidOperationException(block.GetType().Name),
             });
         return html.ToString();

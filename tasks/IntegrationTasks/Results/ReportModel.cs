@@ -8,7 +8,7 @@ namespace IntegrationTasks.Results;
 /// </summary>
 /// <param name="AllRuns">Every run recorded, those that failed cleanly under an injected fault included.</param>
 /// <param name="Measurements">The runs that completed: the only ones in a statistic.</param>
-/// <param name="Labs">The labs' sections found beside the results, as Markdown and HTML.</param>
+/// <param name="Labs">The labs' results found beside the results, each with the section that renders it.</param>
 public sealed record ReportModel(
     IReadOnlyDictionary<string, string> Environment,
     IReadOnlyList<Measurement> AllRuns,
@@ -22,14 +22,14 @@ public sealed record ReportModel(
     ReportDocument Tables,
     ReportDocument SeriesSection,
     ReportDocument Sweeps,
-    IReadOnlyList<HtmlReport.Sweep> BatchSweeps,
+    IReadOnlyList<BatchSweep> BatchSweeps,
     IReadOnlyList<LatencyCurve> LatencyCurves,
     IReadOnlyList<LoadCurve> LoadCurves,
-    IReadOnlyList<(string Markdown, string Html)> Labs,
+    IReadOnlyList<LabSection> Labs,
     bool Diagnostics)
 {
     public static ReportModel Of(IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment, ReportOptions options,
-        IReadOnlyList<(string Markdown, string Html)> labs)
+        IReadOnlyList<LabSection> labs)
     {
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var summaries = ReportContent.Summarise(measurements)
