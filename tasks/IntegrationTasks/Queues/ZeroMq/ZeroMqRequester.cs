@@ -69,7 +69,7 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
     {
         socket.Options.MaxMsgSize = MaxMessageBytes;
         using var disconnected = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        using var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Disconnected);
+        var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Disconnected);
         monitor.Disconnected += (_, _) => disconnected.Cancel();
         var monitoring = monitor.StartAsync();
         try
@@ -114,8 +114,25 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         }
         finally
         {
-            monitor.Stop();
-            await monitoring.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            // The monitor's own thread sees a stop at its next poll (up to half a second): the transfer is done and does not wait for it.
+            _ = StopAsync(monitor, monitoring);
+        }
+    }
+
+    private static async Task StopAsync(NetMQMonitor monitor, Task monitoring)
+    {
+        try
+        {
+            await Task.Run(monitor.Stop).ConfigureAwait(false);
+            await monitoring.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is InvalidOperationException or ObjectDisposedException or NetMQException)
+        {
+            // Already stopped, or its socket already gone: nothing is left running either way.
+        }
+        finally
+        {
+            monitor.Dispose();
         }
     }
 
