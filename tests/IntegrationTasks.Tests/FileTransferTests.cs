@@ -22,15 +22,12 @@ public sealed class FileTransferTests
     [DataRow(true, "PostgreSql")]
     public async Task Both_file_transfers_move_every_row_intact(bool listIds, string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 3000);
         await using var server = new RunningFileServer(databases.Server);
         var engine = new FakeBuildEngine();
         var client = Client(listIds, databases, server.ServerInbox, server.ClientInbox, engine);
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(3000, client.Records);
+        await client.AssertMovesEveryRowAsync(engine, databases, 3000);
         Assert.IsGreaterThan(3000L * 100, client.BytesReceived);
-        await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(3000, CancellationToken.None);
         // Nothing is left behind in either inbox (but the serving server's own marker).
         CollectionAssert.AreEqual(new[] { FileExchange.ServerMarker }, Directory.GetFiles(server.ServerInbox).Select(Path.GetFileName).ToArray());
         Assert.IsEmpty(Directory.GetFiles(server.ClientInbox));

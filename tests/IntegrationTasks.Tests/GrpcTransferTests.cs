@@ -30,15 +30,10 @@ public sealed class GrpcTransferTests
     [DataRow(true, "PostgreSql")]
     public async Task Both_gRPC_transports_move_every_row_intact(bool streaming, string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);
         await using var server = await StartAsync(databases);
         var engine = new FakeBuildEngine();
-        var client = Client(streaming, server.Url, databases, engine);
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(1000, client.Records);
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000, CancellationToken.None);
-        Assert.AreEqual(1000, report.Matched);
+        await Client(streaming, server.Url, databases, engine).AssertMovesEveryRowAsync(engine, databases, 1000);
     }
 
     [TestMethod]

@@ -29,16 +29,12 @@ public sealed class NatsTests
     [DataRow(true, "PostgreSql")]
     public async Task Both_NATS_transports_move_every_row_intact(bool jetStream, string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 2000);
         await using var server = await RunningNatsServer.StartAsync(databases.Server, jetStream);
         var engine = new FakeBuildEngine();
         var client = Client(jetStream, databases, engine);
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(2000, client.Records);
+        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
-        Assert.AreEqual(2000, report.Matched);
     }
 
     [TestMethod]

@@ -25,16 +25,12 @@ public sealed class RestTransferTests
     {
         // The sample data holds what breaks naive formats (CR LF, tabs, quotes, non-ASCII, double.MaxValue, the smallest subnormal,
         // afternoon timestamps to the tick): the verification compares every value exactly.
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000 * clients, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000 * clients);
         await using var server = await StartAsync(databases, httpVersion);
         var engine = new FakeBuildEngine();
         var client = Client(server.Url, databases, engine, httpVersion, totalBatches: 4 * clients); // the batches are shared among the clients
         client.Clients = clients;
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(1000 * clients, client.Records);
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000 * clients, CancellationToken.None);
-        Assert.IsTrue(report.Success, report.ToString());
+        await client.AssertMovesEveryRowAsync(engine, databases, 1000 * clients);
     }
 
     [TestMethod]

@@ -28,16 +28,12 @@ public sealed class WebSocketTransferTests
     [DataRow("PostgreSql", 1)]
     public async Task WebSocketClient_moves_every_row_intact(string provider, int clients)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000 * clients, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000 * clients);
         await using var server = await StartAsync(databases);
         var engine = new FakeBuildEngine();
         var client = Client(server.Port, databases, engine, totalBatches: 4 * clients); // the batches are shared among the clients
         client.Clients = clients;
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(1000 * clients, client.Records);
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(1000 * clients, CancellationToken.None);
-        Assert.AreEqual(1000 * clients, report.Matched);
+        await client.AssertMovesEveryRowAsync(engine, databases, 1000 * clients);
         // One line per client served, as the TCP servers print it.
         await Eventually.WaitUntilAsync(() => CountOf(server.Log, "requests answered") == clients, $"{clients} connection(s) reported finished", seen: () => server.Log);
         StringAssert.Contains(server.Log, "4 requests answered");

@@ -50,16 +50,12 @@ public sealed class ZeroMqTests
     [DataRow(true, "PostgreSql")]
     public async Task Both_ZeroMQ_clients_move_every_row_intact(bool pipelined, string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 2000);
         await using var server = await RunningServer.StartAsync(databases.Server);
         var engine = new FakeBuildEngine();
         var client = Client(pipelined, server.Endpoint, databases, engine);
-        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
-        Assert.AreEqual(2000, client.Records);
+        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
-        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(2000, CancellationToken.None);
-        Assert.AreEqual((2000, 0), (report.Matched, report.Duplicated));
     }
 
     [TestMethod]

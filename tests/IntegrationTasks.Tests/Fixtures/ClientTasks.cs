@@ -15,3 +15,25 @@ internal static class ClientTasks
         return client;
     }
 }
+
+/// <summary>What every transport's "moves every row" test does around its own server and client.</summary>
+internal static class TransferChecks
+{
+    /// <summary>Databases of <paramref name="provider"/> (SQLite, or the suite's PostgreSQL) with <paramref name="records"/> rows in ServiceTable.</summary>
+    public static async Task<TestDatabases> WithRecordsAsync(string provider, int records)
+    {
+        var databases = await TestDatabases.CreateAsync(provider);
+        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(records, CancellationToken.None);
+        return databases;
+    }
+
+    /// <summary>Runs the client to its end: it succeeds, moves <paramref name="records"/>, and every row is in ClientTable once, equal to ServiceTable's.</summary>
+    public static async Task AssertMovesEveryRowAsync(this IntegrationTasks.Transfer.TransferClientTask client, FakeBuildEngine engine, TestDatabases databases,
+        int records)
+    {
+        Assert.IsTrue(await Task.Run(client.Execute), engine.Log);
+        Assert.AreEqual(records, client.Records);
+        var report = await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(records, CancellationToken.None);
+        Assert.AreEqual((records, 0), (report.Matched, report.Duplicated));
+    }
+}
