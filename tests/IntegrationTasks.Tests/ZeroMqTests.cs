@@ -93,6 +93,17 @@ public sealed class ZeroMqTests
     }
 
     [TestMethod]
+    public async Task A_client_with_no_server_fails_with_IT3003_and_does_not_resume()
+    {
+        // ZeroMQ connects in the background and never says a connection was refused: what the client sees is no connection at all.
+        await using var databases = TestDatabases.Sqlite();
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(pipelined: true, $"tcp://127.0.0.1:{TestPorts.Free()}", databases, engine, 2, 100).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        Assert.IsFalse(engine.Warnings.Any(w => w.Code == ErrorCodes.ConnectionLost), engine.Log); // nothing to resume: it never connected
+    }
+
+    [TestMethod]
     public void RunAll_with_a_reset_in_every_repetition_resumes_both_ZeroMQ_clients_with_every_row_once()
     {
         using var artifacts = new TempDirectory("it-zeromq-fault-");

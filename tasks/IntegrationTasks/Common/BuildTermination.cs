@@ -79,8 +79,10 @@ public static class BuildTermination
             {
                 await stop().ConfigureAwait(false);
             }
-            catch (Exception e) when (e is InvalidOperationException or ObjectDisposedException or IOException or System.ComponentModel.Win32Exception)
+            catch (Exception e) when (e is not OutOfMemoryException)
             {
+                // Whatever a stop failed with (a server already gone, a broker's own coded error), the way out goes on: the others
+                // are still stopped and the exit code is still the terminated build's.
             }
         });
         // ProcessExit runs its handlers synchronously, and the process ends when they return.

@@ -35,8 +35,7 @@ public static class ReportFiles
         }
         var history = string.IsNullOrEmpty(historyDirectory) ? DefaultHistory(directory) : historyDirectory;
         Directory.CreateDirectory(history);
-        var folder = Path.GetFileName(Path.TrimEndingDirectorySeparator(Path.GetFullPath(directory)));
-        var dated = Path.Combine(history, $"{folder}-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
+        var dated = Path.Combine(history, $"{RunState.HistoryName(directory)}-{DateTime.UtcNow:yyyyMMdd-HHmmss}.json");
         File.Copy(Path.Combine(directory, Json.FileName), dated, overwrite: true);
         files.Add(dated);
         return files;

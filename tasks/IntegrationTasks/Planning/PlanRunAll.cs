@@ -34,7 +34,7 @@ public sealed class PlanRunAll : IntegrationTask
     /// <summary>StopAtPrecision's target in percent, when set: it needs interleaved rounds.</summary>
     public string StopAtPrecision { get; set; } = "";
 
-    /// <summary>Say the plan and each run's progress (RunAll); RunTransport's callers (FindBatchSize, Load, the sweeps) say their own.</summary>
+    /// <summary>Say the plan and each run's progress.</summary>
     public bool Progress { get; set; }
 
     /// <summary>The payload sizes, each a pass of the whole plan in turn ("0+1024+65536"; 0: the series' rows).</summary>

@@ -64,12 +64,14 @@ public static class Comparison
 
     public static List<ComparisonRow> Compare(ResultsFile before, ResultsFile after)
     {
-        // A row is what it is (its key, with its payload) at a record count; its label alone would join two payloads' rows.
-        var old = ReportContent.Summarise(before.Measurements).ToDictionary(s => (s.Key, s.Records));
+        // A row is what its runs are (their whole key: records, clients, network, fault, provider, batch size…); its label alone would
+        // join two payloads' rows, and its row key a loopback run's with a WAN run's.
+        static (RowKey, RunKey?, int) KeyOf(TransportSummary s) => (s.Key, s.RunKey, s.Records);
+        var old = ReportContent.Summarise(before.Measurements).ToDictionary(KeyOf);
         var rows = new List<ComparisonRow>();
         foreach (var now in ReportContent.Summarise(after.Measurements))
         {
-            if (!old.TryGetValue((now.Key, now.Records), out var then))
+            if (!old.TryGetValue(KeyOf(now), out var then))
                 continue;
             rows.Add(new ComparisonRow(now.Key.LabelWithPayload, now.Records, then.Seconds, now.Seconds,
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))

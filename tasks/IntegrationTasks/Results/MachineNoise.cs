@@ -324,7 +324,7 @@ public sealed class CalibrateNoise : IntegrationTask
     [Required] public string ClientProvider { get; set; } = "";
     [Required] public string ClientConnString { get; set; } = "";
 
-    /// <summary>Where the readings are appended (calibration.jsonl beside the results log).</summary>
+    /// <summary>Where the readings are appended (calibration.jsonl in the results' state folder).</summary>
     [Required] public string ReadingsFile { get; set; } = "";
 
     /// <summary>How long each loop runs.</summary>

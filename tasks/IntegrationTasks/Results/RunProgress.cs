@@ -166,8 +166,11 @@ public sealed class EstimateRunAll : IntegrationTask
 {
     /// <summary>The plan's steps (PlanRunAll): its runs (Kind Run: metadata Transport, Records and PayloadBytes) and servers.</summary>
     [Required] public ITaskItem[] Steps { get; set; } = [];
-    /// <summary>Where the dated copies of earlier reports are (HistoryDir): the newest RunAll's gives each transport's time.</summary>
+    /// <summary>Where the dated copies of earlier reports are (HistoryDir): the newest of this results folder's gives each transport's time.</summary>
     [Required] public string HistoryDirectory { get; set; } = "";
+
+    /// <summary>This run's results folder (ResultsDir): its name is what its dated copies are named after ("results", "load"…).</summary>
+    public string ResultsDirectory { get; set; } = "results";
 
     /// <summary>Every transport's definition, for each one's prior cost per record.</summary>
     public ITaskItem[] Definitions { get; set; } = [];
@@ -185,7 +188,7 @@ public sealed class EstimateRunAll : IntegrationTask
         var records = plan.Sum(p => p.Runs.Sum(r => (long)r.Records));
         var payloadBytes = plan.Sum(p => p.Runs.Sum(r => (long)r.Records * r.PayloadBytes));
         var earlier = Directory.Exists(HistoryDirectory)
-            ? new DirectoryInfo(HistoryDirectory).EnumerateFiles("results-*.json").MaxBy(f => f.Name)
+            ? new DirectoryInfo(HistoryDirectory).EnumerateFiles($"{RunState.HistoryName(ResultsDirectory)}-*.json").MaxBy(f => f.Name)
             : null;
         var measured = earlier is null ? [] : MeanSeconds(earlier.FullName);
         var perRecord = RunCostPrior.PerRecord(Definitions);

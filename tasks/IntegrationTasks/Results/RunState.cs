@@ -40,6 +40,9 @@ public sealed class RunState
         }
     }
 
+    /// <summary>What a results folder's dated copies in the history folder are named after: the folder's own name ("results", "load").</summary>
+    public static string HistoryName(string resultsDirectory) => Path.GetFileName(Path.TrimEndingDirectorySeparator(Path.GetFullPath(resultsDirectory)));
+
     /// <summary>The runs recorded so far, in order.</summary>
     public IReadOnlyList<Measurement> Runs
     {

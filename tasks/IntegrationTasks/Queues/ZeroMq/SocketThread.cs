@@ -51,3 +51,50 @@ internal static class SocketThread
         return done.Task;
     }
 }
+
+/// <summary>
+/// The socket thread's side of cancelling a receive: other threads (a timer, the socket's monitor, the caller) post their wish here,
+/// and the receive's token is cancelled on the socket's own thread, since NetMQ's cancellation touches the socket. Posts that come
+/// after the loop ended are dropped.
+/// </summary>
+internal sealed class SocketThreadContext(SynchronizationContext context)
+{
+    private readonly CancellationTokenSource _receive = new();
+    private volatile bool _closed;
+
+    /// <summary>The receives' token: once cancelled (<see cref="CancelReceive"/>), the receive under way and every later one end cancelled.</summary>
+    public CancellationToken ReceiveToken => _receive.Token;
+
+    /// <summary>On the socket's thread: the receive under way, or the next one, ends cancelled.</summary>
+    public void CancelReceive()
+    {
+        if (!_closed)
+            _receive.Cancel();
+    }
+
+    /// <summary>From any thread: runs <paramref name="action"/> on the socket's thread, unless the loop has ended.</summary>
+    public void Post(Action action)
+    {
+        if (_closed)
+            return;
+        try
+        {
+            context.Post(_ =>
+            {
+                if (!_closed)
+                    action();
+            }, null);
+        }
+        catch (Exception e) when (e is ObjectDisposedException or InvalidOperationException)
+        {
+            // The runtime stopped between the check and the post: the loop has ended, nothing is left to cancel.
+        }
+    }
+
+    /// <summary>On the socket's thread, at the loop's end: later posts are dropped.</summary>
+    public void Close()
+    {
+        _closed = true;
+        _receive.Dispose();
+    }
+}

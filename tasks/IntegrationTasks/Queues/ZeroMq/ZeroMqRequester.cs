@@ -38,17 +38,9 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         var exchanging = SocketThread.RunAsync<NetMQSocket>("ZeroMQ client", () => pipelined ? new DealerSocket() : new RequestSocket(),
             socket => ExchangeAsync(socket, plan, importer, pending, committed, connected, replies.Writer, (s, r) => { sent += s; received += r; }, failed.Token));
         var importing = ImportAsync(replies.Reader, importer, committed, failed.Token);
-        try
-        {
-            await Task.WhenAll(exchanging, importing).ConfigureAwait(false);
-        }
-        catch
-        {
-            await failed.CancelAsync().ConfigureAwait(false);
-            await Task.WhenAll(exchanging, importing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-            // The first failure, not a cancellation it caused on the other side.
-            throw (exchanging.IsFaulted ? exchanging.Exception : importing.Exception)?.InnerException ?? new OperationCanceledException(cancellationToken);
-        }
+        // The first failure cancels the other side (an import that fails leaves no reader, and the exchange would wait on a full
+        // channel), and it is what is thrown, not the cancellation it caused.
+        await TaskGroup.WhenAllOrFirstFailure(failed, exchanging, importing).ConfigureAwait(false);
         return new TransferResult(Interlocked.Read(ref sent), Interlocked.Read(ref received));
     }
 
@@ -63,19 +55,31 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         }
     }
 
-    // Runs on the socket's thread: every await comes back to it (ConfigureAwait(true)), where the socket may be used.
-    private async Task ExchangeAsync(NetMQSocket socket, BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed, Action connected,
-        ChannelWriter<(int Batch, NetMQFrame Body)> replies, Action<long, long> counted, CancellationToken cancellationToken)
+    // Runs on the socket's thread: every await comes back to it (ConfigureAwait(true)), where the socket may be used. What cancels a
+    // receive (the caller, the monitor, the reply timeout) is posted to this thread too: NetMQ's cancellation touches the socket.
+    private async Task ExchangeAsync(NetMQSocket socket, BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
+        Action connected, ChannelWriter<(int Batch, NetMQFrame Body)> replies, Action<long, long> counted, CancellationToken cancellationToken)
     {
         socket.Options.MaxMsgSize = MaxMessageBytes;
-        using var disconnected = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Disconnected);
-        monitor.Disconnected += (_, _) => disconnected.Cancel();
+        var thread = new SocketThreadContext(SynchronizationContext.Current!);
+        var everConnected = false;
+        var lost = false;
+        var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Connected | SocketEvents.Disconnected);
+        monitor.Connected += (_, _) => thread.Post(() =>
+        {
+            everConnected = true;
+            connected();
+        });
+        monitor.Disconnected += (_, _) => thread.Post(() =>
+        {
+            lost = true;
+            thread.CancelReceive();
+        });
         var monitoring = monitor.StartAsync();
+        using var cancelled = cancellationToken.Register(() => thread.Post(thread.CancelReceive));
         try
         {
             socket.Connect(endpoint);
-            connected();
             importer.MarkSetupDone();
             var waiting = new Queue<int>(pending);
             var outstanding = 0;
@@ -96,7 +100,7 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
                     outstanding++;
                     lastSent = batch;
                 }
-                var reply = await ReceiveAsync(socket, lastSent, disconnected.Token, cancellationToken).ConfigureAwait(true);
+                var reply = await ReceiveAsync(socket, thread, lastSent, () => (everConnected, lost), cancellationToken).ConfigureAwait(true);
                 var answered = pipelined ? ZeroMqFrames.ReadBatchNumber(reply[0]) : lastSent;
                 ZeroMqFrames.ThrowIfRefused(reply[reply.FrameCount - 2], answered);
                 var body = reply.Last;
@@ -114,9 +118,43 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         }
         finally
         {
+            thread.Close();
             // The monitor's own thread sees a stop at its next poll (up to half a second): the transfer is done and does not wait for it.
             _ = StopAsync(monitor, monitoring);
         }
+    }
+
+    private async Task<NetMQMessage> ReceiveAsync(NetMQSocket socket, SocketThreadContext thread, int lastSent, Func<(bool Connected, bool Lost)> state,
+        CancellationToken cancellationToken)
+    {
+        // Set on the socket's thread once the reply came: a timer that fires just after is then not taken for this reply's timeout.
+        var answered = false;
+        using var timeout = new Timer(_ => thread.Post(() =>
+        {
+            if (!answered)
+                thread.CancelReceive();
+        }), null, ReplyTimeout, Timeout.InfiniteTimeSpan);
+        NetMQMessage reply;
+        try
+        {
+            reply = await socket.ReceiveMultipartMessageAsync(3, thread.ReceiveToken).ConfigureAwait(true);
+            answered = true;
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            var (connected, lost) = state();
+            throw lost
+                ? new IntegrationException(ErrorCodes.ConnectionLost,
+                    $"The connection to {endpoint} was lost (the last request sent: batch {lastSent}); what it carried is asked for again on a new one.")
+                : connected
+                    ? new IntegrationException(ErrorCodes.ConnectionLost,
+                        $"No reply from {endpoint} within {ReplyTimeout.TotalSeconds:0} s (the last request sent: batch {lastSent}); the connection is taken as lost.")
+                    : new IntegrationException(ErrorCodes.ConnectionFailed,
+                        $"No ZeroMQ server accepted the connection to {endpoint} within {ReplyTimeout.TotalSeconds:0} s: is its server running?");
+        }
+        if (reply.FrameCount != (pipelined ? 3 : 2))
+            throw new IntegrationException(ErrorCodes.MalformedMessage, $"A reply from {endpoint} has {reply.FrameCount} frames, not {(pipelined ? 3 : 2)}.");
+        return reply;
     }
 
     private static async Task StopAsync(NetMQMonitor monitor, Task monitoring)

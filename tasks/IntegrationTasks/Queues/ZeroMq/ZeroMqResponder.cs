@@ -34,6 +34,12 @@ public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEvent
         try
         {
             await Task.WhenAny(bound.Task, serving).WaitAsync(cancellationToken).ConfigureAwait(false);
+            if (!bound.Task.IsCompleted)
+            {
+                // The socket's thread ended before binding: its own failure, or this.
+                await serving.ConfigureAwait(false);
+                throw new IntegrationException(ErrorCodes.Unexpected, $"The ZeroMQ server ended before it bound {endpoint}.");
+            }
             await bound.Task.ConfigureAwait(false);
         }
         catch
@@ -55,31 +61,57 @@ public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEvent
     }
 
     // Runs on the socket's thread: every await comes back to it (ConfigureAwait(true)), where the socket may be used.
+    // The stop is posted to the socket's thread: NetMQ's cancellation of a receive touches the socket.
     private async Task ServeAsync(RouterSocket router, RecordLookup lookup, TaskCompletionSource bound, CancellationToken stopping)
     {
-        router.Options.MaxMsgSize = MaxMessageBytes;
+        var thread = new SocketThreadContext(SynchronizationContext.Current!);
+        using var stop = stopping.Register(() => thread.Post(thread.CancelReceive));
         try
         {
+            router.Options.MaxMsgSize = MaxMessageBytes;
             router.Bind(endpoint);
         }
-        catch (NetMQException e)
+        catch (Exception e)
         {
-            bound.TrySetException(new IntegrationException(ErrorCodes.PortInUse, $"ZeroMQ cannot bind {endpoint}: {e.Message}", e));
+            bound.TrySetException(e is NetMQException
+                ? new IntegrationException(ErrorCodes.PortInUse, $"ZeroMQ cannot bind {endpoint}: {e.Message}", e)
+                : new IntegrationException(ErrorCodes.Unexpected, $"ZeroMQ cannot bind {endpoint}: {e.Message}", e));
+            thread.Close();
             return;
         }
         bound.TrySetResult();
+        try
+        {
+            await ServeRequestsAsync(router, lookup, thread, stopping).ConfigureAwait(true);
+        }
+        finally
+        {
+            thread.Close();
+        }
+    }
+
+    private async Task ServeRequestsAsync(RouterSocket router, RecordLookup lookup, SocketThreadContext thread, CancellationToken stopping)
+    {
         while (!stopping.IsCancellationRequested)
         {
             NetMQMessage request;
             try
             {
-                request = await router.ReceiveMultipartMessageAsync(3, stopping).ConfigureAwait(true);
+                request = await router.ReceiveMultipartMessageAsync(3, thread.ReceiveToken).ConfigureAwait(true);
             }
             catch (OperationCanceledException) when (stopping.IsCancellationRequested)
             {
                 return;
             }
-            var reply = await AnswerAsync(request, lookup, stopping).ConfigureAwait(true);
+            NetMQMessage reply;
+            try
+            {
+                reply = await AnswerAsync(request, lookup, stopping).ConfigureAwait(true);
+            }
+            catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+            {
+                return;
+            }
             router.SendMultipartMessage(reply);
         }
     }
