@@ -8,7 +8,7 @@ public sealed class BarChartTests
     public void The_longest_transport_name_fits_left_of_its_bar()
     {
         // Seen in a real report: "NetTcpSmallBatchesAsyncSyncServer" was cut to "pSmallBatchesAsyncSyncServer" by a fixed 200 px column.
-        var svg = IntegrationTasks.Results.HtmlReport.BarChart("t", "title",
+        var svg = IntegrationTasks.Exporters.HtmlReport.BarChart("t", "title",
             [new("NetTcpSmallBatchesAsyncSyncServer", 1.0), new("DirectCopy", 2.0, Baseline: true)], "F3");
         var x = double.Parse(System.Text.RegularExpressions.Regex.Match(svg, "<rect [^>]*x=\"([0-9.]+)\"").Groups[1].Value,
             System.Globalization.CultureInfo.InvariantCulture);

@@ -1,3 +1,4 @@
+using IntegrationTasks.Exporters;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;

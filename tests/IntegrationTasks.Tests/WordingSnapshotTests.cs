@@ -1,3 +1,4 @@
+using IntegrationTasks.Exporters;
 using System.Text;
 
 namespace IntegrationTasks.Tests;

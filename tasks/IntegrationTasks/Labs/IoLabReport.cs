@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using IntegrationTasks.Exporters;
 using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Labs;

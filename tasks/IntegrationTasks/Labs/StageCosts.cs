@@ -302,8 +302,8 @@ public static class StageCostsReport
 
     public static string Html(StageCostsRun run)
     {
-        var bars = run.Stages.Select(s => new Results.HtmlReport.Bar(s.Stage, s.MicrosecondsPerRecord)).ToList();
+        var bars = run.Stages.Select(s => new Exporters.HtmlReport.Bar(s.Stage, s.MicrosecondsPerRecord)).ToList();
         return string.Create(Invariant, $"<h2>StageCosts ({WebUtility.HtmlEncode(run.Provider)}, {run.Records:N0} records)</h2>")
-               + Results.HtmlReport.BarChart("stagecosts", "µs per record, each stage alone", bars, "F2");
+               + Exporters.HtmlReport.BarChart("stagecosts", "µs per record, each stage alone", bars, "F2");
     }
 }

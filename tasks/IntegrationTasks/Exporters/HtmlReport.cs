@@ -1,8 +1,9 @@
 using System.Globalization;
 using System.Net;
 using System.Text;
+using IntegrationTasks.Results;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Exporters;
 
 /// <summary>
 /// report.html: one self-contained file (no scripts, no network) with inline SVG charts — mean time
