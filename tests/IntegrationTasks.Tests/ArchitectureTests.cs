@@ -82,6 +82,19 @@ public sealed partial class ArchitectureTests
     }
 
     [TestMethod]
+    public void Results_is_three_layers_of_at_most_1500_lines_each()
+    {
+        var results = Path.Combine(TaskSources, "Results");
+        CollectionAssert.AreEqual(new[] { "Analysis", "Measuring", "Reporting" }, Folders(results));
+        Assert.IsEmpty(Directory.GetFiles(results, "*.cs"), "every file in one of the three");
+        foreach (var layer in Folders(results))
+        {
+            var lines = Directory.GetFiles(Path.Combine(results, layer), "*.cs", SearchOption.AllDirectories).Sum(f => File.ReadAllLines(f).Length);
+            Assert.IsLessThanOrEqualTo(1500, lines, layer);
+        }
+    }
+
+    [TestMethod]
     public void The_host_process_modules_use_no_other_family_s_module()
     {
         var root = HostSources;
