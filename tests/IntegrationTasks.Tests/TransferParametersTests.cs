@@ -7,6 +7,10 @@ namespace IntegrationTasks.Tests;
 [TestCategory("Unit")]
 public sealed class TransferParametersTests
 {
+    /// <summary>MSBuild's own metadata of every item (-getItem lists them beside a definition's own).</summary>
+    private static readonly HashSet<string> ReservedMetadata =
+        ["Identity", "FullPath", "RootDir", "Filename", "Extension", "RelativeDir", "Directory", "RecursiveDir", "ModifiedTime", "CreatedTime", "AccessedTime"];
+
     private static TaskItem Definition(string name, params (string Name, string Value)[] metadata)
     {
         var item = new TaskItem(name);
@@ -55,5 +59,30 @@ public sealed class TransferParametersTests
             Assert.IsFalse(passed);
             Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
         }
+    }
+
+    [TestMethod]
+    public void Every_definition_declares_only_what_the_orchestration_reads_and_a_misspelt_name_is_refused()
+    {
+        // Every definition the families declare today passes (every RunAll checks them too): the vocabulary is the whole of what they use.
+        static IEnumerable<string> Declared(IReadOnlyDictionary<string, string> item) =>
+            item.Keys.Where(k => !ReservedMetadata.Contains(k) && !k.StartsWith("DefiningProject", StringComparison.Ordinal));
+        foreach (var transport in Definitions.Transports)
+            CollectionAssert.IsSubsetOf(Declared(transport).ToList(), DefinitionMetadata.Transport.ToList(), transport["Identity"]);
+        foreach (var broker in Definitions.Brokers)
+            CollectionAssert.IsSubsetOf(Declared(broker).ToList(), DefinitionMetadata.Broker.ToList(), broker["Identity"]);
+
+        var engine = new FakeBuildEngine();
+        var check = new CheckTransferParameters
+        {
+            BuildEngine = engine, Transports = [Definition("ZeroMqDealer", ("Family", "Queues"), ("PortPropery", "ZeroMqPort"))],
+            Brokers = [Definition("NATS", ("Program", "/usr/sbin/nats-server"))],
+        };
+        Assert.IsFalse(check.Execute());
+        Assert.AreEqual(ErrorCodes.InvalidParameter, engine.Errors.Single().Code);
+        StringAssert.Contains(engine.Errors.Single().Message, "TransportDefinition ZeroMqDealer declares PortPropery");
+        check = new CheckTransferParameters { BuildEngine = engine = new FakeBuildEngine(), Brokers = [Definition("NATS", ("Programme", "x"))] };
+        Assert.IsFalse(check.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
     }
 }

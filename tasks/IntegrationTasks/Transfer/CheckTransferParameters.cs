@@ -4,11 +4,44 @@ using Microsoft.Build.Framework;
 namespace IntegrationTasks.Transfer;
 
 /// <summary>
-/// Every transport's own parameters checked before any run (RunAll, Load): the client and server tasks its definitions name exist
-/// and take each parameter given, so that a misspelt one fails at once with IT1001 naming the known ones, not at its first run.
+/// What a family may declare of a transport (TransportDefinition metadata) and of a broker (BrokerDefinition metadata): the seam's
+/// vocabulary, one place. The orchestration reads nothing else, so a name outside these is a misspelling that would be ignored.
+/// </summary>
+public static class DefinitionMetadata
+{
+    public static readonly IReadOnlySet<string> Transport = new HashSet<string>(StringComparer.Ordinal)
+    {
+        "Family", "ClientTarget", "ClientTask", "ClientParameters", "ServerTarget", "ServerPort", "PortProperty", "HostProperty",
+        "RelayTargetHost", "RelayTargetPort", "RelayPathProperty", "RelayTargetPath", "ServerWork", "Encoding", "PriorMicrosecondsPerRecord",
+        "Quick", "Baseline", "Reference", "OneClient", "NeedsBroker", "Broker", "MaxRecords", "MaxRecordsProperty",
+    };
+
+    public static readonly IReadOnlySet<string> Broker = new HashSet<string>(StringComparer.Ordinal)
+    {
+        "Program", "Elsewhere", "ElsewhereProperty", "Package", "PortProperties", "StartTarget", "StopTarget",
+    };
+
+    /// <summary>The first definition that declares a name outside <paramref name="known"/>, as a problem naming them; null when none does.</summary>
+    public static string? Problem(string kind, IEnumerable<ITaskItem> definitions, IReadOnlySet<string> known) =>
+        definitions.Select(d => (d.ItemSpec, Unknown: d.CloneCustomMetadata().Keys.Cast<string>().Where(name => !known.Contains(name)).Order(StringComparer.Ordinal).ToList()))
+            .Where(d => d.Unknown.Count > 0)
+            .Select(d => $"{kind} {d.ItemSpec} declares {string.Join(", ", d.Unknown)}, which nothing reads (known: {string.Join(", ", known.Order(StringComparer.Ordinal))}).")
+            .FirstOrDefault();
+}
+
+/// <summary>
+/// Every transport's own parameters checked before any run (RunAll and the sweeps): the client and server tasks its definitions name
+/// exist and take each parameter given, and the definitions declare only what the orchestration reads, so that a misspelt name
+/// fails at once with IT1001 naming the known ones, not at its first run (or never).
 /// </summary>
 public sealed class CheckTransferParameters : IntegrationTask
 {
+    /// <summary>TransportDefinition items, their metadata checked against <see cref="DefinitionMetadata.Transport"/>.</summary>
+    public ITaskItem[] Transports { get; set; } = [];
+
+    /// <summary>BrokerDefinition items, their metadata checked against <see cref="DefinitionMetadata.Broker"/>.</summary>
+    public ITaskItem[] Brokers { get; set; } = [];
+
     /// <summary>TransportDefinition and ClientDefinition items: ClientTask (else the item's name) and ClientParameters.</summary>
     public ITaskItem[] Clients { get; set; } = [];
 
@@ -21,6 +54,8 @@ public sealed class CheckTransferParameters : IntegrationTask
         var problems = Clients.Where(c => c.GetMetadata("ClientTask").Length > 0 || c.GetMetadata("ClientParameters").Length > 0)
             .Select(c => NamedTransferTask<TransferClientTask>.Problem(TaskName(c, "ClientTask"), Parameters(c, "ClientParameters")))
             .Concat(Servers.Select(s => NamedTransferTask<TransferServerTask>.Problem(TaskName(s, "ServerTask"), Parameters(s, "Parameters"))))
+            .Append(DefinitionMetadata.Problem("TransportDefinition", Transports, DefinitionMetadata.Transport))
+            .Append(DefinitionMetadata.Problem("BrokerDefinition", Brokers, DefinitionMetadata.Broker))
             .OfType<string>().Distinct().ToList();
         if (problems.Count > 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter, string.Join(" ", problems));
