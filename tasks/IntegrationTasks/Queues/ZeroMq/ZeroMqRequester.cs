@@ -75,7 +75,8 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
             lost = true;
             thread.CancelReceive();
         });
-        var monitoring = monitor.StartAsync();
+        // The monitor's loop blocks its thread for the whole transfer: a thread of its own, not one of the pool the imports need.
+        var monitoring = OnThreadOfItsOwn(monitor.Start, "ZeroMQ monitor");
         using var cancelled = cancellationToken.Register(() => thread.Post(thread.CancelReceive));
         try
         {
@@ -157,11 +158,29 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         return reply;
     }
 
+    private static Task OnThreadOfItsOwn(Action action, string name)
+    {
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        new Thread(() =>
+        {
+            try
+            {
+                action();
+                done.TrySetResult();
+            }
+            catch (Exception e)
+            {
+                done.TrySetException(e);
+            }
+        }) { IsBackground = true, Name = name }.Start();
+        return done.Task;
+    }
+
     private static async Task StopAsync(NetMQMonitor monitor, Task monitoring)
     {
         try
         {
-            await Task.Run(monitor.Stop).ConfigureAwait(false);
+            await OnThreadOfItsOwn(monitor.Stop, "ZeroMQ monitor stop").ConfigureAwait(false);
             await monitoring.ConfigureAwait(false);
         }
         catch (Exception e) when (e is InvalidOperationException or ObjectDisposedException or NetMQException)
