@@ -85,7 +85,7 @@ internal sealed class SocketThreadContext(SynchronizationContext context)
                     action();
             }, null);
         }
-        catch (Exception e) when (e is ObjectDisposedException or InvalidOperationException)
+        catch (Exception e) when (e is ObjectDisposedException or InvalidOperationException or TaskSchedulerException)
         {
             // The runtime stopped between the check and the post: the loop has ended, nothing is left to cancel.
         }

@@ -65,11 +65,15 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         var everConnected = false;
         var lost = false;
         var monitor = new NetMQMonitor(socket, $"inproc://zeromq-client-{Guid.NewGuid():N}", SocketEvents.Connected | SocketEvents.Disconnected);
-        monitor.Connected += (_, _) => thread.Post(() =>
+        // Connected once the monitor says so, or once a reply comes: the monitor drops an event sent before its own socket is connected.
+        void MarkConnected()
         {
+            if (everConnected)
+                return;
             everConnected = true;
             connected();
-        });
+        }
+        monitor.Connected += (_, _) => thread.Post(MarkConnected);
         monitor.Disconnected += (_, _) => thread.Post(() =>
         {
             lost = true;
@@ -102,6 +106,7 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
                     lastSent = batch;
                 }
                 var reply = await ReceiveAsync(socket, thread, lastSent, () => (everConnected, lost), cancellationToken).ConfigureAwait(true);
+                MarkConnected();
                 var answered = pipelined ? ZeroMqFrames.ReadBatchNumber(reply[0]) : lastSent;
                 ZeroMqFrames.ThrowIfRefused(reply[reply.FrameCount - 2], answered);
                 var body = reply.Last;
@@ -193,27 +198,4 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         }
     }
 
-    private async Task<NetMQMessage> ReceiveAsync(NetMQSocket socket, int lastSent, CancellationToken disconnected, CancellationToken cancellationToken)
-    {
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(disconnected);
-        timeout.CancelAfter(ReplyTimeout);
-        NetMQMessage reply;
-        try
-        {
-            reply = await socket.ReceiveMultipartMessageAsync(3, timeout.Token).ConfigureAwait(true);
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested && disconnected.IsCancellationRequested)
-        {
-            throw new IntegrationException(ErrorCodes.ConnectionLost,
-                $"The connection to {endpoint} was lost (the last request sent: batch {lastSent}); what it carried is asked for again on a new one.");
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new IntegrationException(ErrorCodes.ConnectionLost,
-                $"No reply from {endpoint} within {ReplyTimeout.TotalSeconds:0} s (the last request sent: batch {lastSent}); the connection is taken as lost.");
-        }
-        if (reply.FrameCount != (pipelined ? 3 : 2))
-            throw new IntegrationException(ErrorCodes.MalformedMessage, $"A reply from {endpoint} has {reply.FrameCount} frames, not {(pipelined ? 3 : 2)}.");
-        return reply;
-    }
 }

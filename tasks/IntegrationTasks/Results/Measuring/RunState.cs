@@ -8,8 +8,8 @@ namespace IntegrationTasks.Results;
 /// What a build's runs hand to the runs after them, held in memory for the build instead of in files beside the results: the runs
 /// recorded so far (progress, StopAtPrecision's judgement), the round StopAtPrecision stopped after, and each server's last reading
 /// (its CPU, its own counters, how far its log was read), from which a run's share is the difference. One owner per results log,
-/// registered with MSBuild for the build's lifetime, so every project instance of the build finds the same one (the suite builds
-/// on one node: -maxCpuCount:1 in Directory.Build.rsp). A task without a build engine that keeps objects gets a state of its own.
+/// registered with MSBuild for the build's lifetime, so every project instance of the build finds the same one (MSBuild runs a
+/// RunAll's runs on the node that waits for them). A task without a build engine that keeps objects gets a state of its own.
 /// </summary>
 public sealed class RunState
 {
