@@ -80,6 +80,10 @@ public sealed class RecordMeasurement : IntegrationTask
     protected override Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var state = RunState.For(BuildEngine, ResultsFile);
+        if (state.OtherProcess is { } owner)
+            Log.LogWarning(null, ErrorCodes.InvalidParameter, null, null, 0, 0, 0, 0,
+                "{0}: this run ran in MSBuild process {1}, not in {2}, which holds the build's other runs (a build given -m): its progress, StopAtPrecision's rounds and the server's first reading here see only this process's runs. Run RunAll without -m.",
+                Transport, Environment.ProcessId, owner);
         var run = MeasurementLog.ReadSingle(RunFile);
         if (RunVerification.Read(RunFile) is { } verification)
             run = run with

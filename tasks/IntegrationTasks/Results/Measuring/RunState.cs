@@ -21,7 +21,17 @@ public sealed class RunState
     private readonly Dictionary<string, LogPosition> _serverLogs = new(StringComparer.Ordinal);
     private int? _stoppedAfterRound;
 
-    private RunState(IEnumerable<Measurement> runs) => _runs = [.. runs];
+    private RunState(IEnumerable<Measurement> runs, int? otherProcess = null)
+    {
+        _runs = [.. runs];
+        OtherProcess = otherProcess;
+    }
+
+    /// <summary>
+    /// The MSBuild process that made this results folder's state first, when that is another one still running: this state is then a
+    /// second one, made on a second node (a build given -m), and what it holds is only what this node saw. Null in the usual case.
+    /// </summary>
+    public int? OtherProcess { get; }
 
     /// <summary>The build's state for <paramref name="resultsFile"/>: made at its first use, from the runs the log holds then (read once).</summary>
     public static RunState For(IBuildEngine? engine, string resultsFile)
@@ -34,9 +44,45 @@ public sealed class RunState
         {
             if (registry.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is RunState state)
                 return state;
-            state = Load();
+            var loaded = Load();
+            state = OwnerOf(resultsFile) is { } other ? new RunState(loaded.Runs, other) : loaded;
             registry.RegisterTaskObject(key, state, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
             return state;
+        }
+    }
+
+    /// <summary>
+    /// The process that owns this results folder's state in this build (its pid in state/owner.pid, which each RunAll clears with the
+    /// folder), when that is another live process; otherwise this process takes it and null is returned.
+    /// </summary>
+    private static int? OwnerOf(string resultsFile)
+    {
+        var marker = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(resultsFile))!, "state", "owner.pid");
+        try
+        {
+            if (File.Exists(marker) && int.TryParse(File.ReadAllText(marker).Trim(), System.Globalization.NumberStyles.None,
+                    System.Globalization.CultureInfo.InvariantCulture, out var owner) && owner != Environment.ProcessId && IsRunning(owner))
+                return owner;
+            Directory.CreateDirectory(Path.GetDirectoryName(marker)!);
+            File.WriteAllText(marker, Environment.ProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+        catch (IOException)
+        {
+            // Without the marker the check is only skipped: the state itself is as good.
+        }
+        return null;
+    }
+
+    private static bool IsRunning(int processId)
+    {
+        try
+        {
+            using var process = System.Diagnostics.Process.GetProcessById(processId);
+            return !process.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
         }
     }
 
