@@ -20,6 +20,12 @@ public static partial class CodedError
     [GeneratedRegex(@"(?:(?:^|\W)(?<severity>error|warning) |^(?<severity>warn|fail): \S+\[\d+\] )(?<code>IT\d{4}): (?<message>.*?)(?: \[[^\]]+\])?$")]
     private static partial Regex LogLine();
 
+    /// <summary>A server's refusal of a batch as the client's error: the server's code where its text carries one, else IT3002.</summary>
+    public static IntegrationException Refusal(string text, int batch) =>
+        TryParse(text, out var code, out var message)
+            ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
+            : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {text}");
+
     /// <summary>Reads "IT1234: message"; false for any other text.</summary>
     public static bool TryParse(string text, out string code, out string message)
     {

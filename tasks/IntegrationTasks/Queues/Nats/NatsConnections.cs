@@ -87,16 +87,13 @@ internal static class NatsConnections
     /// <summary>The header of a reply that refuses its request: the server's coded error ("IT2004: …").</summary>
     public const string ErrorHeader = "IntegrationTasks-Error";
 
-    public static NatsHeaders Refusal(IntegrationException e) => new() { [ErrorHeader] = $"{e.Code}: {e.Message}" };
+    public static NatsHeaders Refusal(IntegrationException e) => new() { [ErrorHeader] = CodedError.Format(e) };
 
     /// <summary>The server's refusal of a batch, with the server's code, when the reply is one.</summary>
     public static void ThrowIfRefused(NatsHeaders? headers, int batch)
     {
         if (headers is null || !headers.TryGetValue(ErrorHeader, out var refusal))
             return;
-        var text = refusal.ToString();
-        throw CodedError.TryParse(text, out var code, out var message)
-            ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
-            : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {text}");
+        throw CodedError.Refusal(refusal.ToString(), batch);
     }
 }

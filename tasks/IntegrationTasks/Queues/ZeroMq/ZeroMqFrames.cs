@@ -24,16 +24,13 @@ internal static class ZeroMqFrames
         : throw new IntegrationException(ErrorCodes.MalformedMessage, $"A reply's batch frame is {frame.MessageSize} bytes, not {sizeof(int)}.");
 
     public static NetMQFrame Status(IntegrationException? refusal) =>
-        refusal is null ? NetMQFrame.Empty : new NetMQFrame(Encoding.UTF8.GetBytes($"{refusal.Code}: {refusal.Message}"));
+        refusal is null ? NetMQFrame.Empty : new NetMQFrame(Encoding.UTF8.GetBytes(CodedError.Format(refusal)));
 
     /// <summary>The server's refusal of a batch, with the server's code, when the status frame holds one.</summary>
     public static void ThrowIfRefused(NetMQFrame status, int batch)
     {
         if (status.MessageSize == 0)
             return;
-        var text = Encoding.UTF8.GetString(status.Buffer, 0, status.MessageSize);
-        throw CodedError.TryParse(text, out var code, out var message)
-            ? new IntegrationException(code, $"The server refused batch {batch}: {message}")
-            : new IntegrationException(ErrorCodes.TransferFailed, $"The server refused batch {batch}: {text}");
+        throw CodedError.Refusal(Encoding.UTF8.GetString(status.Buffer, 0, status.MessageSize), batch);
     }
 }

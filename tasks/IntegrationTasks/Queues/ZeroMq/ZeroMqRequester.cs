@@ -80,7 +80,7 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
             thread.CancelReceive();
         });
         // The monitor's loop blocks its thread for the whole transfer: a thread of its own, not one of the pool the imports need.
-        var monitoring = OnThreadOfItsOwn(monitor.Start, "ZeroMQ monitor");
+        var monitoring = SocketThread.OnThreadOfItsOwn("ZeroMQ monitor", monitor.Start);
         using var cancelled = cancellationToken.Register(() => thread.Post(thread.CancelReceive));
         try
         {
@@ -163,29 +163,11 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         return reply;
     }
 
-    private static Task OnThreadOfItsOwn(Action action, string name)
-    {
-        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        new Thread(() =>
-        {
-            try
-            {
-                action();
-                done.TrySetResult();
-            }
-            catch (Exception e)
-            {
-                done.TrySetException(e);
-            }
-        }) { IsBackground = true, Name = name }.Start();
-        return done.Task;
-    }
-
     private static async Task StopAsync(NetMQMonitor monitor, Task monitoring)
     {
         try
         {
-            await OnThreadOfItsOwn(monitor.Stop, "ZeroMQ monitor stop").ConfigureAwait(false);
+            await SocketThread.OnThreadOfItsOwn("ZeroMQ monitor stop", monitor.Stop).ConfigureAwait(false);
             await monitoring.ConfigureAwait(false);
         }
         catch (Exception e) when (e is InvalidOperationException or ObjectDisposedException or NetMQException)
