@@ -1,3 +1,4 @@
+using System.Reflection;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;
@@ -59,6 +60,67 @@ public sealed class TransferParametersTests
             Assert.IsFalse(passed);
             Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
         }
+    }
+
+    /// <summary>What the compiler should have found: every public transfer task class and each text property it can be given.</summary>
+    private static Dictionary<string, string[]> DeclaredByReflection<TTask>()
+    {
+        static bool Text(Type type) => type == typeof(string) || type == typeof(bool) || type == typeof(int) || type == typeof(long)
+                                       || type == typeof(double) || type == typeof(string[]) || type.IsEnum;
+        return typeof(TTask).Assembly.GetTypes().Where(t => typeof(TTask).IsAssignableFrom(t) && t is { IsAbstract: false, IsPublic: true })
+            .ToDictionary(t => t.Name, t => t.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+                .Where(p => p.SetMethod is { IsPublic: true } && p.DeclaringType != typeof(Microsoft.Build.Utilities.Task) && Text(p.PropertyType))
+                .Select(p => p.Name + (p.GetCustomAttribute<Microsoft.Build.Framework.RequiredAttribute>() is null ? "" : " (required)")).Order(StringComparer.Ordinal).ToArray());
+    }
+
+    private static string[] Parameters<TTask>(TransferTaskBinding<TTask> task) =>
+        task.Parameters.Values.Select(p => p.Name + (p.Required ? " (required)" : "")).Order(StringComparer.Ordinal).ToArray();
+
+    [TestMethod]
+    public void The_compiled_catalog_holds_every_transfer_task_and_each_parameter_it_declares()
+    {
+        foreach (var (catalog, declared) in new[]
+                 {
+                     (TransferTasks.Clients.Names.ToDictionary(n => n, n => Parameters(TransferTasks.Clients.Named(n))),
+                         DeclaredByReflection<TransferClientTask>()),
+                     (TransferTasks.Servers.Names.ToDictionary(n => n, n => Parameters(TransferTasks.Servers.Named(n))),
+                         DeclaredByReflection<TransferServerTask>()),
+                 })
+        {
+            CollectionAssert.AreEquivalent(declared.Keys.ToList(), catalog.Keys.ToList());
+            foreach (var (task, parameters) in declared)
+                CollectionAssert.AreEqual(parameters, catalog[task], task);
+        }
+        Assert.IsTrue(TransferTasks.Clients.Named("TcpClient2").Parameters["TotalBatches"].Required);
+        Assert.IsFalse(TransferTasks.Clients.Named("TcpClient2").Parameters["Connector"].Required);
+    }
+
+    [TestMethod]
+    public void Each_parameter_is_set_as_its_type_and_a_value_that_is_not_one_is_refused()
+    {
+        var client = new RunTransferClient
+        {
+            BuildEngine = new FakeBuildEngine(), TaskName = "TcpClient2", ClientConnString = "Data Source=c.db", TotalBatches = "7", BatchSize = "1000",
+            Rate = "12.5", PayloadKind = "Text", Parameters = ["HostName=10.0.0.2", "Port=8090", "Connector=Unix", "SocketPath=a=b"],
+            ServerProvider = "Sqlite", // shared, and not a parameter of TcpClient2: left out
+        };
+        var task = (Tcp.TcpClient2)client.Create();
+        Assert.AreEqual(("10.0.0.2", 8090, "Unix", "a=b"), (task.HostName, task.Port, task.Connector, task.SocketPath));
+        Assert.AreEqual((7, 1000, 12.5, "Text"), (task.TotalBatches, task.BatchSize, task.Rate, task.PayloadKind));
+
+        foreach (var (batches, parameter) in new[] { ("7", "Port=eighty"), ("", "Port=8090"), ("7", "Port"), ("7", "Prot=8090") })
+        {
+            client = new RunTransferClient
+            {
+                BuildEngine = new FakeBuildEngine(), TaskName = "TcpClient2", ClientConnString = "Data Source=c.db", TotalBatches = batches,
+                BatchSize = "10", Parameters = [parameter],
+            };
+            var error = Assert.ThrowsExactly<IntegrationException>(() => client.Create(), parameter);
+            Assert.AreEqual(ErrorCodes.InvalidParameter, error.Code, parameter);
+        }
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(new RunTransferServer { BuildEngine = engine, TaskName = "TcpServer9" }.Execute());
+        Assert.AreEqual(ErrorCodes.InvalidParameter, engine.Errors.Single().Code);
     }
 
     [TestMethod]

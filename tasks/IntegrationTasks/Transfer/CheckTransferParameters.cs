@@ -52,8 +52,8 @@ public sealed class CheckTransferParameters : IntegrationTask
     {
         // A client definition that names no task of its own and gives no parameters may run a target of its own (not RunClient).
         var problems = Clients.Where(c => c.GetMetadata("ClientTask").Length > 0 || c.GetMetadata("ClientParameters").Length > 0)
-            .Select(c => NamedTransferTask<TransferClientTask>.Problem(TaskName(c, "ClientTask"), Parameters(c, "ClientParameters")))
-            .Concat(Servers.Select(s => NamedTransferTask<TransferServerTask>.Problem(TaskName(s, "ServerTask"), Parameters(s, "Parameters"))))
+            .Select(c => TransferTasks.Clients.Problem(TaskName(c, "ClientTask"), Parameters(c, "ClientParameters")))
+            .Concat(Servers.Select(s => TransferTasks.Servers.Problem(TaskName(s, "ServerTask"), Parameters(s, "Parameters"))))
             .Append(DefinitionMetadata.Problem("TransportDefinition", Transports, DefinitionMetadata.Transport))
             .Append(DefinitionMetadata.Problem("BrokerDefinition", Brokers, DefinitionMetadata.Broker))
             .OfType<string>().Distinct().ToList();

@@ -1,5 +1,3 @@
-using System.Globalization;
-using System.Reflection;
 using IntegrationTasks.Common;
 using Microsoft.Build.Framework;
 
@@ -23,18 +21,11 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
     private TTask? _task;
     private volatile bool _cancelled;
 
-    /// <summary>
-    /// The shared parameters as this task was given them: the string properties a subclass declares, each named as the
-    /// <typeparamref name="TTask"/> property it is passed to.
-    /// </summary>
-    private IEnumerable<(string Name, string Value)> SharedParameters() =>
-        GetType().GetProperties(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly)
-            .Where(p => p.PropertyType == typeof(string))
-            .Select(p => (p.Name, (string)p.GetValue(this)!));
+    /// <summary>The tasks this runs, by class name.</summary>
+    private protected abstract TransferTaskCatalog<TTask> Catalog { get; }
 
-    private static readonly IReadOnlyDictionary<string, Type> Tasks = typeof(TTask).Assembly.GetTypes()
-        .Where(t => typeof(TTask).IsAssignableFrom(t) && t is { IsAbstract: false, IsPublic: true })
-        .ToDictionary(t => t.Name, StringComparer.Ordinal);
+    /// <summary>The shared parameters as this task was given them, each named as the <typeparamref name="TTask"/> property it is passed to.</summary>
+    private protected abstract IEnumerable<(string Name, string Value)> SharedParameters();
 
     public override bool Execute()
     {
@@ -61,89 +52,38 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
     /// <summary>The named task with every parameter set, ready to execute.</summary>
     internal TTask Create()
     {
-        if (!Tasks.TryGetValue(TaskName, out var type))
-            throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"No {typeof(TTask).Name} is named '{TaskName}' (known: {string.Join(", ", Tasks.Keys.Order(StringComparer.Ordinal))}).");
-        var task = (TTask)Activator.CreateInstance(type)!;
+        var binding = Catalog.Named(TaskName);
+        var task = binding.Create();
         task.BuildEngine = BuildEngine;
         task.HostObject = HostObject;
         var given = new HashSet<string>(StringComparer.Ordinal);
         // A shared parameter goes to every task that takes it (the in-process copies also read the server's database); a transport's own
         // parameter must be one its task takes.
-        foreach (var (name, value, shared) in SharedParameters().Select(p => (p.Name, p.Value, true)).Concat(Parameters.Select(Split).Select(p => (p.Name, p.Value, false))))
+        foreach (var (name, value, shared) in SharedParameters().Select(p => (p.Name, p.Value, true))
+                     .Concat(Parameters.Select(p => ParameterText.Split(TaskName, p)).Select(p => (p.Name, p.Value, false))))
         {
             if (value.Length == 0)
                 continue; // as MSBuild does with an attribute that evaluates to nothing: the default stays
-            var property = Settable(type, name);
-            if (property is null)
-            {
-                if (shared)
-                    continue;
-                throw Unknown(type, TaskName, name);
-            }
-            property.SetValue(task, Convert(name, value, property.PropertyType));
+            if (shared && !binding.Parameters.ContainsKey(name))
+                continue;
+            Set(task, binding.Parameter(name), value);
             given.Add(name);
         }
-        var missing = type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
-            .Where(p => p.GetCustomAttribute<RequiredAttribute>() is not null && !given.Contains(p.Name)).Select(p => p.Name).ToList();
+        var missing = binding.Parameters.Values.Where(p => p.Required && !given.Contains(p.Name)).Select(p => p.Name).ToList();
         if (missing.Count > 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{TaskName} needs {string.Join(", ", missing)}.");
         return task;
     }
 
-    private (string Name, string Value) Split(string parameter) => Split(TaskName, parameter);
-
-    private static (string Name, string Value) Split(string taskName, string parameter) =>
-        parameter.IndexOf('=', StringComparison.Ordinal) is var at and > 0
-            ? (parameter[..at].Trim(), parameter[(at + 1)..].Trim())
-            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{taskName}'s parameter '{parameter}' is not Name=Value.");
-
-    private static PropertyInfo? Settable(Type type, string name) =>
-        type.GetProperty(name, BindingFlags.Public | BindingFlags.Instance) is { CanWrite: true, SetMethod.IsPublic: true } property ? property : null;
-
-    private static IntegrationException Unknown(Type type, string taskName, string name) =>
-        new(ErrorCodes.InvalidParameter, $"{taskName} has no parameter {name} (known: {string.Join(", ",
-            type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => Settable(type, p.Name) is not null && p.DeclaringType != typeof(Microsoft.Build.Utilities.Task))
-                .Select(p => p.Name).Order(StringComparer.Ordinal))}).");
-
-    /// <summary>
-    /// The problem with a transport's own parameters, before any run: a task name that names no task, a parameter that is not
-    /// Name=Value or that its task does not take (the known names listed); null when there is none. Values are not converted here:
-    /// they may come from properties set only at run time.
-    /// </summary>
-    public static string? Problem(string taskName, IEnumerable<string> parameters)
-    {
-        if (!Tasks.TryGetValue(taskName, out var type))
-            return $"No {typeof(TTask).Name} is named '{taskName}'.";
-        try
-        {
-            foreach (var (name, _) in parameters.Where(p => p.Trim().Length > 0).Select(p => Split(taskName, p)))
-                if (Settable(type, name) is null)
-                    throw Unknown(type, taskName, name);
-            return null;
-        }
-        catch (IntegrationException e)
-        {
-            return e.Message;
-        }
-    }
-
-    private object Convert(string name, string value, Type type)
+    private void Set(TTask task, TransferParameter<TTask> parameter, string value)
     {
         try
         {
-            return type switch
-            {
-                _ when type == typeof(string) => value,
-                _ when type == typeof(bool) => bool.Parse(value),
-                _ when type == typeof(string[]) => value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries),
-                _ when type.IsEnum => Enum.Parse(type, value, ignoreCase: true),
-                _ => System.Convert.ChangeType(value, type, CultureInfo.InvariantCulture),
-            };
+            parameter.Set(task, value);
         }
-        catch (Exception e) when (e is FormatException or OverflowException or ArgumentException or InvalidCastException)
+        catch (Exception e) when (e is FormatException or OverflowException or ArgumentException)
         {
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{TaskName}'s parameter {name} cannot be '{value}': {e.Message}");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{TaskName}'s parameter {parameter.Name} cannot be '{value}': {e.Message}");
         }
     }
 }
@@ -151,6 +91,18 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
 /// <summary>The client of a transport: the one client target runs every transport's client task through it, with these shared parameters.</summary>
 public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 {
+    private protected override TransferTaskCatalog<TransferClientTask> Catalog => TransferTasks.Clients;
+
+    private protected override IEnumerable<(string Name, string Value)> SharedParameters() =>
+    [
+        (nameof(ClientProvider), ClientProvider), (nameof(ClientConnString), ClientConnString), (nameof(ServerProvider), ServerProvider),
+        (nameof(ServerConnString), ServerConnString), (nameof(ServerWork), ServerWork), (nameof(TotalBatches), TotalBatches),
+        (nameof(BatchSize), BatchSize), (nameof(TimeoutSeconds), TimeoutSeconds), (nameof(ResultFile), ResultFile), (nameof(Fault), Fault),
+        (nameof(MaxReconnects), MaxReconnects), (nameof(Clients), Clients), (nameof(StartAt), StartAt), (nameof(ClientMachine), ClientMachine),
+        (nameof(Rate), Rate), (nameof(MaxInFlight), MaxInFlight), (nameof(PayloadBytes), PayloadBytes), (nameof(PayloadKind), PayloadKind),
+        (nameof(BatchBytes), BatchBytes), (nameof(ServerProcessId), ServerProcessId), (nameof(BrokerProcessId), BrokerProcessId),
+    ];
+
     public string ClientProvider { get; set; } = "";
     public string ClientConnString { get; set; } = "";
 
@@ -183,11 +135,18 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 /// <summary>The server of a transport: the one server target runs every server task through it, with these shared parameters.</summary>
 public sealed class RunTransferServer : NamedTransferTask<TransferServerTask>
 {
+    private protected override TransferTaskCatalog<TransferServerTask> Catalog => TransferTasks.Servers;
+
+    private protected override IEnumerable<(string Name, string Value)> SharedParameters() =>
+    [
+        (nameof(ServerProvider), ServerProvider), (nameof(ServerConnString), ServerConnString), (nameof(ServerWork), ServerWork),
+        (nameof(StopOnStdinClose), StopOnStdinClose), (nameof(ExitOnInterrupt), ExitOnInterrupt), (nameof(StatsFile), StatsFile),
+    ];
+
     public string ServerProvider { get; set; } = "";
     public string ServerConnString { get; set; } = "";
     public string ServerWork { get; set; } = "";
     public string StopOnStdinClose { get; set; } = "";
     public string ExitOnInterrupt { get; set; } = "";
     public string StatsFile { get; set; } = "";
-
 }
