@@ -1,6 +1,5 @@
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Baseline;
 

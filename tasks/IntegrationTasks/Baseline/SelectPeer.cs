@@ -1,6 +1,4 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Baseline;

@@ -1,4 +1,3 @@
-using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
 namespace IntegrationTasks.Common;

@@ -1,4 +1,3 @@
-using Microsoft.Build.Framework;
 using MsTask = Microsoft.Build.Utilities.Task;
 
 namespace IntegrationTasks.Common;

@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
-
 namespace IntegrationTasks.Data;
 
 /// <summary>Tops ServiceTable up to IDs 1..Records with deterministic rows (see <see cref="SampleData"/>).</summary>

@@ -1,6 +1,5 @@
 using System.Data;
 using System.Diagnostics;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Data;
 

@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
-
 namespace IntegrationTasks.Data;
 
 /// <summary>Removes every row of ClientTable before a run (the series' EmptyClientTable).</summary>

@@ -1,6 +1,5 @@
 using System.Data;
 using System.Data.Common;
-using IntegrationTasks.Common;
 using Microsoft.Data.Sqlite;
 using Npgsql;
 

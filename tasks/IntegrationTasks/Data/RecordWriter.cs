@@ -1,5 +1,4 @@
 using System.Data.Common;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Data;
 

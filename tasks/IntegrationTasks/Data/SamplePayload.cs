@@ -1,5 +1,4 @@
 using System.Text;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Data;
 

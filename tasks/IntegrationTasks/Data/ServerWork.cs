@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-
 namespace IntegrationTasks.Data;
 
 /// <summary>How the server reads a batch from its database.</summary>

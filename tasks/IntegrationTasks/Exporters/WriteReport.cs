@@ -1,7 +1,5 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Exporters;
 

@@ -1,6 +1,5 @@
 using System.Text.RegularExpressions;
 using System.Threading.Channels;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Files;
 

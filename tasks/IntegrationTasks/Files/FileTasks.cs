@@ -1,7 +1,5 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Files;
 

@@ -1,5 +1,4 @@
 using System.Data.Common;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;

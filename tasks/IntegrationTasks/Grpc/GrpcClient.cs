@@ -1,6 +1,5 @@
 using Grpc.Core;
 using Grpc.Net.Client;
-using IntegrationTasks.Common;
 using IntegrationTasks.Grpc.Contract;
 using IntegrationTasks.Transfer;
 using RecordService = IntegrationTasks.Grpc.Contract.RecordService;

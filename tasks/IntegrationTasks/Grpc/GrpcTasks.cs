@@ -1,6 +1,4 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Grpc;
 

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
 namespace IntegrationTasks.Hosting;

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Hosting;
 

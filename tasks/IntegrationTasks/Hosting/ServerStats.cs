@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Text.Json;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Hosting;
 

@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
-
 namespace IntegrationTasks.Hosting;
 
 /// <summary>

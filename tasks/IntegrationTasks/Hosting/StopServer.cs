@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
-
 namespace IntegrationTasks.Hosting;
 
 /// <summary>Stops a server started by <see cref="StartServer"/> and forwards what it logged meanwhile.</summary>

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-
 namespace IntegrationTasks.Hosting;
 
 /// <summary>

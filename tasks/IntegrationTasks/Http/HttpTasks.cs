@@ -1,9 +1,7 @@
 using System.Net;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Http;
 

@@ -2,9 +2,7 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using IntegrationTasks.Exporters;
-using IntegrationTasks.Common;
 using IntegrationTasks.Results;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 

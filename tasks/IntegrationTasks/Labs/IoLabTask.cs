@@ -1,6 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
-
 namespace IntegrationTasks.Labs;
 
 /// <summary>Runs the 2014 I/O articles' experiment in its three modes and records it beside the transports' results.</summary>

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using IntegrationTasks.Results;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Labs;
 

@@ -1,5 +1,4 @@
 using System.Text.Json;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Labs;
 

@@ -2,11 +2,9 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Net;
 using System.Text;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text;
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Labs;
 

@@ -3,7 +3,6 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using System.Threading.Channels;
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Streams;
 

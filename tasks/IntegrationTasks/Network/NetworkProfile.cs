@@ -1,5 +1,4 @@
 using System.Globalization;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Network;
 

@@ -1,6 +1,4 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Network;
 

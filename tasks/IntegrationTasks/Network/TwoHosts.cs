@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Network;

@@ -1,6 +1,4 @@
 using System.Globalization;
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Planning;

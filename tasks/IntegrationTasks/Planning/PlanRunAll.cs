@@ -1,7 +1,5 @@
 using System.Globalization;
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
-using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Planning;

@@ -1,6 +1,4 @@
 using System.Globalization;
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
 namespace IntegrationTasks.Planning;

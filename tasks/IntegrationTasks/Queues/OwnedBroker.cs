@@ -1,6 +1,4 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Hosting;
-using Microsoft.Build.Framework;
 using System.Runtime.InteropServices;
 
 namespace IntegrationTasks.Queues;

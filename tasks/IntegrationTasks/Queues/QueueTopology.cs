@@ -1,4 +1,3 @@
-using IntegrationTasks.Common;
 using RabbitMQ.Client;
 
 namespace IntegrationTasks.Queues;

@@ -1,10 +1,8 @@
 using System.Globalization;
 using System.Net;
 using System.Text.Json;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Rest;
 

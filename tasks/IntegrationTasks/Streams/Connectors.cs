@@ -1,6 +1,5 @@
 using System.Net;
 using System.Net.Sockets;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Streams;
 

@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.IO.Pipelines;
-using IntegrationTasks.Common;
 using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Streams;

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-
 namespace IntegrationTasks.Streams;
 
 /// <summary>

@@ -1,5 +1,4 @@
 using System.Net.Sockets;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Wire;
 

@@ -1,9 +1,7 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Streams;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Tcp;
 

@@ -1,7 +1,5 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Transfer;
 

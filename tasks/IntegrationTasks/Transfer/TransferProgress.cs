@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Transfer;
 

@@ -1,7 +1,5 @@
 using System.Runtime.InteropServices;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
-using Microsoft.Build.Framework;
 using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Transfer;

@@ -1,6 +1,5 @@
 using System.ServiceModel;
 using System.Threading.Channels;
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Wcf;

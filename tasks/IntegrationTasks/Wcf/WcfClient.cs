@@ -1,7 +1,6 @@
 using System.ServiceModel;
 using System.ServiceModel.Channels;
 using System.Xml;
-using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Wcf;

@@ -1,7 +1,6 @@
 using System.Net;
 using System.Net.WebSockets;
 using System.Text;
-using IntegrationTasks.Common;
 using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.WebSockets;

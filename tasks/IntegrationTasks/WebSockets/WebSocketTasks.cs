@@ -1,8 +1,6 @@
 using System.Globalization;
-using IntegrationTasks.Common;
 using IntegrationTasks.Streams;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.WebSockets;
 

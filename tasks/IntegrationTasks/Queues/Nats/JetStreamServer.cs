@@ -1,4 +1,3 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;

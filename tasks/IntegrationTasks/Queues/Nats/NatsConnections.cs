@@ -1,4 +1,3 @@
-using IntegrationTasks.Common;
 using NATS.Client.Core;
 
 namespace IntegrationTasks.Queues.Nats;

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 using NATS.Client.Core;

@@ -1,4 +1,3 @@
-using IntegrationTasks.Common;
 using StackExchange.Redis;
 
 namespace IntegrationTasks.Queues.Redis;

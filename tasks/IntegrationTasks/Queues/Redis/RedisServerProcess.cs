@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Net;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Queues.Redis;
 

@@ -1,8 +1,6 @@
-using IntegrationTasks.Common;
 using IntegrationTasks.Data;
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Queues.Redis;
 

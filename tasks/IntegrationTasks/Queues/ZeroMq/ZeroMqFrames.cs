@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Text;
-using IntegrationTasks.Common;
 using NetMQ;
 
 namespace IntegrationTasks.Queues.ZeroMq;

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;

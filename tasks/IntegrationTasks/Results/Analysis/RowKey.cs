@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text.Json.Serialization;
-using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;

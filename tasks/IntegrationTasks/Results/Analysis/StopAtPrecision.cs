@@ -1,7 +1,5 @@
 using System.Globalization;
-using IntegrationTasks.Common;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Results;
 

@@ -1,5 +1,3 @@
-using IntegrationTasks.Common;
-using Microsoft.Build.Framework;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Hosting;
 

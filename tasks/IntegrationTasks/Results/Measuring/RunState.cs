@@ -1,6 +1,5 @@
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Transfer;
-using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Results;
 

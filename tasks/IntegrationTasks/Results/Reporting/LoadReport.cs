@@ -1,4 +1,3 @@
-using IntegrationTasks.Common;
 using System.Globalization;
 using System.Net;
 using System.Text;

@@ -2,7 +2,6 @@ using System.Runtime.Serialization;
 using System.ServiceModel;
 using System.ServiceModel.Channels;
 using System.Xml;
-using IntegrationTasks.Common;
 
 namespace IntegrationTasks.Wcf.NetTcp;
 

@@ -2,7 +2,6 @@ using System.Net;
 using System.Net.Sockets;
 using System.ServiceModel.Channels;
 using System.Xml;
-using IntegrationTasks.Common;
 using IntegrationTasks.Streams;
 
 namespace IntegrationTasks.Wcf.NetTcp;
