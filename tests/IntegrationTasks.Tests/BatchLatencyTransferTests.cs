@@ -9,8 +9,7 @@ public sealed class BatchLatencyTransferTests
     [DynamicData(nameof(TcpGeneration.Names), typeof(TcpGeneration))]
     public async Task Every_batch_of_a_transfer_is_timed_and_the_report_shows_its_percentiles(string generation)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
         using var folder = new TempDirectory("it-latency-");
         var engine = new FakeBuildEngine();

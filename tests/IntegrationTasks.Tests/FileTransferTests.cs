@@ -42,8 +42,7 @@ public sealed class FileTransferTests
     [DataRow("a6.extract.xml", "<other/>", ErrorCodes.MalformedXml, DisplayName = "wrong element")]
     public async Task A_bad_request_file_is_moved_aside_with_a_coded_error_and_the_server_goes_on(string name, string content, string code)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = new RunningFileServer(databases.Server);
         var id = name[..name.IndexOf('.')];
         await File.WriteAllTextAsync(Path.Combine(server.ServerInbox, name + ".tmp"), content);
@@ -63,8 +62,7 @@ public sealed class FileTransferTests
     [TestMethod]
     public async Task Files_that_are_not_requests_are_left_alone()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(500, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 500);
         await using var server = new RunningFileServer(databases.Server);
         string[] strangers = ["half.request.xml.tmp", "notes.txt", "../escape.request.xml.txt", "x y.request.xml"];
         foreach (var stranger in strangers.Select(Path.GetFileName))
@@ -136,8 +134,7 @@ public sealed class FileTransferTests
     [TestMethod]
     public async Task Requests_beyond_the_servers_maximum_are_each_answered_at_once_with_IT3008_and_the_first_is_served()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(300, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 300);
         using var root = new TempDirectory("it-files-");
         var (inbox, outbox) = (Path.Combine(root, "s"), Path.Combine(root, "c"));
         Directory.CreateDirectory(inbox);

@@ -41,8 +41,7 @@ public sealed class GrpcTransferTests
     [DataRow(true)]
     public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once(bool streaming)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = await StartAsync(databases);
         await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
             (relayPort, engine) => Client(streaming, $"http://127.0.0.1:{relayPort}", databases, engine, totalBatches: 50, batchSize: 100));
@@ -51,8 +50,7 @@ public sealed class GrpcTransferTests
     [TestMethod]
     public async Task Bad_gRPC_input_gets_a_status_and_a_good_client_is_still_served()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartAsync(databases, maxMessageBytes: 16 * 1024, maxBatchRecords: 300);
 
         // A plain HTTP/2 request that is not gRPC.
@@ -115,8 +113,7 @@ public sealed class GrpcTransferTests
     [TestMethod]
     public async Task A_malformed_or_oversized_gRPC_message_gets_its_status_and_one_coded_log_line()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
         await using var server = await StartAsync(databases, maxMessageBytes: 16 * 1024);
         using var channel = GrpcChannel.ForAddress(server.Url, new GrpcChannelOptions { MaxSendMessageSize = null });
         var bytes = new Marshaller<byte[]>(b => b, b => b);

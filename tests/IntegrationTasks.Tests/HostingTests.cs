@@ -78,8 +78,7 @@ public sealed class HostingTests
     [TestMethod]
     public async Task A_server_process_starts_serves_and_stops_leaving_nothing_behind()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         using var artifacts = new TempDirectory("it-hosting-");
         var port = TestPorts.Free();
         var engine = new FakeBuildEngine();

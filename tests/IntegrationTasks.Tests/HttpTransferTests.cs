@@ -19,8 +19,7 @@ public sealed class HttpTransferTests
     [DataRow("PostgreSql", false)]
     public async Task HttpRequest_moves_every_row_intact_and_the_server_stops_cleanly(string provider, bool flush)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 3000);
         int port;
         await using (var server = await RunningHttpServer.StartAsync(databases))
         {
@@ -42,8 +41,7 @@ public sealed class HttpTransferTests
     [DataRow(false)]
     public async Task A_response_reset_mid_transfer_is_resumed_and_every_row_arrives_once(bool flush)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = await RunningHttpServer.StartAsync(databases);
         var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
         await using (relay)
@@ -64,8 +62,7 @@ public sealed class HttpTransferTests
     [TestMethod]
     public async Task A_connection_stalled_mid_request_is_dropped_with_IT3007_and_a_flowing_transfer_is_not()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 20_000);
         // One second of silence either way is a stall here: short enough for a test, and a transfer longer than that still flows.
         await using var server = await RunningHostModule.StartAsync(new HttpServer { ConnectionTimeoutSeconds = 1 }, databases, HttpRecordsProtocol.Path);
         using (var stalled = new TcpClient())
@@ -102,8 +99,7 @@ public sealed class HttpTransferTests
     [TestMethod]
     public async Task Connections_Kestrel_drops_itself_are_each_one_coded_warning_a_slowloris_and_an_HTTP2_protocol_error()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
         await using var server = await RunningHostModule.StartAsync(new HttpServer { ConnectionTimeoutSeconds = 2 }, databases, HttpRecordsProtocol.Path);
 
         // Slowloris: a header byte every 300 ms keeps the connection busy but never completes the headers; Kestrel answers 408
@@ -193,8 +189,7 @@ public sealed class HttpTransferTests
     public async Task A_bad_client_gets_a_coded_status_and_the_server_keeps_serving(string name)
     {
         var (_, misbehave, expected) = BadClients.Single(b => b.Name == name);
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 3000);
         await using var server = await RunningHttpServer.StartAsync(databases, maxRequestBytes: 20_000);
 
         var reply = await misbehave(server.Port);

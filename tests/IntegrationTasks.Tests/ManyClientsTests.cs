@@ -9,8 +9,7 @@ public sealed class ManyClientsTests
     [DynamicData(nameof(TcpGeneration.Names), typeof(TcpGeneration))]
     public async Task Eight_clients_at_once_each_move_their_share_and_every_row_arrives_once(string generation)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(4100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 4100);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
         using var folder = new TempDirectory("it-clients-");
         var engine = new FakeBuildEngine();
@@ -69,8 +68,7 @@ public sealed class ManyClientsTests
     [DynamicData(nameof(KestrelClients))]
     public async Task Six_clients_of_a_Kestrel_transport_at_once_move_every_row_once(string transport)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 3000);
         await using var server = transport == "HttpRequest"
             ? await RunningHttpServer.StartAsync(databases)
             : await RunningHostModule.StartAsync(new IntegrationTasks.Grpc.GrpcServer { Connections = 4, Answerers = 2 }, databases, "");
@@ -86,8 +84,7 @@ public sealed class ManyClientsTests
     [TestMethod]
     public async Task HttpRequest_in_open_loop_posts_each_batch_on_its_schedule_and_every_row_arrives_once()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2400, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2400);
         await using var server = await RunningHttpServer.StartAsync(databases);
         var client = new IntegrationTasks.Http.HttpRequest { Uri = server.Url, MaxInFlight = 2 };
         var run = await RunManyAsync(client, databases, clients: 3, totalBatches: 24, rate: 40);
@@ -162,8 +159,7 @@ public sealed class ManyClientsTests
     [TestMethod]
     public async Task An_open_loop_run_sends_on_its_schedule_and_is_reported_as_such()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"]);
         using var folder = new TempDirectory("it-rate-");
         var engine = new FakeBuildEngine();
@@ -193,8 +189,7 @@ public sealed class ManyClientsTests
     [DynamicData(nameof(TcpGeneration.Names), typeof(TcpGeneration))]
     public async Task A_client_over_the_servers_maximum_is_refused_with_IT3008_it_receives_and_the_others_are_served(string generation)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxConnections: 2);
         // Two clients hold the server's two places (connected, idle).
         using var first = new System.Net.Sockets.TcpClient();
@@ -236,8 +231,7 @@ public sealed class ManyClientsTests
     [DynamicData(nameof(LimitedServers))]
     public async Task A_client_over_a_web_service_s_maximum_is_refused_with_IT3008_in_its_protocol_and_the_others_are_served(string transport)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await RunningWebService.StartAsync(transport, databases, maxConnections: 1);
         var port = server.Port;
         TransferClientTask NewClient() => server.NewClient();
@@ -277,8 +271,7 @@ public sealed class ManyClientsTests
     public async Task A_RabbitMQ_client_over_the_broker_s_maximum_is_refused_with_IT3008_and_the_server_goes_on_serving()
     {
         await TestBroker.PurgeAsync();
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await RunningQueueServer.StartAsync(databases.Server, IntegrationTasks.Queues.QueueTopology.Fast);
         IntegrationTasks.Queues.RabbitMQClientTest NewClient() => new() { RabbitMQPort = TestBroker.Options.AmqpPort };
         var engine = new FakeBuildEngine();
@@ -303,8 +296,7 @@ public sealed class ManyClientsTests
     [TestMethod]
     public async Task Two_hundred_fifty_six_clients_connecting_at_once_neither_crash_nor_hang_the_server()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"]);
         var sockets = Enumerable.Range(0, 256).Select(_ => new System.Net.Sockets.TcpClient()).ToList();
         try
@@ -353,8 +345,7 @@ public sealed class ManyClientsTests
     [DataRow("SoapSmallBatchesAsync")]
     public async Task Two_hundred_fifty_six_idle_connections_neither_crash_nor_hang_a_web_service_and_a_client_is_still_served(string transport)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         // Places for all of them (net.tcp's maximum is 100 by default, Kestrel's 1000).
         await using var server = await RunningWebService.StartAsync(transport, databases, maxConnections: 300);
         var port = server.Port;
@@ -400,8 +391,7 @@ public sealed class ManyClientsTests
     [DataRow("NetTcpSmallBatchesAsync", 40)]
     public async Task Five_clients_of_a_web_service_at_once_move_every_row_once(string transport, double rate)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2500, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2500);
         var soap = transport.StartsWith("Soap", StringComparison.Ordinal);
         await using IAsyncDisposable server = soap
             ? await RunningHostModule.StartAsync(new IntegrationTasks.Wcf.SoapServer { Connections = 4, Answerers = 2 }, databases, IntegrationTasks.Wcf.ServiceNames.SoapPath)
@@ -422,8 +412,7 @@ public sealed class ManyClientsTests
     public async Task Four_RabbitMQ_clients_each_with_its_own_reply_queue_move_every_row_once(bool durable, double rate)
     {
         await TestBroker.PurgeAsync();
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         var topology = durable ? IntegrationTasks.Queues.QueueTopology.Reliable : IntegrationTasks.Queues.QueueTopology.Fast;
         await using var server = await RunningQueueServer.StartAsync(databases.Server, topology);
         IntegrationTasks.Queues.RabbitMQClientTask client = durable ? new IntegrationTasks.Queues.RabbitMQDurable() : new IntegrationTasks.Queues.RabbitMQClientTest();
@@ -438,8 +427,7 @@ public sealed class ManyClientsTests
     [DataRow(true)]
     public async Task Three_file_transfer_clients_on_one_inbox_each_get_their_own_share(bool listIds)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 3000);
         await using var server = new RunningFileServer(databases.Server);
         IntegrationTasks.Files.FileTransferClientTask client = listIds ? new IntegrationTasks.Files.FileTransferBigRequest() : new IntegrationTasks.Files.FileTransferRequest();
         client.OutputDir = server.ServerInbox;

@@ -42,8 +42,7 @@ public sealed class NatsTests
     [DataRow(true)]
     public async Task A_request_the_server_refuses_fails_its_client_with_the_servers_code_and_the_server_goes_on(bool jetStream)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using (var strict = await RunningNatsServer.StartAsync(databases.Server, jetStream, maxMessageBytes: 40))
         {
             var engine = new FakeBuildEngine();
@@ -73,8 +72,7 @@ public sealed class NatsTests
     {
         // A server of one's own (NatsUrl) whose max_payload is below a reply: once, JetStream delivered such a request again forever
         // and core NATS let its client time out.
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         using var directory = new TempDirectory("it-nats-small-");
         var broker = TestNats.Start(directory, maxPayloadBytes: 16 * 1024); // a request of 200 IDs fits, its reply of 200 records does not
         try

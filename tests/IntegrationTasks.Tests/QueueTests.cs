@@ -43,8 +43,7 @@ public sealed class QueueTests
     {
         // What a server killed after publishing an answer and before acknowledging its request leaves behind: the broker redelivers
         // the request, and the batch is answered twice. (Caught by RunAll under KillServer: the fast import failed IT1003 on the repeat.)
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         var topology = durable ? QueueTopology.Reliable : QueueTopology.Fast;
         await using var connection = await TestBroker.Broker.ConnectAsync("test server answering twice", CancellationToken.None);
         await using var channel = await connection.CreateChannelAsync(topology.ChannelOptions(16));
@@ -80,8 +79,7 @@ public sealed class QueueTests
     [DataRow("oversized", "<request>" + "<id>1</id><id>1</id><id>1</id><id>1</id><id>1</id>" + "</request>", ErrorCodes.FrameTooLarge)]
     public async Task A_bad_message_is_dead_lettered_and_the_consumer_goes_on(string name, string body, string code)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         var topology = QueueTopology.Fast;
         await using var server = await RunningQueueServer.StartAsync(databases.Server, topology, maxMessageBytes: name == "oversized" ? 40 : 1 << 20);
         await using (var connection = await TestBroker.Broker.ConnectAsync("test", CancellationToken.None))

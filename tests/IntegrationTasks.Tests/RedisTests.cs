@@ -37,8 +37,7 @@ public sealed class RedisTests
     [TestMethod]
     public async Task A_request_the_server_refuses_fails_its_client_with_the_servers_code_and_the_server_goes_on()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using (var strict = await RunningRedisServer.StartAsync(databases.Server, maxMessageBytes: 40))
         {
             var engine = new FakeBuildEngine();

@@ -36,8 +36,7 @@ public sealed class RestTransferTests
     [TestMethod]
     public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = await StartAsync(databases);
         // GETs at once over several pooled connections: the reset breaks one, which may fail more than one attempt's batches.
         await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
@@ -47,8 +46,7 @@ public sealed class RestTransferTests
     [TestMethod]
     public async Task Curl_reads_the_records_and_the_OpenAPI_document_and_bad_requests_get_coded_problems()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 20);
         await using var server = await StartAsync(databases, maxBatchRecords: 10);
         var baseUrl = $"http://127.0.0.1:{server.Port}";
 
@@ -150,8 +148,7 @@ public sealed class RestTransferTests
     {
         // 1,000 GETs of 1,000 records at once (hey, Debian's): every request used to read its batch at once, one database
         // connection and thread each, and the host's memory grew with them. Reads now take turns; the others wait holding little.
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartAsync(databases);
         var (exitCode, stdout, stderr) = RepositoryPaths.Run("hey", ["-n", "1000", "-c", "1000", "-t", "240", $"{server.Url}?firstId=1&count=1000"]);
         Assert.AreEqual(0, exitCode, stderr);
@@ -168,8 +165,7 @@ public sealed class RestTransferTests
     {
         // Raw HTTP/2 frames (prior knowledge): 20,000 requests each reset at once, nothing read. Kestrel cuts the connection, and
         // wrote its "output operations maximum queue size" lines as uncoded crit.
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartAsync(databases, httpVersion: "Http2");
         using (var flood = new System.Net.Sockets.TcpClient())
         {
@@ -220,8 +216,7 @@ public sealed class RestTransferTests
     [TestMethod]
     public async Task A_request_body_that_stalls_halfway_is_dropped_with_one_coded_line()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(10, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 10);
         await using var server = await StartAsync(databases, connectionTimeoutSeconds: 2);
         using var stalled = new System.Net.Sockets.TcpClient();
         await stalled.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);

@@ -10,8 +10,7 @@ public sealed class StageCostsTests
     [DataRow("PostgreSql")]
     public async Task Every_stage_is_measured_on_real_rows_and_reported(string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);
         using var results = new TempDirectory("it-stages-");
         var engine = new FakeBuildEngine();
         var task = new IntegrationTasks.Labs.StageCostsTask

@@ -16,8 +16,7 @@ public sealed class StreamModelsTests
     [DataRow(3, DisplayName = "three answerers, any order")]
     public async Task The_pipelined_models_move_every_batch_over_one_connection(int answerers)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Plan.Records, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Plan.Records);
         await databases.Client.EnsureSchemaAsync(CancellationToken.None);
         var connection = new InMemoryConnection();
         var serverFrames = FrameConnection.Create(StreamIo.Streams, connection.Server, FrameFormat.Tagged, 1 << 20);

@@ -29,8 +29,7 @@ public sealed class TcpTransferTests
     [DynamicData(nameof(GenerationsTimesProviders))]
     public async Task Every_generation_moves_every_row_intact(string generation, string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 5000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
 
         var engine = new FakeBuildEngine();
@@ -48,8 +47,7 @@ public sealed class TcpTransferTests
     [TestMethod]
     public async Task Several_clients_are_served_at_once()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         await using var server = new RunningTcpServer(databases.Server);
         using var folder = new TempDirectory("it-clients-");
         var clients = Enumerable.Range(0, 3).Select(i =>
@@ -130,8 +128,7 @@ public sealed class TcpTransferTests
     {
         var (_, misbehave, code) = BadClients.Single(b => b.Name == name);
         var format = TcpGeneration.All[generation].Format;
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(3000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 3000);
         // One second: these tests run alone (DoNotParallelize), so the good client is never held back that long.
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], maxFrameBytes: 1 << 20,
             connectionTimeout: TimeSpan.FromSeconds(1), maxBatchRecords: 1000);
@@ -180,8 +177,7 @@ public sealed class TcpTransferTests
         // It sent requests and never read a reply: the server blocked writing, stopped answering after 10–18 requests and kept
         // the connection for as long as the client liked (180 s and more), logging nothing.
         var format = TcpGeneration.All[generation].Format;
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(1));
         using var bad = new TcpClient { ReceiveBufferSize = 64 * 1024 };
         await bad.ConnectAsync(IPAddress.Loopback, server.Port);
@@ -215,8 +211,7 @@ public sealed class TcpTransferTests
         // One request whose reply is more than the kernel's buffers hold, then nothing: a graceful close kept the reply queued
         // (the socket in FIN-WAIT-1) and the client, reading later, got all of it and an end, never told it had been dropped.
         var format = TcpGeneration.All[generation].Format;
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100_000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100_000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], connectionTimeout: TimeSpan.FromSeconds(3));
         using var quiet = new TcpClient { ReceiveBufferSize = 64 * 1024 };
         await quiet.ConnectAsync(IPAddress.Loopback, server.Port);
@@ -244,8 +239,7 @@ public sealed class TcpTransferTests
         // 20,000 records (≈ 6.6 MB, more than the kernel's buffers hold) read 64 KB at a time with a pause after each, longer in all than
         // the 1 s timeout: what counts is that every slice the server writes gets through within it.
         var format = TcpGeneration.All["TcpClient2"].Format;
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 20_000);
         await using var server = new RunningTcpServer(databases.Server, connectionTimeout: TimeSpan.FromSeconds(1));
         using var slow = new TcpClient { ReceiveBufferSize = 64 * 1024 };
         await slow.ConnectAsync(IPAddress.Loopback, server.Port);
@@ -295,8 +289,7 @@ public sealed class TcpTransferTests
     [DataRow("TcpClientMultiThreadTest4")]
     public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once(string generation)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation]);
         var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
         await using (relay)
@@ -321,8 +314,7 @@ public sealed class TcpTransferTests
     [DataRow("TcpClientMultiThreadTest4")]
     public async Task A_generation_runs_unchanged_over_a_Unix_socket_and_every_row_arrives(string generation)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         using var folder = new TempDirectory("it-unix-");
         var socket = Path.Combine(folder, "records.sock");
         await using (var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], socketPath: socket))
@@ -344,8 +336,7 @@ public sealed class TcpTransferTests
     [TestMethod]
     public async Task A_Unix_socket_connection_cut_mid_transfer_by_the_relay_is_resumed_and_every_row_arrives_once()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         using var folder = new TempDirectory("it-unix-");
         var socket = Path.Combine(folder, "records.sock");
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClient2"], socketPath: socket);
@@ -391,8 +382,7 @@ public sealed class TcpTransferTests
     [TestMethod]
     public async Task A_lock_step_client_fails_with_its_code_and_no_partial_batch_when_the_connection_is_reset()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All["TcpClientSingleThreadTest"]);
         var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 400_000);
         await using (relay)

@@ -57,8 +57,7 @@ public sealed class TransferVerifierTests
     [DataRow("PostgreSql")]
     public async Task An_idempotent_import_skips_only_rows_already_there_and_a_failing_batch_leaves_nothing(string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Records, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, Records);
         await databases.Client.EnsureSchemaAsync(CancellationToken.None);
         static List<ServiceRecord> Rows(int first, int last) => Enumerable.Range(first, last - first + 1).Select(id => SampleData.Create(id)).ToList();
         await using (var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None, ignoreExisting: true))

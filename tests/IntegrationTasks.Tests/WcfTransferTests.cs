@@ -44,8 +44,7 @@ public sealed class WcfTransferTests
     [DataRow("PostgreSql")]
     public async Task Every_SOAP_variant_moves_every_row_intact(string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);
         await using var server = await StartSoapAsync(databases);
         await RunEveryVariantAsync("Soap", server.Url, databases);
     }
@@ -55,8 +54,7 @@ public sealed class WcfTransferTests
     [DataRow("PostgreSql")]
     public async Task Every_net_tcp_variant_moves_every_row_intact_through_our_framing_server(string provider)
     {
-        await using var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);
         await using var server = await RunningNetTcpServer.StartAsync(databases.Server);
         await RunEveryVariantAsync("NetTcp", server.Address, databases);
         Assert.AreEqual(0L, server.Host.ConnectionsFailed, string.Join("\n", server.Log.Lines));
@@ -67,8 +65,7 @@ public sealed class WcfTransferTests
     [DataRow("NetTcp")]
     public async Task Every_variant_resumes_a_connection_reset_mid_transfer_and_every_row_arrives_once(string binding)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(2000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
         await using var soap = binding == "Soap" ? await StartSoapAsync(databases) : null;
         await using var netTcp = binding == "NetTcp" ? await RunningNetTcpServer.StartAsync(databases.Server) : null;
         var serverPort = soap?.Port ?? netTcp!.Port;
@@ -93,8 +90,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task The_WSDL_is_served_and_a_plain_SOAP_11_request_without_WCF_is_answered()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(10, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 10);
         await using var server = await StartSoapAsync(databases);
         using var http = new HttpClient();
 
@@ -116,8 +112,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task Bad_SOAP_requests_get_faults_or_a_refusal_and_the_service_keeps_serving()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartSoapAsync(databases, maxBatchRecords: 300, maxMessageBytes: 64 * 1024);
         using var http = new HttpClient();
 
@@ -148,8 +143,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task The_SOAP_endpoint_refuses_a_DTD_unread_and_SOAP_12_with_a_VersionMismatch_fault()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
         await using var server = await StartSoapAsync(databases);
         using var http = new HttpClient();
         const string Envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body><GetRecord xmlns=\"" + ServiceNames.Namespace + "\">";
@@ -200,8 +194,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task A_SOAP_body_that_stalls_is_dropped_and_logged_as_unanswered()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
         await using var server = await RunningHostModule.StartAsync(new SoapServer { Connections = 2, Answerers = 1, ConnectionTimeoutSeconds = 1 },
             databases, ServiceNames.SoapPath);
         using (var stalled = new TcpClient())
@@ -244,8 +237,7 @@ public sealed class WcfTransferTests
     [DataRow("stalled mid-envelope", ErrorCodes.ConnectionStalled)]
     public async Task A_bad_net_tcp_peer_is_closed_with_a_coded_warning_and_a_good_client_is_still_served(string misbehaviour, string code)
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         // A short ConnectionTimeout, so that the stalled peers (which keep their connections open) are dropped within the test.
         await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxMessageBytes: 1 << 20, connectionTimeout: TimeSpan.FromSeconds(1));
 
@@ -290,8 +282,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task A_net_tcp_client_that_stops_reading_its_replies_is_dropped_with_IT3007_and_a_good_client_is_still_served()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100_000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100_000);
         // Long enough for the first reply to be written before the idle client is dropped, on a busy machine too.
         await using var server = await RunningNetTcpServer.StartAsync(databases.Server, connectionTimeout: TimeSpan.FromSeconds(3));
 
@@ -349,8 +340,7 @@ public sealed class WcfTransferTests
     [TestMethod]
     public async Task A_net_tcp_call_over_the_batch_quota_is_a_fault_with_the_services_code_and_the_session_goes_on()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await RunningNetTcpServer.StartAsync(databases.Server, maxBatchRecords: 300);
         var engine = new FakeBuildEngine();
         Assert.IsFalse(await Task.Run(Client("NetTcpSmallBatches", server.Address, databases, engine, 2, 500).Execute));

@@ -42,8 +42,7 @@ public sealed class WebSocketTransferTests
     [TestMethod]
     public async Task A_connection_reset_mid_transfer_is_resumed_and_every_row_arrives_once()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(5000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 5000);
         await using var server = await StartAsync(databases);
         await RelayFaults.AssertResumedAfterResetAsync(databases, server.Port,
             (relayPort, engine) => Client(relayPort, databases, engine, totalBatches: 50, batchSize: 100));
@@ -52,8 +51,7 @@ public sealed class WebSocketTransferTests
     [TestMethod]
     public async Task Bad_input_is_closed_with_a_close_code_and_a_coded_reason_and_a_good_client_is_still_served()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartAsync(databases, maxFrameBytes: 64 * 1024, maxBatchRecords: 300);
 
         // A frame that declares more than MaxFrameBytes: refused before it is read, with 1009 and the code.
@@ -89,8 +87,7 @@ public sealed class WebSocketTransferTests
     [TestMethod]
     public async Task A_client_over_the_connection_limit_is_refused_with_IT3008_and_the_one_served_goes_on()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using var server = await StartAsync(databases, maxConnections: 1);
         using var holder = new ClientWebSocket();
         await holder.ConnectAsync(new Uri(WebSocketUrl(server.Port)), CancellationToken.None);
@@ -123,8 +120,7 @@ public sealed class WebSocketTransferTests
     [TestMethod]
     public async Task A_peer_that_asks_and_then_neither_reads_nor_answers_pings_is_dropped_and_a_good_client_is_still_served()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(20_000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 20_000);
         await using var server = await StartAsync(databases, keepAliveSeconds: 1);
 
         // A peer no one here wrote: the upgrade by hand, then requests for every record, then nothing — no read, no pong.
@@ -172,8 +168,7 @@ public sealed class WebSocketTransferTests
     public async Task A_WebSocket_idle_past_the_connection_timeout_is_closed_with_1008_and_the_coded_reason()
     {
         // It was reset: the stall guard's deadline cancelled the WebSocket's receive, which aborts it, so no close frame could follow.
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(100, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
         await using var server = await StartAsync(databases, connectionTimeoutSeconds: 2);
         using var idle = new ClientWebSocket();
         await idle.ConnectAsync(new Uri(WebSocketUrl(server.Port)), CancellationToken.None);

@@ -61,8 +61,7 @@ public sealed class ZeroMqTests
     [TestMethod]
     public async Task A_request_the_server_refuses_fails_its_client_with_the_servers_code_and_the_server_answers_the_next_one()
     {
-        await using var databases = TestDatabases.Sqlite();
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 1000);
         await using (var strict = await RunningServer.StartAsync(databases.Server, maxBatchRecords: 100))
         {
             var engine = new FakeBuildEngine();

@@ -23,8 +23,16 @@ internal static class TransferChecks
     public static async Task<TestDatabases> WithRecordsAsync(string provider, int records)
     {
         var databases = await TestDatabases.CreateAsync(provider);
-        await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(records, CancellationToken.None);
-        return databases;
+        try
+        {
+            await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(records, CancellationToken.None);
+            return databases;
+        }
+        catch
+        {
+            await databases.DisposeAsync();
+            throw;
+        }
     }
 
     /// <summary>Runs the client to its end: it succeeds, moves <paramref name="records"/>, and every row is in ClientTable once, equal to ServiceTable's.</summary>
