@@ -16,10 +16,7 @@ public sealed class FileTransferTests
     }
 
     [TestMethod]
-    [DataRow(false, "Sqlite")]
-    [DataRow(true, "Sqlite")]
-    [DataRow(false, "PostgreSql")]
-    [DataRow(true, "PostgreSql")]
+    [EachVariantOnEachDatabase]
     public async Task Both_file_transfers_move_every_row_intact(bool listIds, string provider)
     {
         await using var databases = await TransferChecks.WithRecordsAsync(provider, 3000);

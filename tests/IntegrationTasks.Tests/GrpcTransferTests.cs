@@ -24,17 +24,10 @@ public sealed class GrpcTransferTests
     }
 
     [TestMethod]
-    [DataRow(false, "Sqlite")]
-    [DataRow(true, "Sqlite")]
-    [DataRow(false, "PostgreSql")]
-    [DataRow(true, "PostgreSql")]
-    public async Task Both_gRPC_transports_move_every_row_intact(bool streaming, string provider)
-    {
-        await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);
-        await using var server = await StartAsync(databases);
-        var engine = new FakeBuildEngine();
-        await Client(streaming, server.Url, databases, engine).AssertMovesEveryRowAsync(engine, databases, 1000);
-    }
+    [EachVariantOnEachDatabase]
+    public Task Both_gRPC_transports_move_every_row_intact(bool streaming, string provider) =>
+        TransferChecks.AssertServedEveryRowAsync(provider, 1000, databases => StartAsync(databases),
+            (server, databases, engine) => Client(streaming, server.Url, databases, engine));
 
     [TestMethod]
     [DataRow(false)]

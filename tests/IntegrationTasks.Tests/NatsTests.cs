@@ -23,17 +23,11 @@ public sealed class NatsTests
     }
 
     [TestMethod]
-    [DataRow(false, "Sqlite")]
-    [DataRow(true, "Sqlite")]
-    [DataRow(false, "PostgreSql")]
-    [DataRow(true, "PostgreSql")]
+    [EachVariantOnEachDatabase]
     public async Task Both_NATS_transports_move_every_row_intact(bool jetStream, string provider)
     {
-        await using var databases = await TransferChecks.WithRecordsAsync(provider, 2000);
-        await using var server = await RunningNatsServer.StartAsync(databases.Server, jetStream);
-        var engine = new FakeBuildEngine();
-        var client = Client(jetStream, databases, engine);
-        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
+        var client = await TransferChecks.AssertServedEveryRowAsync(provider, 2000, databases => RunningNatsServer.StartAsync(databases.Server, jetStream),
+            (_, databases, engine) => Client(jetStream, databases, engine));
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
     }
 

@@ -22,17 +22,12 @@ public sealed class QueueTests
     }
 
     [TestMethod]
-    [DataRow(false, "Sqlite")]
-    [DataRow(true, "Sqlite")]
-    [DataRow(false, "PostgreSql")]
-    [DataRow(true, "PostgreSql")]
+    [EachVariantOnEachDatabase]
     public async Task Both_queue_transports_move_every_row_intact(bool durable, string provider)
     {
-        await using var databases = await TransferChecks.WithRecordsAsync(provider, 2000);
-        await using var server = await RunningQueueServer.StartAsync(databases.Server, durable ? QueueTopology.Reliable : QueueTopology.Fast);
-        var engine = new FakeBuildEngine();
-        var client = Client(durable, databases, engine);
-        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
+        var client = await TransferChecks.AssertServedEveryRowAsync(provider, 2000,
+            databases => RunningQueueServer.StartAsync(databases.Server, durable ? QueueTopology.Reliable : QueueTopology.Fast),
+            (_, databases, engine) => Client(durable, databases, engine));
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
     }
 

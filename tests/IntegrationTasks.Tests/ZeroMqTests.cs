@@ -50,11 +50,8 @@ public sealed class ZeroMqTests
     [DataRow(true, "PostgreSql")]
     public async Task Both_ZeroMQ_clients_move_every_row_intact(bool pipelined, string provider)
     {
-        await using var databases = await TransferChecks.WithRecordsAsync(provider, 2000);
-        await using var server = await RunningServer.StartAsync(databases.Server);
-        var engine = new FakeBuildEngine();
-        var client = Client(pipelined, server.Endpoint, databases, engine);
-        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
+        var client = await TransferChecks.AssertServedEveryRowAsync(provider, 2000, databases => RunningServer.StartAsync(databases.Server),
+            (server, databases, engine) => Client(pipelined, server.Endpoint, databases, engine));
         Assert.IsGreaterThan(2000L * 100, client.BytesReceived);
     }
 

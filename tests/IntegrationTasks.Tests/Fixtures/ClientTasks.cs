@@ -35,6 +35,18 @@ internal static class TransferChecks
         }
     }
 
+    /// <summary>Starts a server on databases holding <paramref name="records"/> and runs a client against it that must move every row.</summary>
+    public static async Task<TClient> AssertServedEveryRowAsync<TServer, TClient>(string provider, int records, Func<TestDatabases, Task<TServer>> startServer,
+        Func<TServer, TestDatabases, FakeBuildEngine, TClient> client) where TServer : IAsyncDisposable where TClient : IntegrationTasks.Transfer.TransferClientTask
+    {
+        await using var databases = await WithRecordsAsync(provider, records);
+        await using var server = await startServer(databases);
+        var engine = new FakeBuildEngine();
+        var started = client(server, databases, engine);
+        await started.AssertMovesEveryRowAsync(engine, databases, records);
+        return started;
+    }
+
     /// <summary>Runs the client to its end: it succeeds, moves <paramref name="records"/>, and every row is in ClientTable once, equal to ServiceTable's.</summary>
     public static async Task AssertMovesEveryRowAsync(this IntegrationTasks.Transfer.TransferClientTask client, FakeBuildEngine engine, TestDatabases databases,
         int records)
