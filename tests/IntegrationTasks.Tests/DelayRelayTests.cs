@@ -168,23 +168,53 @@ public sealed class DelayRelayTests
         await running;
     }
     /// <summary>A server that writes its whole answer at once, before the client reads any of it (as HTTP's server did under the kill).</summary>
-    private static async Task<(TcpListener Listener, Task<int> Written)> EagerServerAsync(int answerBytes)
+    private sealed class EagerServer
     {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        var written = Task.Run(async () =>
+        private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+        private readonly Task _written;
+
+        public EagerServer(int answerBytes)
         {
-            using var client = await listener.AcceptTcpClientAsync();
-            // The client's first byte says it is connected: a reset that came before its connect completed would fail the connect itself.
-            await client.GetStream().ReadExactlyAsync(new byte[1]);
-            await client.GetStream().WriteAsync(new byte[answerBytes]);
-            await client.GetStream().FlushAsync();
-            // Keep the connection open until the relay ends it.
-            try { _ = await client.GetStream().ReadAtLeastAsync(new byte[1], 1, throwOnEndOfStream: false); } catch (IOException) { }
-            return answerBytes;
-        });
-        await Task.Yield();
-        return (listener, written);
+            _listener.Start();
+            _written = Task.Run(async () =>
+            {
+                using var client = await _listener.AcceptTcpClientAsync();
+                // The client's first byte says it is connected: a reset that came before its connect completed would fail the connect itself.
+                await client.GetStream().ReadExactlyAsync(new byte[1]);
+                await client.GetStream().WriteAsync(new byte[answerBytes]);
+                await client.GetStream().FlushAsync();
+                // Keep the connection open until the relay ends it.
+                try { _ = await client.GetStream().ReadAtLeastAsync(new byte[1], 1, throwOnEndOfStream: false); } catch (IOException) { }
+            });
+        }
+
+        public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
+
+        /// <summary>Stops listening once the relay has run, and waits for the answer to have been written.</summary>
+        public async Task EndAsync(Task relayRun)
+        {
+            await relayRun;
+            _listener.Stop();
+            await _written.WaitAsync(TimeSpan.FromSeconds(10));
+        }
+    }
+
+    /// <summary>A process of its own for the relay to stop, its id written where the relay looks for it.</summary>
+    private static Process WithPidFile(TempDirectory directory, string fileName, ProcessStartInfo start, out string pidFile)
+    {
+        var process = Process.Start(start)!;
+        pidFile = Path.Combine(directory, fileName);
+        File.WriteAllText(pidFile, process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        return process;
+    }
+
+    /// <summary>A client connected through the relay that has sent its one-byte request.</summary>
+    private static async Task<TcpClient> AskAsync(IPEndPoint endpoint)
+    {
+        var client = new TcpClient();
+        await client.ConnectAsync(endpoint);
+        await client.GetStream().WriteAsync(new byte[1]); // the request
+        return client;
     }
 
     /// <summary>Reads until the connection ends, however it ends; returns the bytes that arrived.</summary>
@@ -214,17 +244,13 @@ public sealed class DelayRelayTests
         // kill miss the transfer (the flaky KillServer RunAll test). Now nothing past the threshold reaches the client: the connection is
         // reset there (a reset may drop some of what was still in the relay's send buffer, never add to it).
         using var directory = new TempDirectory("it-relay-kill-");
-        using var victim = Process.Start(new ProcessStartInfo("sleep", "60"))!;
-        var pidFile = Path.Combine(directory, "server.pid");
-        File.WriteAllText(pidFile, victim.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        var (listener, written) = await EagerServerAsync(2_000_000);
+        using var victim = WithPidFile(directory, "server.pid", new ProcessStartInfo("sleep", "60"), out var pidFile);
+        var server = new EagerServer(2_000_000);
         var log = new CapturingLog();
-        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, fault, 200_000, killPidFile: pidFile, log: log);
+        var (relay, endpoint, running) = await StartRelayAsync(server.Port, TimeSpan.Zero, fault, 200_000, killPidFile: pidFile, log: log);
         await using (relay)
         {
-            using var client = new TcpClient();
-            await client.ConnectAsync(endpoint);
-            await client.GetStream().WriteAsync(new byte[1]); // the request
+            using var client = await AskAsync(endpoint);
             var received = await DrainAsync(client.GetStream());
             Assert.IsTrue(received is > 0 and <= 200_000, $"the client got {received:N0} bytes of the server's 2,000,000");
             Assert.IsTrue(relay.FaultInjected);
@@ -237,9 +263,7 @@ public sealed class DelayRelayTests
             StringAssert.StartsWith(injected, "warning IT4013: ");
             StringAssert.Contains(injected, fault == RelayFaultKind.Reset ? "connection reset after 200,000 bytes" : $"server process {victim.Id} killed after 200,000 bytes");
         }
-        await running;
-        listener.Stop();
-        await written.WaitAsync(TimeSpan.FromSeconds(10));
+        await server.EndAsync(running);
     }
 
     [TestMethod]
@@ -249,24 +273,18 @@ public sealed class DelayRelayTests
         // The queue transports' relay forwards to the broker, which outlives the server: no byte may be lost there (a chunk cut at the
         // threshold broke the durable client's AMQP stream in the first CI run of the KillServer change).
         using var directory = new TempDirectory("it-relay-kill-broker-");
-        using var victim = Process.Start(new ProcessStartInfo("sleep", "60"))!;
-        var pidFile = Path.Combine(directory, "server.pid");
-        File.WriteAllText(pidFile, victim.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        var (listener, written) = await EagerServerAsync(2_000_000);
-        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.KillServer, 200_000,
+        using var victim = WithPidFile(directory, "server.pid", new ProcessStartInfo("sleep", "60"), out var pidFile);
+        var server = new EagerServer(2_000_000);
+        var (relay, endpoint, running) = await StartRelayAsync(server.Port, TimeSpan.Zero, RelayFaultKind.KillServer, 200_000,
             killPidFile: pidFile, cutOnKill: false);
         await using (relay)
         {
-            using var client = new TcpClient();
-            await client.ConnectAsync(endpoint);
-            await client.GetStream().WriteAsync(new byte[1]); // the request
+            using var client = await AskAsync(endpoint);
             await client.GetStream().ReadExactlyAsync(new byte[2_000_000]);
             Assert.IsTrue(victim.WaitForExit(10_000), "the server's process was killed");
             Assert.IsTrue(relay.FaultInjected);
         }
-        await running;
-        listener.Stop();
-        await written.WaitAsync(TimeSpan.FromSeconds(10));
+        await server.EndAsync(running);
     }
 
     [TestMethod]
@@ -275,45 +293,35 @@ public sealed class DelayRelayTests
     {
         using var directory = new TempDirectory("it-relay-restart-broker-");
         // A broker that takes SIGTERM as its clean stop: exit code 7 says it was asked, not killed.
-        using var broker = Process.Start(new ProcessStartInfo("/bin/sh", ["-c", "trap 'kill $!; exit 7' TERM; sleep 60 & wait"]))!;
-        var pidFile = Path.Combine(directory, "broker.pid");
-        File.WriteAllText(pidFile, broker.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        var (listener, written) = await EagerServerAsync(2_000_000);
-        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.RestartBroker, 200_000,
+        using var broker = WithPidFile(directory, "broker.pid", new ProcessStartInfo("/bin/sh", ["-c", "trap 'kill $!; exit 7' TERM; sleep 60 & wait"]), out var pidFile);
+        var server = new EagerServer(2_000_000);
+        var (relay, endpoint, running) = await StartRelayAsync(server.Port, TimeSpan.Zero, RelayFaultKind.RestartBroker, 200_000,
             killPidFile: pidFile);
         await using (relay)
         {
-            using var client = new TcpClient();
-            await client.ConnectAsync(endpoint);
-            await client.GetStream().WriteAsync(new byte[1]); // the request
+            using var client = await AskAsync(endpoint);
             await client.GetStream().ReadExactlyAsync(new byte[2_000_000]);
             Assert.IsTrue(broker.WaitForExit(10_000), "the broker was asked to stop");
             Assert.AreEqual(7, broker.ExitCode);
             Assert.IsTrue(relay.FaultInjected);
         }
-        await running;
-        listener.Stop();
-        await written.WaitAsync(TimeSpan.FromSeconds(10));
+        await server.EndAsync(running);
     }
 
     [TestMethod]
     [Timeout(30_000, CooperativeCancellation = true)]
     public async Task A_fault_whose_threshold_is_never_reached_is_reported_as_not_injected()
     {
-        var (listener, written) = await EagerServerAsync(50_000);
-        var (relay, endpoint, running) = await StartRelayAsync(((IPEndPoint)listener.LocalEndpoint).Port, TimeSpan.Zero, RelayFaultKind.Reset, 200_000);
+        var server = new EagerServer(50_000);
+        var (relay, endpoint, running) = await StartRelayAsync(server.Port, TimeSpan.Zero, RelayFaultKind.Reset, 200_000);
         await using (relay)
         {
-            using var client = new TcpClient();
-            await client.ConnectAsync(endpoint);
-            await client.GetStream().WriteAsync(new byte[1]); // the request
+            using var client = await AskAsync(endpoint);
             var buffer = new byte[50_000];
             await client.GetStream().ReadExactlyAsync(buffer);
         }
-        await running;
+        await server.EndAsync(running);
         var report = relay.Report();
         Assert.IsTrue(report is { Injected: false, FaultAfterBytes: 200_000, BytesFromServer: 50_000, InjectedAtSeconds: null }, report.ToString());
-        listener.Stop();
-        await written.WaitAsync(TimeSpan.FromSeconds(10));
     }
 }
