@@ -15,7 +15,7 @@ public sealed class EstimateRunAllTests
         IntegrationTasks.Exporters.ReportFiles.Write(Path.Combine(folder, "results"), measurements, new Dictionary<string, string>());
         var measured = EstimateRunAll.MeanSeconds(Directory.GetFiles(Path.Combine(folder, "history"), "results-*.json").Single());
         var http = new Microsoft.Build.Utilities.TaskItem("HttpRequest");
-        http.SetMetadata(RunCostPrior.MetadataName, "50");
+        http.SetMetadata(nameof(TransportDefinition.PriorMicrosecondsPerRecord), "50");
         // TcpClient2 at 20,000 (measured: 2 s) and 40,000 (scaled from 20,000: 4 s), each with what a run adds around its transfer;
         // HttpRequest never measured there: its prior, 50 µs a record.
         var (seconds, known) = EstimateRunAll.Estimate([("TcpClient2", [new(20_000), new(40_000)]), ("HttpRequest", [new(20_000)])], RunCostPrior.PerRecord([http]), measured);

@@ -35,7 +35,7 @@ public sealed class RunProgressTests
     public void A_run_costs_its_transports_prior_per_record_the_verification_and_a_fixed_overhead()
     {
         var slow = new Microsoft.Build.Utilities.TaskItem("SoapSmallRequests");
-        slow.SetMetadata(RunCostPrior.MetadataName, "400");
+        slow.SetMetadata(nameof(TransportDefinition.PriorMicrosecondsPerRecord), "400");
         var perRecord = RunCostPrior.PerRecord([slow, new Microsoft.Build.Utilities.TaskItem("TcpClient2")]);
         Assert.AreEqual(RunCostPrior.RunOverheadSeconds + 20_000 * (400 + RunCostPrior.VerifyMicrosecondsPerRecord) / 1e6,
             RunCostPrior.RunSeconds(perRecord, "SoapSmallRequests", 20_000), 1e-9);

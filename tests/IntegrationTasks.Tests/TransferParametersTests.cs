@@ -130,7 +130,13 @@ public sealed class TransferParametersTests
         static IEnumerable<string> Declared(IReadOnlyDictionary<string, string> item) =>
             item.Keys.Where(k => !ReservedMetadata.Contains(k) && !k.StartsWith("DefiningProject", StringComparison.Ordinal));
         foreach (var transport in Definitions.Transports)
-            CollectionAssert.IsSubsetOf(Declared(transport).ToList(), DefinitionMetadata.Transport.ToList(), transport["Identity"]);
+        {
+            CollectionAssert.IsSubsetOf(Declared(transport).ToList(), TransportDefinition.Vocabulary.ToList(), transport["Identity"]);
+            var typed = TransportDefinition.From(Definition(transport["Identity"], Declared(transport).Select(k => (k, transport[k])).ToArray()));
+            Assert.AreEqual(transport.GetValueOrDefault("MaxRecords", "") is { Length: > 0 } cap ? int.Parse(cap) : null, typed.MaxRecords, typed.Name);
+            Assert.AreEqual(transport.GetValueOrDefault("OneClient") == "true", typed.OneClient, typed.Name);
+            Assert.IsTrue(typed.Family.Length > 0 && typed.ClientTarget.Length > 0, typed.Name);
+        }
         foreach (var broker in Definitions.Brokers)
             CollectionAssert.IsSubsetOf(Declared(broker).ToList(), DefinitionMetadata.Broker.ToList(), broker["Identity"]);
 
@@ -146,5 +152,14 @@ public sealed class TransferParametersTests
         check = new CheckTransferParameters { BuildEngine = engine = new FakeBuildEngine(), Brokers = [Definition("NATS", ("Programme", "x"))] };
         Assert.IsFalse(check.Execute());
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+
+        // A value not of its name's type is refused before any run too, naming both.
+        foreach (var (name, value) in new[] { ("PriorMicrosecondsPerRecord", "fast"), ("MaxRecords", "-5"), ("OneClient", "yes"), ("ServerPort", "80a") })
+        {
+            check = new CheckTransferParameters { BuildEngine = engine = new FakeBuildEngine(), Transports = [Definition("ZeroMqDealer", (name, value))] };
+            Assert.IsFalse(check.Execute(), name);
+            Assert.AreEqual(ErrorCodes.InvalidParameter, engine.Errors.Single().Code, name);
+            StringAssert.Contains(engine.Errors.Single().Message, $"ZeroMqDealer's {name} cannot be '{value}'");
+        }
     }
 }

@@ -127,7 +127,7 @@ public sealed class WriteReport : IntegrationTask
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);
-        var encodings = Transports.Where(t => t.GetMetadata("Encoding").Length > 0).ToDictionary(t => t.ItemSpec, t => t.GetMetadata("Encoding"), StringComparer.Ordinal);
+        var encodings = Transports.Select(TransportDefinition.From).Where(t => t.Encoding.Length > 0).ToDictionary(t => t.Name, t => t.Encoding, StringComparer.Ordinal);
         var model = ReportModel.Of(measurements, environment,
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
         Files = [.. ReportFiles.Write(OutputDirectory, model, HistoryDirectory)];

@@ -1,4 +1,5 @@
 using System.Globalization;
+using IntegrationTasks.Transfer;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Planning;
@@ -38,10 +39,8 @@ public sealed class CapRecordCounts : IntegrationTask
         var notRun = new List<ITaskItem>();
         foreach (var transport in Transports)
         {
-            var cap = transport.GetMetadata("MaxRecords");
-            var limit = cap.Length == 0 ? int.MaxValue
-                : int.TryParse(cap, NumberStyles.None, CultureInfo.InvariantCulture, out var n) ? n
-                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{transport.ItemSpec}'s MaxRecords '{cap}' is not a whole number.");
+            var definition = TransportDefinition.From(transport);
+            var limit = definition.MaxRecords ?? int.MaxValue;
             var item = new TaskItem(transport);
             var runAt = counts.Where(c => c <= limit).ToList();
             if (runAt.Count == 0 && limit < int.MaxValue && limit > 0 && limit % Math.Max(BatchSize, 1) == 0
@@ -55,7 +54,7 @@ public sealed class CapRecordCounts : IntegrationTask
             foreach (var count in counts.Where(c => c > limit))
             {
                 var entry = new TaskItem($"{transport.ItemSpec} at {count:N0} records");
-                var property = transport.GetMetadata("MaxRecordsProperty");
+                var property = definition.MaxRecordsProperty;
                 entry.SetMetadata("Reason", string.Create(CultureInfo.InvariantCulture,
                     $"One call per record: RunAll runs it up to {limit:N0} records by default."));
                 entry.SetMetadata("Fix", property.Length > 0 ? $"-p:{property}={count}" : "");
@@ -64,7 +63,7 @@ public sealed class CapRecordCounts : IntegrationTask
                 notRun.Add(entry);
             }
         }
-        foreach (var reference in capped.Where(t => t.GetMetadata("Reference") == "true" && t.GetMetadata("RecordCounts").Length > 0))
+        foreach (var reference in capped.Where(t => TransportDefinition.From(t).Reference && t.GetMetadata("RecordCounts").Length > 0))
             reference.SetMetadata("RecordCounts", string.Join('+', belowEveryCount.Concat(RunMatrix.ParseRecordCounts([reference.GetMetadata("RecordCounts")])).Distinct()));
         Capped = [.. capped];
         NotRun = [.. notRun];

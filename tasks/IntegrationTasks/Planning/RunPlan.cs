@@ -1,4 +1,4 @@
-using System.Globalization;
+using IntegrationTasks.Transfer;
 using Microsoft.Build.Utilities;
 
 namespace IntegrationTasks.Planning;
@@ -16,15 +16,16 @@ public sealed record PlanTransport(string Name, IReadOnlyList<int> RecordCounts,
     /// A transport as RunAll's items carry it (TransportDefinition metadata, RecordCounts '+'-separated, Peer for the peer; Kind, when
     /// given, says what it is outright).
     /// </summary>
-    public static PlanTransport FromItem(ITaskItem item) => new(
-        item.ItemSpec,
-        item.GetMetadata("RecordCounts").Length == 0 ? [] : RunMatrix.ParseRecordCounts([item.GetMetadata("RecordCounts")]),
-        Enum.TryParse<RunKind>(item.GetMetadata("Kind"), out var kind) ? kind
-        : item.GetMetadata("Peer") == "true" ? RunKind.Peer : item.GetMetadata("Reference") == "true" ? RunKind.Reference
-        : item.GetMetadata("Baseline") == "true" ? RunKind.Baseline : RunKind.Transport,
-        item.GetMetadata("ServerTarget"), item.GetMetadata("PortProperty"),
-        int.TryParse(item.GetMetadata("ServerPort"), NumberStyles.None, CultureInfo.InvariantCulture, out var port) ? port : 0,
-        item.GetMetadata("OneClient") == "true", item.GetMetadata("ServerWork"), item.GetMetadata("ClientTarget"));
+    public static PlanTransport FromItem(ITaskItem item)
+    {
+        var definition = TransportDefinition.From(item);
+        return new(item.ItemSpec,
+            item.GetMetadata("RecordCounts").Length == 0 ? [] : RunMatrix.ParseRecordCounts([item.GetMetadata("RecordCounts")]),
+            Enum.TryParse<RunKind>(item.GetMetadata("Kind"), out var kind) ? kind
+            : item.GetMetadata("Peer") == "true" ? RunKind.Peer : definition.Reference ? RunKind.Reference
+            : definition.Baseline ? RunKind.Baseline : RunKind.Transport,
+            definition.ServerTarget, definition.PortProperty, definition.ServerPort, definition.OneClient, definition.ServerWork, definition.ClientTarget);
+    }
 }
 
 /// <summary>

@@ -1,24 +1,17 @@
 namespace IntegrationTasks.Transfer;
 
 /// <summary>
-/// What a family may declare of a transport (TransportDefinition metadata) and of a broker (BrokerDefinition metadata): the seam's
-/// vocabulary, one place. The orchestration reads nothing else, so a name outside these is a misspelling that would be ignored.
+/// What a family may declare of a broker (BrokerDefinition metadata): the seam's vocabulary, one place (a transport's is
+/// <see cref="TransportDefinition.Vocabulary"/>). The orchestration reads nothing else, so a name outside these is a misspelling.
 /// </summary>
 public static class DefinitionMetadata
 {
-    public static readonly IReadOnlySet<string> Transport = new HashSet<string>(StringComparer.Ordinal)
-    {
-        "Family", "ClientTarget", "ClientTask", "ClientParameters", "ServerTarget", "ServerPort", "PortProperty", "HostProperty",
-        "RelayTargetHost", "RelayTargetPort", "RelayPathProperty", "RelayTargetPath", "ServerWork", "Encoding", "PriorMicrosecondsPerRecord",
-        "Quick", "Baseline", "Reference", "OneClient", "NeedsBroker", "Broker", "MaxRecords", "MaxRecordsProperty",
-    };
-
     public static readonly IReadOnlySet<string> Broker = new HashSet<string>(StringComparer.Ordinal)
     {
         "Program", "Elsewhere", "ElsewhereProperty", "Package", "PortProperties", "StartTarget", "StopTarget",
     };
 
-    /// <summary>The first definition that declares a name outside <paramref name="known"/>, as a problem naming them; null when none does.</summary>
+/// <summary>The first definition that declares a name outside <paramref name="known"/>, as a problem naming them; null when none does.</summary>
     public static string? Problem(string kind, IEnumerable<ITaskItem> definitions, IReadOnlySet<string> known) =>
         definitions.Select(d => (d.ItemSpec, Unknown: d.CloneCustomMetadata().Keys.Cast<string>().Where(name => !known.Contains(name)).Order(StringComparer.Ordinal).ToList()))
             .Where(d => d.Unknown.Count > 0)
@@ -33,7 +26,7 @@ public static class DefinitionMetadata
 /// </summary>
 public sealed class CheckTransferParameters : IntegrationTask
 {
-    /// <summary>TransportDefinition items, their metadata checked against <see cref="DefinitionMetadata.Transport"/>.</summary>
+    /// <summary>TransportDefinition items, each read as a <see cref="TransportDefinition"/>.</summary>
     public ITaskItem[] Transports { get; set; } = [];
 
     /// <summary>BrokerDefinition items, their metadata checked against <see cref="DefinitionMetadata.Broker"/>.</summary>
@@ -51,7 +44,7 @@ public sealed class CheckTransferParameters : IntegrationTask
         var problems = Clients.Where(c => c.GetMetadata("ClientTask").Length > 0 || c.GetMetadata("ClientParameters").Length > 0)
             .Select(c => TransferTasks.Clients.Problem(TaskName(c, "ClientTask"), Parameters(c, "ClientParameters")))
             .Concat(Servers.Select(s => TransferTasks.Servers.Problem(TaskName(s, "ServerTask"), Parameters(s, "Parameters"))))
-            .Append(DefinitionMetadata.Problem("TransportDefinition", Transports, DefinitionMetadata.Transport))
+            .Concat(TransportDefinition.Problems(Transports))
             .Append(DefinitionMetadata.Problem("BrokerDefinition", Brokers, DefinitionMetadata.Broker))
             .OfType<string>().Distinct().ToList();
         if (problems.Count > 0)

@@ -1,5 +1,6 @@
 using System.Globalization;
 using IntegrationTasks.Planning;
+using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Results;
 
@@ -37,13 +38,11 @@ public static class RunCostPrior
     /// <summary>How many seconds of runs the prior weighs as much as: the time left moves from the prior to the runs' own pace after about as long.</summary>
     public const double PriorWeightSeconds = 60;
 
-    public const string MetadataName = "PriorMicrosecondsPerRecord";
-
-    /// <summary>Each transport's prior cost per record, from its definition's metadata (a transport without one is left out: the default applies).</summary>
+    /// <summary>Each transport's prior cost per record, from its definition (a transport without one is left out: the default applies).</summary>
     public static Dictionary<string, double> PerRecord(IEnumerable<ITaskItem> definitions) =>
-        definitions.Where(d => double.TryParse(d.GetMetadata(MetadataName), NumberStyles.Float, CultureInfo.InvariantCulture, out _))
-            .GroupBy(d => d.ItemSpec, StringComparer.Ordinal)
-            .ToDictionary(g => g.Key, g => double.Parse(g.First().GetMetadata(MetadataName), CultureInfo.InvariantCulture), StringComparer.Ordinal);
+        definitions.Select(TransportDefinition.From).Where(d => d.PriorMicrosecondsPerRecord is not null)
+            .GroupBy(d => d.Name, StringComparer.Ordinal)
+            .ToDictionary(g => g.Key, g => g.First().PriorMicrosecondsPerRecord!.Value, StringComparer.Ordinal);
 
     public static double RunSeconds(IReadOnlyDictionary<string, double> perRecord, string transport, long records, int payloadBytes = 0) =>
         AroundTransferSeconds(records, payloadBytes) + records * (perRecord.GetValueOrDefault(transport, DefaultMicrosecondsPerRecord)
