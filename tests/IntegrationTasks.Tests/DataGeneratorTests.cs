@@ -49,11 +49,11 @@ public sealed class DataGeneratorTests
     {
         await using var databases = await TestDatabases.CreateAsync(provider);
         // A table of the series' six columns, made before payloads existed, with a row in it: it gains the payload columns.
-        await ExecuteAsync(databases.Server, provider == "PostgreSql"
+        await databases.Server.ExecuteAsync(provider == "PostgreSql"
             ? "CREATE TABLE ServiceTable (ServiceTableID integer NOT NULL PRIMARY KEY, DescServiceTable varchar(200) NOT NULL, Value double precision NOT NULL, CreationDate timestamp(6) NOT NULL, StringField1 varchar(200), StringField2 varchar(200))"
             : "CREATE TABLE ServiceTable (ServiceTableID INTEGER NOT NULL PRIMARY KEY, DescServiceTable VARCHAR(200) NOT NULL, Value REAL NOT NULL, CreationDate TEXT NOT NULL, StringField1 VARCHAR(200), StringField2 VARCHAR(200))");
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(1, CancellationToken.None);
-        await ExecuteAsync(databases.Server, "DELETE FROM ServiceTable");
+        await databases.Server.ExecuteAsync("DELETE FROM ServiceTable");
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(30, CancellationToken.None);
 
         (PayloadShape Shape, int Inserted, bool Emptied)[] steps =
@@ -75,14 +75,6 @@ public sealed class DataGeneratorTests
             }
             Assert.AreEqual(40, id);
         }
-    }
-
-    private static async Task ExecuteAsync(Database database, string sql)
-    {
-        await using var connection = await database.OpenAsync(CancellationToken.None);
-        await using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        await command.ExecuteNonQueryAsync();
     }
 
     [TestMethod]

@@ -11,19 +11,11 @@ public sealed class TransferVerifierTests
         var databases = await TestDatabases.CreateAsync(provider);
         await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(Records, CancellationToken.None);
         if (clientWithoutKey)
-            await ExecuteAsync(databases.Client, "CREATE TABLE ClientTable (ClientTableID INTEGER, DescClientTable TEXT, Value REAL, CreationDate TEXT, StringField1 TEXT, StringField2 TEXT)");
+            await databases.Client.ExecuteAsync("CREATE TABLE ClientTable (ClientTableID INTEGER, DescClientTable TEXT, Value REAL, CreationDate TEXT, StringField1 TEXT, StringField2 TEXT)");
         await databases.Client.EnsureSchemaAsync(CancellationToken.None);
         await using var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None);
         await writer.InsertBatchAsync(Enumerable.Range(1, Records).Select(id => SampleData.Create(id)).ToList(), CancellationToken.None);
         return databases;
-    }
-
-    private static async Task ExecuteAsync(Database database, string sql)
-    {
-        await using var connection = await database.OpenAsync(CancellationToken.None);
-        await using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        await command.ExecuteNonQueryAsync();
     }
 
     [TestMethod]
@@ -42,11 +34,11 @@ public sealed class TransferVerifierTests
         await using var databases = await PreparedAsync();
         var verifier = new TransferVerifier(databases.Server, databases.Client);
         // Batches of 50: the last two (IDs 101..200) never arrived, whole.
-        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID > 100");
+        await databases.Client.ExecuteAsync("DELETE FROM ClientTable WHERE ClientTableID > 100");
         var whole = await verifier.VerifyWholeBatchesAsync(Records, 50, CancellationToken.None);
         Assert.AreEqual((2, 0, 100), (whole.WholeBatches, whole.PartialBatches, whole.Matched));
         // Half of batch 2 (IDs 76..100) gone: a half-imported batch, which a commit per batch must never leave.
-        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID > 75");
+        await databases.Client.ExecuteAsync("DELETE FROM ClientTable WHERE ClientTableID > 75");
         var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => verifier.VerifyWholeBatchesAsync(Records, 50, CancellationToken.None));
         Assert.AreEqual(ErrorCodes.VerificationFailed, e.Code);
         StringAssert.Contains(e.Message, "1 partial (first: 2)");
@@ -82,7 +74,7 @@ public sealed class TransferVerifierTests
     public async Task Missing_rows_are_counted_and_named()
     {
         await using var databases = await PreparedAsync();
-        await ExecuteAsync(databases.Client, "DELETE FROM ClientTable WHERE ClientTableID IN (1, 7, 200)");
+        await databases.Client.ExecuteAsync("DELETE FROM ClientTable WHERE ClientTableID IN (1, 7, 200)");
         var report = await Verify(databases, ErrorCodes.VerificationFailed, "3 missing (first: 1, 7, 200)");
         Assert.AreEqual(3, report.Missing);
     }
@@ -115,7 +107,7 @@ public sealed class TransferVerifierTests
     public async Task Altered_values_are_counted_and_named(string sql, string expected)
     {
         await using var databases = await PreparedAsync();
-        await ExecuteAsync(databases.Client, sql);
+        await databases.Client.ExecuteAsync(sql);
         var report = await Verify(databases, ErrorCodes.VerificationFailed, $"1 altered (first: {expected})");
         Assert.AreEqual(Records - 1, report.Matched);
     }

@@ -10,7 +10,9 @@ namespace IntegrationTasks.Transfer;
 /// </summary>
 public sealed record TransportDefinition(string Name)
 {
+    /// <summary>Its folder's family (Tcp, Wcf, Queues …): a name that selects all its transports.</summary>
     public string Family { get; init; } = "";
+    /// <summary>The target a person types for one run of it (the series' name).</summary>
     public string ClientTarget { get; init; } = "";
     /// <summary>The client task's class, when it is not the transport's name.</summary>
     public string ClientTask { get; init; } = "";
@@ -19,8 +21,11 @@ public sealed record TransportDefinition(string Name)
     public string ServerTarget { get; init; } = "";
     /// <summary>The port checked free before its server starts; 0 for none.</summary>
     public int ServerPort { get; init; }
+    /// <summary>The property its server's port is given in (a planned server may be moved to another port).</summary>
     public string PortProperty { get; init; } = "";
+    /// <summary>The property its client's host is given in, when it is not HostName.</summary>
     public string HostProperty { get; init; } = "";
+    /// <summary>Where the relay of a simulated network forwards to: a host and port, or a Unix socket's path and the property that takes it.</summary>
     public string RelayTargetHost { get; init; } = "";
     public string RelayTargetPort { get; init; } = "";
     public string RelayPathProperty { get; init; } = "";
@@ -30,10 +35,15 @@ public sealed record TransportDefinition(string Name)
     public string Encoding { get; init; } = "";
     /// <summary>What a record is expected to cost before any run of it (the estimate's prior); null for the default.</summary>
     public double? PriorMicrosecondsPerRecord { get; init; }
+    /// <summary>In the Quick profile.</summary>
     public bool Quick { get; init; }
+    /// <summary>The series' own baseline (ranked with the transports).</summary>
     public bool Baseline { get; init; }
+    /// <summary>A no-transport reference that the transports' times are divided by (not ranked).</summary>
     public bool Reference { get; init; }
+    /// <summary>Runs with one client only (many clients are left out of its plan).</summary>
     public bool OneClient { get; init; }
+    /// <summary>Needs a broker, <see cref="Broker"/>, that the build starts or finds.</summary>
     public bool NeedsBroker { get; init; }
     public string Broker { get; init; } = "";
     /// <summary>The most records RunAll runs it at (one call per record); null for no cap.</summary>

@@ -24,14 +24,7 @@ internal static class TestBroker
     /// <summary>The broker's connection limit (-1: none); a test that sets one puts -1 back.</summary>
     public static Task SetConnectionLimitAsync(int maxConnections) => Node.Value.SetConnectionLimitAsync(maxConnections, CancellationToken.None);
 
-    public static void StopIfStarted()
-    {
-        if (!Node.IsValueCreated)
-            return;
-        Node.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
-        Node.Value.Dispose();
-        Directory.Delete(Node.Value.Options.Directory, recursive: true);
-    }
+    public static void StopIfStarted() => SharedBroker.StopIfStarted(Node, (broker, token) => broker.StopAsync(token), broker => broker.Options.Directory);
 
     /// <summary>Empties the suite's queues (and their dead-letter queues) so tests do not see each other's messages.</summary>
     public static async Task PurgeAsync()

@@ -25,14 +25,7 @@ internal static class TestNats
             },
             log: null, TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 
-    public static void StopIfStarted()
-    {
-        if (!Server.IsValueCreated)
-            return;
-        Server.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
-        Server.Value.Dispose();
-        Directory.Delete(Server.Value.Options.Directory, recursive: true);
-    }
+    public static void StopIfStarted() => SharedBroker.StopIfStarted(Server, (broker, token) => broker.StopAsync(token), broker => broker.Options.Directory);
 
     /// <summary>Deletes the JetStream streams (and with them their consumers) so that tests do not see each other's messages.</summary>
     public static async Task PurgeAsync()

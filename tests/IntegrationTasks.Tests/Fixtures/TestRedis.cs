@@ -23,14 +23,7 @@ internal static class TestRedis
             }, log: null,
             TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 
-    public static void StopIfStarted()
-    {
-        if (!Server.IsValueCreated)
-            return;
-        Server.Value.StopAsync(CancellationToken.None).GetAwaiter().GetResult();
-        Server.Value.Dispose();
-        Directory.Delete(Server.Value.Options.Directory, recursive: true);
-    }
+    public static void StopIfStarted() => SharedBroker.StopIfStarted(Server, (broker, token) => broker.StopAsync(token), broker => broker.Options.Directory);
 
     /// <summary>Deletes every key (the streams and their groups) so that tests do not see each other's entries.</summary>
     public static async Task FlushAsync(string? endpoint = null)
