@@ -94,6 +94,38 @@ public sealed partial class ArchitectureTests
         }
     }
 
+    /// <summary>Results' layers, lowest first: a file may name the types declared in its own layer or below only.</summary>
+    private static readonly string[] ResultsLayers = ["Measuring", "Analysis", "Reporting"];
+
+    [GeneratedRegex(@"^(?:public|internal)\s+(?:(?:static|sealed|abstract|readonly|partial)\s+)*(?:record\s+(?:struct|class)|class|record|struct|enum|interface)\s+(?<name>\w+)", RegexOptions.Multiline)]
+    private static partial Regex TopLevelType();
+
+    /// <summary>The types of a higher layer a piece of C# names (not as a member: <c>.Name</c>), comments and string literals left out.</summary>
+    internal static IEnumerable<string> HigherTypesNamedBy(string source, int layer, IReadOnlyDictionary<string, int> layerOfType)
+    {
+        var code = Regex.Replace(source, @"//[^\n]*", "");
+        code = Regex.Replace(code, @"@?""(?:[^""\\\n]|\\.)*""", "\"\"");
+        return Regex.Matches(code, @"(?<![.\w])[A-Z]\w*").Select(m => m.Value).Where(name => layerOfType.GetValueOrDefault(name, -1) > layer).Distinct();
+    }
+
+    [TestMethod]
+    public void Results_layers_use_only_their_own_and_lower_ones_measuring_then_analysis_then_reporting()
+    {
+        var results = Path.Combine(TaskSources, "Results");
+        var files = ResultsLayers.Select(layer => Directory.GetFiles(Path.Combine(results, layer), "*.cs", SearchOption.AllDirectories)).ToArray();
+        var layerOfType = files.SelectMany((layerFiles, layer) => layerFiles.SelectMany(f => TopLevelType().Matches(File.ReadAllText(f)))
+            .Select(m => (Name: m.Groups["name"].Value, Layer: layer))).ToDictionary(t => t.Name, t => t.Layer, StringComparer.Ordinal);
+        Assert.AreEqual(1, layerOfType["Summaries"]);
+        Assert.AreEqual(2, layerOfType["ReportDocument"]);
+        // Planted: a measuring file naming an analysis type is caught; the same word as a member, in a comment or a string is not.
+        CollectionAssert.AreEqual(new[] { "Summaries" },
+            HigherTypesNamedBy("var s = Summaries.Of(runs); // ReportDocument\nvar t = \"ReportDocument\"; x.ReportDocument = 1;", 0, layerOfType).ToArray());
+
+        var found = files.SelectMany((layerFiles, layer) => layerFiles.SelectMany(f => HigherTypesNamedBy(File.ReadAllText(f), layer, layerOfType)
+            .Select(type => $"{Path.GetRelativePath(results, f)} names {type} ({ResultsLayers[layerOfType[type]]})"))).ToList();
+        Assert.IsEmpty(found, string.Join("\n", found));
+    }
+
     [TestMethod]
     public void The_host_process_modules_use_no_other_family_s_module()
     {

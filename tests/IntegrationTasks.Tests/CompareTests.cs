@@ -1,3 +1,4 @@
+using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,3 +1,4 @@
+using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 [TestClass]
@@ -25,7 +26,7 @@ public sealed class FaultTableTests
             Run("HttpRequest", 1, 1.5, reconnects: 1, recovery: 0.3, matched: 999),
             Run("FileTransferRequest", 1, 0.4) with { Fault = null },
         ];
-        var rows = FaultTable.Rows(runs).ToDictionary(r => r.Transport);
+        var rows = FaultRuns.Rows(runs).ToDictionary(r => r.Transport);
         Assert.HasCount(4, rows, "the warm-up and the run without a fault are not in it");
         var tcp2 = rows["TcpClient2"];
         Assert.AreEqual(("resumed", 2, 0, 0), (tcp2.Outcome, tcp2.Runs, tcp2.RowsLost, tcp2.RowsDuplicated));
@@ -61,7 +62,7 @@ public sealed class FaultTableTests
             Run("GrpcClient", 1, 0.3, reconnects: 1, recovery: 0.1) with { FaultInjected = true },
             Run("GrpcClient", 2, 0.2) with { FaultInjected = false, FaultAfterBytes = 1_000_000, FaultBytesFromServer = 999_999 },
         ];
-        var rows = FaultTable.Rows(runs).ToDictionary(r => r.Transport);
+        var rows = FaultRuns.Rows(runs).ToDictionary(r => r.Transport);
         StringAssert.StartsWith(rows["TcpClient2"].Outcome, "not injected in 2 of 2 (");
         StringAssert.Contains(rows["TcpClient2"].Outcome, "at most 612,345 bytes");
         Assert.AreEqual((0, 0, 0), (rows["TcpClient2"].Resumed, rows["TcpClient2"].Unbroken, rows["TcpClient2"].FailedCleanly));

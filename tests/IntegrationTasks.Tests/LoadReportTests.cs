@@ -1,3 +1,4 @@
+using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 /// <summary>The many-clients section: curves from the runs, the saturation sentence's reasons, the table and the charts.</summary>
@@ -31,7 +32,7 @@ public sealed class LoadReportTests
             Run("PipelinedCopy", 1, 1000, 0.5), Run("PipelinedCopy", 4, 4000, 1.0),
             Run("GrpcClient", 1, 1000, 1.0), // one client only: no curve
         ];
-        var curves = LoadReport.Curves(runs);
+        var curves = ClientLoad.Curves(runs);
         CollectionAssert.AreEqual(new[] { "TcpClient2", "PipelinedCopy" }, curves.Select(c => c.Label).ToArray(), "transports first, references after");
         var tcp = curves[0];
         CollectionAssert.AreEqual(new[] { 1, 4 }, tcp.Points.Select(p => p.Clients).ToArray());
@@ -41,7 +42,7 @@ public sealed class LoadReportTests
         Assert.IsNull(curves[1].Points[0].RatioToPipelined);
 
         // RunAll keeps each record count: one curve for each.
-        var runAll = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1), Run("TcpClient2", 2, 1000, 0.6), Run("TcpClient2", 1, 2000, 2), Run("TcpClient2", 2, 2000, 1.1)]);
+        var runAll = ClientLoad.Curves([Run("TcpClient2", 1, 1000, 1), Run("TcpClient2", 2, 1000, 0.6), Run("TcpClient2", 1, 2000, 2), Run("TcpClient2", 2, 2000, 1.1)]);
         Assert.HasCount(2, runAll);
         Assert.IsTrue(runAll.All(c => c.Points.Count == 2 && c.Points.Select(p => p.Records).Distinct().Count() == 1));
     }
@@ -50,7 +51,7 @@ public sealed class LoadReportTests
     public void The_saturation_sentence_names_what_the_measurements_show()
     {
         // One connection at a time (the series' single-thread server): flat from 1 client.
-        var oneAtATime = LoadReport.Curves([Run("TcpTestServer", 1, 1000, 1.0, connections: 1), Run("TcpTestServer", 4, 4000, 3.9, connections: 1)])[0];
+        var oneAtATime = ClientLoad.Curves([Run("TcpTestServer", 1, 1000, 1.0, connections: 1), Run("TcpTestServer", 4, 4000, 3.9, connections: 1)])[0];
         // (The sentences' wording is in Snapshots/messages.txt; here, the reason each names and its figures.)
         var turns = LoadReport.Saturation(oneAtATime, cores: 2);
         StringAssert.StartsWith(turns, "TcpTestServer: stops scaling at 1 client (1,000 records/s;");
@@ -58,24 +59,24 @@ public sealed class LoadReportTests
         StringAssert.Contains(turns, "at most 1 connection open for 4 clients");
 
         // As fast as the reference at the same N: the database work is the limit.
-        var database = LoadReport.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 3.8), Run("PipelinedCopy", 1, 1000, 0.9), Run("PipelinedCopy", 4, 4000, 3.5)])
+        var database = ClientLoad.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 3.8), Run("PipelinedCopy", 1, 1000, 0.9), Run("PipelinedCopy", 4, 4000, 3.5)])
             .Single(c => c.Transport == "GrpcClient");
         StringAssert.Contains(LoadReport.Saturation(database, 2), "1.11× PipelinedCopy at the same 1 clients");
 
         // CPU and the thread pool, read at the knee and at the most clients.
-        var cpu = LoadReport.Curves([Run("HttpRequest", 1, 1000, 1.0, serverCpu: 1.0, clientCpu: 0.8), Run("HttpRequest", 8, 8000, 7.5, serverCpu: 9, clientCpu: 6, queue: 40)])[0];
+        var cpu = ClientLoad.Curves([Run("HttpRequest", 1, 1000, 1.0, serverCpu: 1.0, clientCpu: 0.8), Run("HttpRequest", 8, 8000, 7.5, serverCpu: 9, clientCpu: 6, queue: 40)])[0];
         var sentence = LoadReport.Saturation(cpu, 2);
         StringAssert.Contains(sentence, "CPU: server 1 and client 0.8 of the 2 cores");
         StringAssert.Contains(sentence, "up to 40 work items waited for its 4 threads");
 
         // The client database's one writer: 4 clients × 2 s, 4 s of it waiting for the write lock.
-        var locked = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0) with { ClientLockWaitSeconds = 0 },
+        var locked = ClientLoad.Curves([Run("TcpClient2", 1, 1000, 1.0) with { ClientLockWaitSeconds = 0 },
             Run("TcpClient2", 4, 4000, 2.0) with { ClientLockWaitSeconds = 4 }, Run("TcpClient2", 8, 8000, 3.9) with { ClientLockWaitSeconds = 20 }])[0];
         Assert.AreEqual(0.5, locked.Points[1].ClientLockShare!.Value, 1e-9);
         StringAssert.Contains(LoadReport.Saturation(locked, 2), "at 8 clients they spent 64 % of their time waiting");
 
         // Coded errors the server logged, and the clients' resumptions after them, are named first.
-        var refused = LoadReport.Curves([Run("TcpClientMultiThreadTest3", 1, 1000, 1.0),
+        var refused = ClientLoad.Curves([Run("TcpClientMultiThreadTest3", 1, 1000, 1.0),
             Run("TcpClientMultiThreadTest3", 4, 4000, 3.8) with { ServerErrors = new(StringComparer.Ordinal) { ["IT1003"] = 86, ["IT3007"] = 1 }, Reconnects = 88 }])[0];
         Assert.AreEqual("IT1003 × 86, IT3007 × 1", IntegrationTasks.Results.ServerLogErrors.Describe(refused.Points[1].ServerErrors));
         var refusedSentence = LoadReport.Saturation(refused, 2);
@@ -83,22 +84,22 @@ public sealed class LoadReportTests
         StringAssert.Contains(refusedSentence, "reconnected 88 times");
 
         // Requests queued at the server (a broker's queue, an inbox): at least one waiting per client.
-        var queued = LoadReport.Curves([Run("RabbitMQDurable", 1, 1000, 1.0) with { ServerMaxRequestsWaiting = 0 },
+        var queued = ClientLoad.Curves([Run("RabbitMQDurable", 1, 1000, 1.0) with { ServerMaxRequestsWaiting = 0 },
             Run("RabbitMQDurable", 16, 16000, 15.5) with { ServerMaxRequestsWaiting = 97 }])[0];
         StringAssert.Contains(LoadReport.Saturation(queued, 2), "requests queued for the server: up to 97 waited");
-        var fewQueued = LoadReport.Curves([Run("RabbitMQDurable", 1, 1000, 1.0), Run("RabbitMQDurable", 16, 16000, 15.5) with { ServerMaxRequestsWaiting = 15 }])[0];
+        var fewQueued = ClientLoad.Curves([Run("RabbitMQDurable", 1, 1000, 1.0), Run("RabbitMQDurable", 16, 16000, 15.5) with { ServerMaxRequestsWaiting = 15 }])[0];
         Assert.IsFalse(LoadReport.Saturation(fewQueued, 2).Contains("queued", StringComparison.Ordinal), "fewer waiting than clients: not the reason");
 
         // Still scaling.
-        var scaling = LoadReport.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
+        var scaling = ClientLoad.Curves([Run("TcpClient2", 1, 1000, 1.0), Run("TcpClient2", 4, 4000, 1.5)])[0];
         StringAssert.StartsWith(LoadReport.Saturation(scaling, 2), "TcpClient2: still scaling at 4 clients (2,667 records/s");
 
         // A dip at one count followed by a rise is not where it stops.
-        var dip = LoadReport.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 4.4), Run("GrpcClient", 16, 16000, 10.0)])[0];
+        var dip = ClientLoad.Curves([Run("GrpcClient", 1, 1000, 1.0), Run("GrpcClient", 4, 4000, 4.4), Run("GrpcClient", 16, 16000, 10.0)])[0];
         StringAssert.StartsWith(LoadReport.Saturation(dip, 2), "GrpcClient: still scaling at 16 clients (1,600 records/s");
 
         // Nothing else: the batches' waits grew.
-        var waits = LoadReport.Curves([Run("NetTcpSmallBatches", 1, 1000, 1.0, latency: Waits(2000, 2000)), Run("NetTcpSmallBatches", 4, 4000, 3.9, latency: Waits(8000, 8000))])[0];
+        var waits = ClientLoad.Curves([Run("NetTcpSmallBatches", 1, 1000, 1.0, latency: Waits(2000, 2000)), Run("NetTcpSmallBatches", 4, 4000, 3.9, latency: Waits(8000, 8000))])[0];
         var shared = LoadReport.Saturation(waits, 2);
         StringAssert.Contains(shared, "not CPU (0.1 of 2 cores)");
         StringAssert.Contains(shared, "waited 4× longer at 4 clients than at 1 (2 → 8 ms)");
@@ -114,7 +115,7 @@ public sealed class LoadReportTests
             Run("TcpClient2", 4, 4000, 2.0, serverCpu: 0.8, connections: 4, latency: waits) with { ServerPeakBytes = 300L << 20, ClientPeakGrowthBytes = 12L << 20 },
             Run("PipelinedCopy", 1, 1000, 0.5), Run("PipelinedCopy", 4, 4000, 1.0),
         ];
-        var curves = LoadReport.Curves(runs);
+        var curves = ClientLoad.Curves(runs);
         var md = LoadReport.Markdown(curves, 2);
         StringAssert.Contains(md, "## Many clients at once");
         var table = MarkdownTable.With(md, "Clients");

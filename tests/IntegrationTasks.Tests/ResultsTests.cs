@@ -206,7 +206,7 @@ public sealed class ResultsTests
         Assert.AreEqual("linear", fits["Heavy"].Linearity);
         StringAssert.StartsWith(fits["Curved"].Linearity, "not linear: records");
         // 1 + 2e-6 x = 0.1 + 5e-6 x at x = 300,000.
-        var crossings = Scaling.Crossovers([.. fits.Values.Where(f => f.Transport != "Curved").OrderBy(f => f.MicrosecondsPerRecord)], 10_000, 1_000_000);
+        var crossings = ScalingReport.Crossovers([.. fits.Values.Where(f => f.Transport != "Curved").OrderBy(f => f.MicrosecondsPerRecord)], 10_000, 1_000_000);
         CollectionAssert.AreEqual(new[] { "Heavy overtakes Light above about 300,000 records (its fixed cost is higher, its cost per record lower)." },
             crossings.ToArray());
     }

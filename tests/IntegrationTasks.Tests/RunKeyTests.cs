@@ -104,8 +104,8 @@ public sealed class RunKeyTests
         var after = Path.Combine(_folder, "after");
         ReportFiles.Write(before, OneAndSixteenClients(), new Dictionary<string, string>());
         ReportFiles.Write(after, OneAndSixteenClients(sixteen: 2.5), new Dictionary<string, string>());
-        var rows = Comparison.Compare(Comparison.Load(Path.Combine(before, "results.json")), Comparison.Load(Path.Combine(after, "results.json")));
-        var table = MarkdownTable.With(Comparison.Markdown(rows, [], 10), "Verdict");
+        var rows = Comparison.Compare(ResultsFile.Load(Path.Combine(before, "results.json")), ResultsFile.Load(Path.Combine(after, "results.json")));
+        var table = MarkdownTable.With(ComparisonMarkdown.Of(rows, [], 10), "Verdict");
         foreach (var field in KeyFields)
             CollectionAssert.Contains(table.Headers.ToArray(), field, "Compare");
         Assert.AreEqual(2, table.Rows.Count);

@@ -1,5 +1,5 @@
-using IntegrationTasks.Exporters;
 using System.Text;
+using IntegrationTasks.Exporters;
 
 namespace IntegrationTasks.Tests;
 
@@ -97,7 +97,7 @@ public sealed class WordingSnapshotTests
         ];
         foreach (var runs in cases)
         {
-            var curve = LoadReport.Curves(runs)[0];
+            var curve = ClientLoad.Curves(runs)[0];
             Add($"Saturation of {curve.Transport}", LoadReport.Saturation(curve, cores: 2));
         }
     }
@@ -158,7 +158,7 @@ public sealed class WordingSnapshotTests
             FaultTableTests.Run("GrpcClient", 1, 0.3, reconnects: 1, recovery: 0.1) with { FaultInjected = true },
             FaultTableTests.Run("GrpcClient", 2, 0.2) with { FaultInjected = false, FaultAfterBytes = 1_000_000, FaultBytesFromServer = 999_999 },
         ];
-        Add("The fault table", FaultTable.Markdown([.. FaultTable.Rows(runs)]));
+        Add("The fault table", FaultTable.Markdown([.. FaultRuns.Rows(runs)]));
     }
 
     private void StopAtPrecision()

@@ -41,10 +41,13 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"open loop {rate:0.##}/s{(Clients > 1 ? " each" : "")}"));
             var label = parts.Count > 0 ? $"{Transport} ({string.Join(", ", parts)})" : Transport;
             return BatchSize is { } batch ? string.Create(CultureInfo.InvariantCulture, $"{label} (batch {batch})")
-                : LatencyMs is { } latency ? LatencySweepReport.Label(label, latency)
+                : LatencyMs is { } latency ? LatencyLabel(label, latency)
                 : label;
         }
     }
+
+    /// <summary>Runs of a transport at several added latencies are rows of their own, "TcpClient2 (RTT 20 ms)", never averaged together.</summary>
+    public static string LatencyLabel(string transport, double latencyMs) => string.Create(CultureInfo.InvariantCulture, $"{transport} (RTT {latencyMs:0.###} ms)");
 
     /// <summary>The label with the payload after it, for lists that hold rows of several payloads ("TcpClient2 (payload 1 MiB)").</summary>
     [JsonIgnore]

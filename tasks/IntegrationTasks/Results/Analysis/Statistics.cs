@@ -57,6 +57,9 @@ public sealed record Summary(int Count, double Mean, double Median, double StdDe
 /// <summary>Welch's t-test: are two transports' times different, or indistinguishable on this evidence?</summary>
 public static class Welch
 {
+    /// <summary>Below this p-value two times (two neighbours in the ranking, one run and the next) are called different; above, indistinguishable.</summary>
+    public const double SignificanceLevel = 0.05;
+
     /// <summary>Half-width of the 95% confidence interval of the difference of two means (Welch–Satterthwaite degrees of freedom).</summary>
     public static double DifferenceCi95(Summary a, Summary b)
     {

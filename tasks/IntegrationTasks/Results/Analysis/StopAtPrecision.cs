@@ -25,7 +25,7 @@ public static class RatioPrecision
 
     /// <summary>The least precise paired ratio of the verified runs; null when no run is paired with a reference (none ran, or not interleaved).</summary>
     public static Widest? Of(IEnumerable<Measurement> measurements) =>
-        ReportContent.Summarise(measurements.Where(m => m.Completed))
+        Summaries.Of(measurements.Where(m => m.Completed))
             .Where(s => s.PairedRatioToPipelined is { Mean: > 0 })
             .Select(s => s.PairedRatioToPipelined is { HasInterval: true } paired
                 ? new Widest(s.Transport, s.Records, paired.Mean, paired.Ci95 / paired.Mean * 100, paired.Count)

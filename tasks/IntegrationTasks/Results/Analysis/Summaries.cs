@@ -37,7 +37,7 @@ public sealed record TransportSummary(
     /// The reference the ratios and overhead are against: PipelinedCopy, or PipelinedCopyRange for a transport whose server reads
     /// ranges in a run whose reference reads per ID (the same database work, no transport).
     /// </summary>
-    public string Reference { get; init; } = ReportContent.Pipelined;
+    public string Reference { get; init; } = References.Pipelined;
 
     /// <summary>
     /// Each run's ratio to the PipelinedCopy run nearest to it in time in an interleaved RunAll (<see cref="Summaries.Pairs"/>), over
@@ -195,9 +195,9 @@ public sealed record BrokerCosts(double CpuMsPer1000, double Cores, long? PeakBy
 /// </summary>
 public static class Summaries
 {
-    private const string Baseline = ReportContent.Baseline;
-    private const string Pipelined = ReportContent.Pipelined;
-    private const string PipelinedRange = ReportContent.PipelinedRange;
+    private const string Baseline = References.Baseline;
+    private const string Pipelined = References.Pipelined;
+    private const string PipelinedRange = References.PipelinedRange;
 
     public static List<TransportSummary> Of(IEnumerable<Measurement> measurements)
     {

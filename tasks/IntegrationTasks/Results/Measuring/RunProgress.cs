@@ -207,7 +207,7 @@ public sealed class EstimateRunAll : IntegrationTask
     {
         try
         {
-            return Comparison.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup)
+            return Results.ResultsFile.Load(resultsFile).Measurements.Where(m => m.Completed && !m.Warmup)
                 .GroupBy(m => m.Transport, StringComparer.Ordinal)
                 .ToDictionary(t => t.Key, t => t.GroupBy(m => new RunVolume(m.Records, m.PayloadBytes ?? 0)).ToDictionary(g => g.Key, g => g.Average(m => m.ElapsedSeconds)),
                     StringComparer.Ordinal);

@@ -63,21 +63,13 @@ public sealed record ReportOptions
 /// <summary>The summaries of the runs (<see cref="Summarise"/>) and the report's tables and sections, which the exporters render.</summary>
 public static class ReportContent
 {
-    public const string Baseline = "DirectCopy";
-
-    /// <summary>The limit with no transport: the same work, pipelined on both cores. Overheads are measured against it.</summary>
-    public const string Pipelined = "PipelinedCopy";
-
-    /// <summary>
-    /// PipelinedCopy reading ranges (ServerWork=Range) in a run whose ServerWork is PerRecord: the limit for the transports whose
-    /// server reads ranges whatever ServerWork says (FileTransferRequest), so that their ratios compare the same database work.
-    /// </summary>
-    public const string PipelinedRange = "PipelinedCopyRange";
+    public const string Baseline = References.Baseline;
+    public const string Pipelined = References.Pipelined;
+    public const string PipelinedRange = References.PipelinedRange;
 
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    /// <summary>Below this p-value two neighbours in the ranking are called different; above, indistinguishable.</summary>
-    public const double SignificanceLevel = 0.05;
+    public const double SignificanceLevel = Welch.SignificanceLevel;
 
     /// <summary>The runs with their rows' labels as their transport, for the sections that list runs by row (scaling).</summary>
     public static List<Measurement> Labelled(IEnumerable<Measurement> measurements)

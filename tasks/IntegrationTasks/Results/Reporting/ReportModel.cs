@@ -34,13 +34,13 @@ public sealed record ReportModel(
         var measurements = allRuns.Where(m => m.Completed).ToList();
         var summaries = ReportContent.Summarise(measurements)
             .Select(s => options.Encodings.GetValueOrDefault(s.Key.Transport) is { Length: > 0 } encoding ? s with { Encoding = encoding } : s).ToList();
-        var faults = FaultTable.Rows(allRuns);
+        var faults = FaultRuns.Rows(allRuns);
         var (tables, series, sweeps) = measurements.Count > 0
             ? (ReportContent.Tables(summaries, environment), ReportContent.SeriesSection(summaries, options.Series),
-                Scaling.Section(ReportContent.Labelled(measurements)).Append(ReportContent.BatchSweepSection(measurements)))
+                ScalingReport.Section(ReportContent.Labelled(measurements)).Append(ReportContent.BatchSweepSection(measurements)))
             : (new ReportDocument(), new ReportDocument(), new ReportDocument());
         return new ReportModel(environment, allRuns, measurements, summaries, ReportHeadline.Lines(summaries, options.Failed, options.NotRun, faults),
             options.Failed, options.NotRun, faults, options.Noise, tables, series, sweeps, ReportContent.Sweeps(measurements),
-            LatencySweepReport.Curves(measurements), LoadReport.Curves(measurements), labs, options.Diagnostics);
+            LatencySweep.Curves(measurements), ClientLoad.Curves(measurements), labs, options.Diagnostics);
     }
 }
