@@ -45,9 +45,14 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
     public const string JsonTokens = "JSON in: its tokens only, no values";
     public const string ProtobufOut = "Protobuf out: serialise the reply";
     public const string ProtobufIn = "Protobuf in: parse the reply";
+    public const string Base64Out = "Floor: base64 encode of the payloads";
+    public const string Base64In = "Floor: base64 decode of the payloads";
+    public const string CopyOut = "Floor: copy the same bytes out";
+    public const string CopyIn = "Floor: copy the same bytes in";
 
     /// <summary>The stages that encode or decode a batch: not part of the series' per-record path, measured beside it.</summary>
-    public static readonly IReadOnlySet<string> OtherEncodings = new HashSet<string>(StringComparer.Ordinal) { JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn };
+    public static readonly IReadOnlySet<string> OtherEncodings = new HashSet<string>(StringComparer.Ordinal)
+        { JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn, Base64Out, Base64In, CopyOut, CopyIn };
 
     /// <summary>How long every stage runs untimed first (and at least <see cref="MinimumWarmUpBatches"/> batches).</summary>
     public static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(6);
@@ -60,7 +65,9 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         if (plan.Records != records)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Records ({records}) must be a multiple of BatchSize ({batchSize}).");
         await client.EmptyAsync(RecordTable.Client, cancellationToken).ConfigureAwait(false);
-        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn, Insert }.ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
+        var clocks = new[] { ReadPerRecord, ReadRange, XmlOut, XmlIn, JsonOut, JsonIn, JsonTokens, ProtobufOut, ProtobufIn, Base64Out, Base64In, CopyOut, CopyIn, Insert }
+            .ToDictionary(s => s, _ => (Ticks: 0L, Bytes: 0L));
+        var floor = new FloorBuffers();
         var encoded = new Dictionary<string, long> { [XmlOut] = 0, [JsonOut] = 0, [ProtobufOut] = 0 };
         await using var perRecord = await RecordLookup.OpenAsync(server, ServerWork.PerRecord, cancellationToken).ConfigureAwait(false);
         await using var range = await RecordLookup.OpenAsync(server, ServerWork.Range, cancellationToken).ConfigureAwait(false);
@@ -89,7 +96,8 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
         if (importer.RecordsImported - importedBefore != records)
             throw new IntegrationException(ErrorCodes.LabFailed, $"{importer.RecordsImported - importedBefore:N0} of {records:N0} records were imported.");
         return new StageCostsRun(server.Provider.ToString(), records, batchSize,
-            clocks.Select(c => new StageCost(c.Key, c.Value.Ticks * 1e6 / Stopwatch.Frequency / records, (double)c.Value.Bytes / records)
+            // Base64's floor only where a payload of bytes was there to encode.
+            clocks.Where(c => c.Value.Ticks > 0 || c.Key is not (Base64Out or Base64In)).Select(c => new StageCost(c.Key, c.Value.Ticks * 1e6 / Stopwatch.Frequency / records, (double)c.Value.Bytes / records)
             {
                 EncodedBytesPerRecord = encoded.TryGetValue(c.Key, out var size) ? (double)size / records : null,
             }).ToList(),
@@ -125,6 +133,7 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
                 return Task.CompletedTask;
             }).ConfigureAwait(false);
             encoded[XmlOut] += message.Length;
+            await MeasureFloorsAsync(batch).ConfigureAwait(false);
             await MeasureOtherEncodingsAsync(batch, plan.FirstId(index)).ConfigureAwait(false);
             await TimeAsync(Insert, () => importer.ImportAsync(parsed, cancellationToken)).ConfigureAwait(false);
         }
@@ -176,6 +185,37 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
             CheckSame("protobuf", batch, fromProtobuf);
         }
 
+        // What the hardware asks of any codec for these bytes: each payload (or, without one, the XML message) copied out and in, and
+        // a payload of bytes base64-encoded and decoded by the vectorised routines; the buffers are made before the clock starts.
+        async Task MeasureFloorsAsync(List<ServiceRecord> batch)
+        {
+            var parts = floor.Parts(batch, message.WrittenMemory);
+            await TimeAsync(CopyOut, () =>
+            {
+                floor.CopyOut(parts);
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            await TimeAsync(CopyIn, () =>
+            {
+                floor.CopyIn(parts);
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            var binary = batch.Where(r => r.Payload is { Length: > 0 }).Select(r => r.Payload!).ToList();
+            if (binary.Count == 0)
+                return;
+            await TimeAsync(Base64Out, () =>
+            {
+                floor.EncodeBase64(binary);
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+            var texts = FloorBuffers.Base64Texts(binary);
+            await TimeAsync(Base64In, () =>
+            {
+                floor.DecodeBase64(texts);
+                return Task.CompletedTask;
+            }).ConfigureAwait(false);
+        }
+
         static void CheckSame(string encoding, List<ServiceRecord> sent, List<ServiceRecord> back)
         {
             if (sent.Count != back.Count || sent.Zip(back).Any(p => !p.First.SameValuesAs(p.Second)))
@@ -192,6 +232,68 @@ public sealed class StageCosts(Database server, Database client, int batchSize)
             var elapsed = Stopwatch.GetTimestamp() - start;
             var (ticks, allocated) = clocks[stage];
             clocks[stage] = (ticks + elapsed, allocated + GC.GetTotalAllocatedBytes(precise: true) - bytes);
+        }
+    }
+}
+
+/// <summary>
+/// The floors' working memory, kept between batches so that no stage is timed making it: the bytes to copy, a destination for each,
+/// and base64's text.
+/// </summary>
+internal sealed class FloorBuffers
+{
+    private byte[] _out = [];
+    private byte[] _in = [];
+    private byte[] _base64 = [];
+    private readonly List<ReadOnlyMemory<byte>> _parts = [];
+
+    /// <summary>Each row's payload (a text's UTF-8), or, when no row has one, the whole XML message: the bytes any codec must move.</summary>
+    public IReadOnlyList<ReadOnlyMemory<byte>> Parts(IReadOnlyList<ServiceRecord> batch, ReadOnlyMemory<byte> message)
+    {
+        _parts.Clear();
+        foreach (var row in batch)
+        {
+            if (row.Payload is { } bytes)
+                _parts.Add(bytes);
+            else if (row.PayloadText is { } text)
+                _parts.Add(Encoding.UTF8.GetBytes(text));
+        }
+        if (_parts.Count == 0)
+            _parts.Add(message.ToArray());
+        var largest = _parts.Max(p => p.Length);
+        if (_out.Length < largest)
+            (_out, _in, _base64) = (new byte[largest], new byte[largest], new byte[System.Buffers.Text.Base64.GetMaxEncodedToUtf8Length(largest)]);
+        return _parts;
+    }
+
+    public void CopyOut(IReadOnlyList<ReadOnlyMemory<byte>> parts)
+    {
+        foreach (var part in parts)
+            part.Span.CopyTo(_out);
+    }
+
+    public void CopyIn(IReadOnlyList<ReadOnlyMemory<byte>> parts)
+    {
+        foreach (var part in parts)
+            _out.AsSpan(0, part.Length).CopyTo(_in);
+    }
+
+    public void EncodeBase64(IReadOnlyList<byte[]> payloads)
+    {
+        foreach (var payload in payloads)
+            System.Buffers.Text.Base64.EncodeToUtf8(payload, _base64, out _, out _);
+    }
+
+    /// <summary>The payloads' base64 (UTF-8), made before the decode is timed.</summary>
+    public static List<byte[]> Base64Texts(IReadOnlyList<byte[]> payloads) =>
+        [.. payloads.Select(p => Encoding.ASCII.GetBytes(Convert.ToBase64String(p)))];
+
+    public void DecodeBase64(IReadOnlyList<byte[]> texts)
+    {
+        foreach (var text in texts)
+        {
+            if (System.Buffers.Text.Base64.DecodeFromUtf8(text, _in, out _, out _) != System.Buffers.OperationStatus.Done)
+                throw new IntegrationException(ErrorCodes.LabFailed, "A payload did not decode back from base64.");
         }
     }
 }
@@ -256,12 +358,14 @@ public static class StageCostsReport
         public double MicrosecondsPerRecord => Out.MicrosecondsPerRecord + In.MicrosecondsPerRecord;
     }
 
-    private static readonly IReadOnlyList<Results.ReportColumn<EncodingCost>> EncodingColumns =
+    /// <summary>The encodings' table; "× protobuf" divides by protobuf's out + in in the same run (a machine's speed varies from day to day, a ratio less).</summary>
+    private static IReadOnlyList<Results.ReportColumn<EncodingCost>> EncodingColumns(double? protobufMicros) =>
     [
         new("encoding", "Encoding", e => e.Encoding, Numeric: false),
         new("outMicros", "Out µs / record", e => e.Out.MicrosecondsPerRecord.ToString("F2", Invariant)),
         new("inMicros", "In µs / record", e => e.In.MicrosecondsPerRecord.ToString("F2", Invariant)),
         new("totalMicros", "Out + in µs / record", e => e.MicrosecondsPerRecord.ToString("F2", Invariant)),
+        new("timesProtobuf", "× protobuf", e => protobufMicros is > 0 ? (e.MicrosecondsPerRecord / protobufMicros.Value).ToString("F2", Invariant) : "–"),
         new("encodedBytes", "Bytes / record", e => e.Out.EncodedBytesPerRecord is { } b ? b.ToString("F0", Invariant) : "–"),
         new("allocated", "Allocated out + in / record", e => (e.Out.BytesAllocatedPerRecord + e.In.BytesAllocatedPerRecord).ToString("N0", Invariant)),
     ];
@@ -270,11 +374,18 @@ public static class StageCostsReport
     private static Results.ReportColumn<EncodingCost> PerKibibyte(int payloadBytes) =>
         new("microsPerKiB", "Out + in µs / KiB of payload", e => (e.MicrosecondsPerRecord * 1024 / payloadBytes).ToString("F3", Invariant));
 
-    /// <summary>XML (the series' and SOAP's), JSON (RestJson's) and protobuf (gRPC's), where the run measured them.</summary>
+    /// <summary>
+    /// XML (the series' and SOAP's), JSON (RestJson's) and protobuf (gRPC's), where the run measured them, and beside them the floors:
+    /// the same payload bytes through the vectorised base64 routines, and copied out and in.
+    /// </summary>
     public static List<EncodingCost> Encodings(StageCostsRun run)
     {
         StageCost? Stage(string name) => run.Stages.FirstOrDefault(s => s.Stage == name);
-        return new[] { ("XML", StageCosts.XmlOut, StageCosts.XmlIn), ("JSON", StageCosts.JsonOut, StageCosts.JsonIn), ("Protobuf", StageCosts.ProtobufOut, StageCosts.ProtobufIn) }
+        return new[]
+            {
+                ("XML", StageCosts.XmlOut, StageCosts.XmlIn), ("JSON", StageCosts.JsonOut, StageCosts.JsonIn), ("Protobuf", StageCosts.ProtobufOut, StageCosts.ProtobufIn),
+                ("Floor: base64", StageCosts.Base64Out, StageCosts.Base64In), ("Floor: copy", StageCosts.CopyOut, StageCosts.CopyIn),
+            }
             .Where(e => Stage(e.Item2) is not null && Stage(e.Item3) is not null)
             .Select(e => new EncodingCost(e.Item1, Stage(e.Item2)!, Stage(e.Item3)!)).ToList();
     }
@@ -293,7 +404,10 @@ public static class StageCostsReport
         {
             md.Append("\nThe same batches in each encoding a transport here uses — XML (the series' TCP, HTTP, files, queues; SOAP's envelope is more), ");
             md.Append("JSON (RestJson) and protobuf (gRPC) — written and read back, each checked equal to what was read:\n\n");
-            md.Append(Results.ReportTable.Markdown(run.PayloadBytes > 0 ? [.. EncodingColumns, PerKibibyte(run.PayloadBytes)] : EncodingColumns, encodings));
+            var columns = EncodingColumns(encodings.FirstOrDefault(e => e.Encoding == "Protobuf")?.MicrosecondsPerRecord);
+            md.Append(Results.ReportTable.Markdown(run.PayloadBytes > 0 ? [.. columns, PerKibibyte(run.PayloadBytes)] : columns, encodings));
+            md.Append("The floors are no codec: what moving these bytes costs at the least — base64's encode and decode (for a payload of bytes, ");
+            md.Append("what XML and JSON carry it as) and a plain copy out and in (each payload, or without one the XML message).\n");
         }
         return md.ToString();
     }
