@@ -58,6 +58,18 @@ public sealed class PayloadCodecTests
     }
 
     [TestMethod]
+    [DataRow("AAECAwQF/w==", DisplayName = "one text node")]
+    [DataRow(" AAEC\r\n AwQF\t/w== ", DisplayName = "whitespace among the characters")]
+    [DataRow("AAEC<!-- a note -->AwQF<![CDATA[/w==]]>", DisplayName = "text around a comment and a CDATA section")]
+    public void A_base64_payload_reads_the_same_however_its_text_is_split(string payload)
+    {
+        var xml = "<table><record><ServiceTableID>1</ServiceTableID><DescServiceTable>d</DescServiceTable><Value>1</Value>" +
+                  $"<CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1/><StringField2/><Payload>{payload}</Payload></record></table>";
+        var row = RecordXml.ReadResponse(new MemoryStream(Encoding.UTF8.GetBytes(xml))).Single();
+        CollectionAssert.AreEqual(new byte[] { 0, 1, 2, 3, 4, 5, 255 }, row.Payload);
+    }
+
+    [TestMethod]
     public async Task JSON_carries_bytes_as_base64_and_leaves_out_a_missing_payload()
     {
         var rows = Rows().ToList();

@@ -228,12 +228,29 @@ public sealed class RecordXmlTests
     }
 
     [TestMethod]
-    public void A_value_XML_cannot_carry_fails_with_IT2003()
+    // As numbers: an attribute's string is stored as UTF-8, which turns a lone surrogate into U+FFFD before the test sees it.
+    [DataRow(0x07, " and on", DisplayName = "a control character")]
+    [DataRow(0xD83D, " here", DisplayName = "a lone high surrogate")]
+    [DataRow(0xDE00, "", DisplayName = "a lone low surrogate at the end")]
+    [DataRow(0xFFFE, "", DisplayName = "a noncharacter")]
+    public void A_value_XML_cannot_carry_fails_with_IT2003(int character, string after)
     {
-        var record = new ServiceRecord(7, "bell \u0007", 1, DateTime.Today, null, null);
+        var record = new ServiceRecord(7, $"value {(char)character}{after}", 1, DateTime.Today, null, null);
         var e = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.WriteResponse(new MemoryStream(), [record]));
         Assert.AreEqual(ErrorCodes.UnencodableValue, e.Code);
         StringAssert.Contains(e.Message, "Record 7");
+    }
+
+    [TestMethod]
+    public void Long_text_round_trips_with_a_surrogate_pair_and_markup_on_every_block_edge()
+    {
+        // The writer escapes text in blocks of 16,384 characters: a pair or an escape at each edge must come through whole.
+        var text = string.Concat(Enumerable.Range(0, 5).Select(i => new string('a', 16_383 - (i % 2)) + "😀<&\r\n>"));
+        var record = new ServiceRecord(1, "d", 1, new DateTime(2014, 5, 10), null, null, PayloadText: text);
+        using var body = new MemoryStream();
+        RecordXml.WriteResponse(body, [record]);
+        body.Position = 0;
+        Assert.AreEqual(text, RecordXml.ReadResponse(body).Single().PayloadText);
     }
 
     [TestMethod]
