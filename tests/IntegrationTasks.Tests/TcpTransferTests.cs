@@ -196,7 +196,7 @@ public sealed class TcpTransferTests
             }
         });
         var dropped = await WaitForLineAsync(server.Log, "warning IT3007", TimeSpan.FromSeconds(60));
-        StringAssert.Contains(dropped, "(it stopped reading its replies)");
+        StringAssert.Contains(dropped, "(it stopped reading its replies)", string.Join("\n", server.Log.Lines));
         await sending.WaitAsync(TimeSpan.FromSeconds(30));
 
         var engine = new FakeBuildEngine();
@@ -219,7 +219,7 @@ public sealed class TcpTransferTests
         await stream.WriteAsync(Frame(format, "<request>" + string.Concat(Enumerable.Range(1, 100_000).Select(i => $"<id>{i}</id>")) + "</request>"));
         // Dropped for not reading (whichever guard speaks first: the reply's writes, or the wait for its next request).
         var dropped = await WaitForLineAsync(server.Log, "warning IT3007", TimeSpan.FromSeconds(60));
-        StringAssert.Contains(dropped, "(it stopped reading its replies)");
+        StringAssert.Contains(dropped, "(it stopped reading its replies)", string.Join("\n", server.Log.Lines));
         var reset = await Assert.ThrowsAsync<IOException>(async () =>
         {
             var buffer = new byte[64 * 1024];

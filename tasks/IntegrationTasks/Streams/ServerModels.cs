@@ -28,6 +28,9 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
     /// <summary>Replies being written now: a read that stalls meanwhile is a client that stopped reading, not one that is idle.</summary>
     private int _writing;
 
+    /// <summary>A write timed out: set before the write lets go of <see cref="_writing"/>, so a read guard firing at the same moment tells the same story.</summary>
+    private volatile bool _stoppedReading;
+
     /// <summary>The read under way's deadline: every slice written moves it on, so a client busy reading a long reply is not idle.</summary>
     private readonly StallGuard _reads = new(timeout);
 
@@ -57,7 +60,7 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
                 cancellationToken).ConfigureAwait(false);
             return request is { } read ? new BatchRequest(read.BatchId, read.Value) : null;
         }
-        catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && Volatile.Read(ref _writing) > 0)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.ConnectionStalled && (Volatile.Read(ref _writing) > 0 || _stoppedReading))
         {
             // The read guard can speak before the write guard: either way, a reply is stuck behind a client that does not read.
             throw StoppedReading();
@@ -91,6 +94,7 @@ public sealed class ServerConnection(FrameConnection frames, RecordSource source
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
+            _stoppedReading = true;
             throw StoppedReading();
         }
         finally
