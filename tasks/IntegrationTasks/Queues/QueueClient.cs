@@ -100,7 +100,7 @@ public sealed class QueueClient(BrokerOptions broker, QueueTopology topology)
                     await importing.WaitAsync(cancellationToken).ConfigureAwait(false);
                     try
                     {
-                        using (var body = new MemoryStream(delivery.Body.ToArray(), writable: false))
+                        using (var body = new MemoryStream(delivery.Body.ToArray(), 0, delivery.Body.Length, writable: false, publiclyVisible: true))
                             await importer.ImportAsync(body, cancellationToken).ConfigureAwait(false);
                         committed.Add(batch.Value);
                     }

@@ -23,7 +23,7 @@ public sealed class Frame : IDisposable
 
     public ReadOnlyMemory<byte> Memory => Array.AsMemory(0, Length);
 
-    public Stream OpenRead() => new MemoryStream(Array, 0, Length, writable: false);
+    public Stream OpenRead() => new MemoryStream(Array, 0, Length, writable: false, publiclyVisible: true);
 
     public void Dispose()
     {

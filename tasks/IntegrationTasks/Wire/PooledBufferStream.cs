@@ -17,7 +17,7 @@ public sealed class PooledBufferStream : Stream
     internal Span<byte> WrittenSpan => _buffer.AsSpan(0, _length);
 
     /// <summary>Reads back what was written (valid until the next write or dispose).</summary>
-    public Stream OpenRead() => new MemoryStream(_buffer, 0, _length, writable: false);
+    public Stream OpenRead() => new MemoryStream(_buffer, 0, _length, writable: false, publiclyVisible: true);
 
     public override bool CanRead => false;
     public override bool CanSeek => false;

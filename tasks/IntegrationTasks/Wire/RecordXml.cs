@@ -275,6 +275,11 @@ public static class RecordXml
     /// </summary>
     public static List<ServiceRecord> ReadResponse(Stream inMemory, CancellationToken cancellationToken = default)
     {
+        cancellationToken.ThrowIfCancellationRequested();
+        // The form this suite writes is read from its bytes; any other (or a broken one) by XmlReader, which judges and words it.
+        if (inMemory is MemoryStream memory && memory.TryGetBuffer(out var buffer)
+            && CanonicalResponseXml.TryRead(buffer.AsSpan((int)memory.Position), out var canonical))
+            return canonical;
         var records = new List<ServiceRecord>();
         using var reader = new ResponseReader(inMemory, inMemory: true);
         while (true)

@@ -48,7 +48,7 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
     {
         await foreach (var (batch, body) in replies.ReadAllAsync(cancellationToken).ConfigureAwait(false))
         {
-            using var stream = new MemoryStream(body.Buffer, 0, body.MessageSize, writable: false);
+            using var stream = new MemoryStream(body.Buffer, 0, body.MessageSize, writable: false, publiclyVisible: true);
             await importer.ImportAsync(stream, cancellationToken).ConfigureAwait(false);
             committed.Add(batch);
         }
