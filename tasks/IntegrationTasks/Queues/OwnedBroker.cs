@@ -36,7 +36,12 @@ internal sealed class OwnedBroker : IDisposable
         // The signals' handlers stop the brokers one after another on one thread; a build cancelled by SIGTERM may reach its exit
         // before the last of them has run, so the way out waits for every broker's stop too (each stop runs once, whoever asks).
         BuildTermination.StopOnTermination(() => StopAsync(CancellationToken.None));
+        // A broker started in one of MSBuild's worker nodes is not reached by a signal sent to the build: the node ends when the build's
+        // process is gone, and stops it on its way out.
+        AppDomain.CurrentDomain.ProcessExit += StopOnExit;
     }
+
+    private void StopOnExit(object? sender, EventArgs e) => Dispose();
 
     /// <summary>Its current process (another after a restart); 0 once stopped and released.</summary>
     public int ProcessId
@@ -73,6 +78,7 @@ internal sealed class OwnedBroker : IDisposable
     {
         foreach (var registration in _terminated)
             registration?.Dispose();
+        AppDomain.CurrentDomain.ProcessExit -= StopOnExit;
         // Gone first: a run that reads it meters no process that might take the pid after.
         try
         {
