@@ -68,8 +68,9 @@ public sealed class TransferTaskBinderGenerator : IIncrementalGenerator
         var seen = new HashSet<string>(StringComparer.Ordinal);
         for (var t = type; t is not null && !t.ContainingNamespace.ToDisplayString().StartsWith("Microsoft.Build", StringComparison.Ordinal); t = t.BaseType)
             foreach (var property in t.GetMembers().OfType<IPropertySymbol>())
-                if (!property.IsStatic && !property.IsIndexer && property.DeclaredAccessibility == Accessibility.Public
-                    && property.SetMethod is { DeclaredAccessibility: Accessibility.Public, IsInitOnly: false } && seen.Add(property.Name))
+                // The most derived declaration of a name decides, settable or not: one hidden with 'new' is never the base's.
+                if (!property.IsStatic && !property.IsIndexer && seen.Add(property.Name) && property.DeclaredAccessibility == Accessibility.Public
+                    && property.SetMethod is { DeclaredAccessibility: Accessibility.Public, IsInitOnly: false })
                     yield return property;
     }
 

@@ -78,6 +78,19 @@ public sealed class CanonicalResponseXmlTests
     }
 
     [TestMethod]
+    [DataRow("<ServiceTableID>5\u0000</ServiceTableID>", "<ServiceTableID>5</ServiceTableID>", DisplayName = "a NUL after the ID")]
+    [DataRow("<Value>\u000B1.5\u000C</Value>", "<Value>1.5</Value>", DisplayName = "vertical tab and form feed around the value")]
+    [DataRow("<CreationDate>2014-05-10T13:45:00.0000000\u0000</CreationDate>", "<CreationDate>2014-05-10T13:45:00.0000000</CreationDate>", DisplayName = "a NUL after the date")]
+    public void A_number_or_date_with_a_character_XML_forbids_is_never_read_in_place(string bad, string good)
+    {
+        // .NET's parsing takes these as nothing; XmlReader refuses them.
+        var message = Encoding.UTF8.GetBytes(string.Format(System.Globalization.CultureInfo.InvariantCulture, "<table><record>" + Row + "</record></table>", "d").Replace(good, bad, StringComparison.Ordinal));
+        Assert.IsFalse(CanonicalResponseXml.TryRead(message, out _));
+        Assert.AreEqual(ErrorCodes.MalformedXml, Assert.ThrowsExactly<IntegrationException>(() =>
+            RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true))).Code);
+    }
+
+    [TestMethod]
     public void Bytes_that_are_not_UTF8_and_characters_XML_forbids_are_left_to_XmlReader()
     {
         var good = Encoding.UTF8.GetBytes(string.Format(System.Globalization.CultureInfo.InvariantCulture, "<table><record>" + Row + "</record></table>", "d@"));

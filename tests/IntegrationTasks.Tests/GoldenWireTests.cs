@@ -88,6 +88,79 @@ public sealed class GoldenWireTests
         AssertSameRows(rows, RecordXml.ReadResponse(body), "XML");
     }
 
+    /// <summary>What the series' messages were written with before the UTF-8 writer: XmlWriter, with RecordXml's settings and calls.</summary>
+    private static byte[] AsXmlWriterWrote(Action<XmlWriter> write)
+    {
+        using var body = new MemoryStream();
+        using (var writer = XmlWriter.Create(body, new XmlWriterSettings
+               {
+                   Encoding = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false), NewLineHandling = NewLineHandling.Entitize, CheckCharacters = true,
+               }))
+            write(writer);
+        return body.ToArray();
+    }
+
+    private static void XmlWriterResponse(XmlWriter writer, IEnumerable<ServiceRecord> rows)
+    {
+        writer.WriteStartDocument();
+        writer.WriteStartElement("table");
+        foreach (var r in rows)
+        {
+            writer.WriteStartElement("record");
+            writer.WriteElementString("ServiceTableID", r.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            writer.WriteElementString("DescServiceTable", r.Desc);
+            writer.WriteElementString("Value", r.Value.ToString("R", System.Globalization.CultureInfo.InvariantCulture));
+            writer.WriteElementString("CreationDate", r.CreationDate.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff", System.Globalization.CultureInfo.InvariantCulture));
+            foreach (var (name, value) in new[] { ("StringField1", r.StringField1), ("StringField2", r.StringField2) })
+            {
+                writer.WriteStartElement(name);
+                if (value is null)
+                    writer.WriteAttributeString("nil", "true");
+                else
+                    writer.WriteString(value);
+                writer.WriteEndElement();
+            }
+            if (r.Payload is { } payload)
+            {
+                writer.WriteStartElement("Payload");
+                writer.WriteBase64(payload, 0, payload.Length);
+                writer.WriteEndElement();
+            }
+            if (r.PayloadText is { } text)
+                writer.WriteElementString("PayloadText", text);
+            writer.WriteEndElement();
+        }
+        writer.WriteEndElement();
+        writer.WriteEndDocument();
+    }
+
+    [TestMethod]
+    public void The_UTF8_writer_writes_what_XmlWriter_wrote_for_empty_messages_and_every_escape()
+    {
+        // The golden files hold three batches; these are the forms they do not: no record, no ID, a description of nothing but escapes.
+        var escapes = SampleData.Create(3) with { Desc = "<>&\"'\r\n\t\r\n ]]> ✓ 😀", StringField1 = "", StringField2 = "\r" };
+        foreach (var rows in new[] { new List<ServiceRecord>(), [escapes], [escapes, SampleData.Create(4) with { Desc = "" }] })
+        {
+            using var body = new MemoryStream();
+            RecordXml.WriteResponse(body, rows);
+            CollectionAssert.AreEqual(AsXmlWriterWrote(w => XmlWriterResponse(w, rows)), body.ToArray(), $"{rows.Count} rows");
+        }
+        foreach (var ids in new[] { Array.Empty<int>(), [1], [int.MinValue, 0, int.MaxValue] })
+        {
+            using var body = new MemoryStream();
+            RecordXml.WriteRequest(body, ids);
+            CollectionAssert.AreEqual(AsXmlWriterWrote(w =>
+            {
+                w.WriteStartDocument();
+                w.WriteStartElement("request");
+                foreach (var id in ids)
+                    w.WriteElementString("id", id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                w.WriteEndElement();
+                w.WriteEndDocument();
+            }), body.ToArray(), $"{ids.Length} IDs");
+        }
+    }
+
     [TestMethod]
     public void A_tagged_TCP_frame_is_its_header_and_the_golden_XML()
     {

@@ -47,12 +47,12 @@ internal static class CanonicalResponseXml
         record = null!;
         if (!Skip(ref s, "<record><ServiceTableID>"u8)
             || !Until(ref s, "</ServiceTableID>"u8, out var idText)
-            || !int.TryParse(idText, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var id)
+            || !Printable(idText) || !int.TryParse(idText, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var id)
             || !TryText(ref s, "<DescServiceTable>"u8, "</DescServiceTable>"u8, "<DescServiceTable />"u8, out var desc)
             || !Skip(ref s, "<Value>"u8) || !Until(ref s, "</Value>"u8, out var valueText)
-            || !double.TryParse(valueText, NumberStyles.Float, CultureInfo.InvariantCulture, out var value)
+            || !Printable(valueText) || !double.TryParse(valueText, NumberStyles.Float, CultureInfo.InvariantCulture, out var value)
             || !Skip(ref s, "<CreationDate>"u8) || !Until(ref s, "</CreationDate>"u8, out var dateText)
-            || !TryDate(dateText, out var date)
+            || !Printable(dateText) || !TryDate(dateText, out var date)
             || !TryNullable(ref s, "<StringField1>"u8, "</StringField1>"u8, "<StringField1 nil=\"true\" />"u8, out var field1)
             || !TryNullable(ref s, "<StringField2>"u8, "</StringField2>"u8, "<StringField2 nil=\"true\" />"u8, out var field2))
             return false;
@@ -72,6 +72,12 @@ internal static class CanonicalResponseXml
         record = new ServiceRecord(id, desc, value, date, field1, field2, payload, payloadText);
         return true;
     }
+
+    /// <summary>
+    /// A number's or a date's text in printable ASCII only: .NET's parsing takes trailing NULs and vertical tabs as nothing, which
+    /// XmlReader refuses as characters XML forbids.
+    /// </summary>
+    private static bool Printable(ReadOnlySpan<byte> text) => !text.ContainsAnyExceptInRange((byte)0x20, (byte)0x7E);
 
     private static bool Skip(ref ReadOnlySpan<byte> s, ReadOnlySpan<byte> markup)
     {

@@ -94,14 +94,17 @@ public static class RecordXml
     {
         using var writer = new Utf8XmlWriter(output);
         writer.Raw(Declaration);
-        writer.Raw("<request>"u8);
+        writer.Raw("<request"u8);
+        var any = false;
         foreach (var id in ids)
         {
-            writer.Raw("<id>"u8);
+            // XmlWriter closed the start tag at the first child, and wrote a request of none as <request />.
+            writer.Raw(any ? "<id>"u8 : "><id>"u8);
+            any = true;
             writer.Format(id);
             writer.Raw("</id>"u8);
         }
-        writer.Raw("</request>"u8);
+        writer.Raw(any ? "</request>"u8 : " />"u8);
         writer.Flush();
     }
 
@@ -179,19 +182,22 @@ public static class RecordXml
     {
         private readonly Utf8XmlWriter _writer;
         private bool _failed;
+        private bool _any;
 
         public ResponseWriter(Stream output)
         {
             _writer = new Utf8XmlWriter(output);
             _writer.Raw(Declaration);
-            _writer.Raw("<table>"u8);
+            _writer.Raw("<table"u8);
         }
 
         public void Write(ServiceRecord record)
         {
             try
             {
-                _writer.Raw("<record><ServiceTableID>"u8);
+                // XmlWriter closed the start tag at the first record, and wrote a table of none as <table />.
+                _writer.Raw(_any ? "<record><ServiceTableID>"u8 : "><record><ServiceTableID>"u8);
+                _any = true;
                 _writer.Format(record.Id);
                 _writer.Raw("</ServiceTableID>"u8);
                 TextElement("<DescServiceTable>"u8, "</DescServiceTable>"u8, "<DescServiceTable />"u8, record.Desc);
@@ -257,7 +263,7 @@ public static class RecordXml
         public void Dispose()
         {
             if (!_failed)
-                _writer.Raw("</table>"u8);
+                _writer.Raw(_any ? "</table>"u8 : " />"u8);
             _writer.Dispose();
         }
     }

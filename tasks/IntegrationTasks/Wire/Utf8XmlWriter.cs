@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Globalization;
-using System.Text;
 
 namespace IntegrationTasks.Wire;
 
@@ -101,10 +100,6 @@ internal sealed class Utf8XmlWriter(Stream output) : IDisposable
                 case '>': Raw("&gt;"u8); break;
                 case '&': Raw("&amp;"u8); break;
                 case '\r': Raw("&#xD;"u8); break;
-                case var high when char.IsHighSurrogate(high) && text.Length > 1 && char.IsLowSurrogate(text[1]):
-                    _length += Encoding.UTF8.GetBytes(text[..2], Room(4));
-                    text = text[1..];
-                    break;
                 default:
                     throw Invalid(text[0]);
             }
@@ -112,8 +107,9 @@ internal sealed class Utf8XmlWriter(Stream output) : IDisposable
         }
     }
 
+    // The character itself stays out of the message: a NUL or a lone surrogate would travel on into logs and headers.
     private static ArgumentException Invalid(char c) =>
-        new(string.Create(CultureInfo.InvariantCulture, $"'{c}', hexadecimal value 0x{(int)c:X2}, is an invalid character."));
+        new(string.Create(CultureInfo.InvariantCulture, $"the character U+{(int)c:X4} is not allowed in XML."));
 
     /// <summary>Bytes as base64 text, a block at a time.</summary>
     public void Base64(ReadOnlySpan<byte> bytes)
