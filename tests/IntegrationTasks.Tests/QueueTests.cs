@@ -304,11 +304,16 @@ public sealed class QueueTests
             RepositoryPaths.Run("pkill", ["-f", $"{(string)artifacts}/"]); // leave nothing to the next tests
             Assert.Fail($"{left.Count} process(es) outlived the terminated build: {string.Join(" | ", left)}");
         }
-        // redis-server names itself by its address, not its folder.
+        // redis-server names itself by its address, not its folder; and a broker started in one of MSBuild's worker nodes is stopped
+        // by that node on its way out, which may come a little after the build's own process has gone.
+        until = DateTime.UtcNow.AddSeconds(30);
+        while (Listeners.Tcp().Any(l => l.Port == redisPort) && DateTime.UtcNow < until)
+            await Task.Delay(200);
         if (Listeners.Tcp().Any(l => l.Port == redisPort))
         {
+            var nodes = Processes.AllCommandLines().Split('\n').Where(l => l.Contains("nodemode", StringComparison.Ordinal)).ToList();
             RepositoryPaths.Run("pkill", ["-f", $"redis-server 127.0.0.1:{redisPort}"]);
-            Assert.Fail($"redis-server outlived the terminated build (port {redisPort})");
+            Assert.Fail($"redis-server outlived the terminated build (port {redisPort}); MSBuild nodes still running: {nodes.Count}");
         }
         // epmd's command line names no folder of ours, only its port: it was left running once when the build ended before the
         // signal's stop had killed it.
