@@ -129,8 +129,10 @@ internal class RecordsGrpcService(IntegrationTestsService service, GrpcLimits li
         try
         {
             // In order, one at a time: while the client imports a reply, the next request's lookups run; HTTP/2 flow control holds us back.
-            await foreach (var request in requests.ReadAllAsync(context.CancellationToken))
+            await using var reading = requests.ReadAllAsync(context.CancellationToken).GetAsyncEnumerator(context.CancellationToken);
+            while (await NextRequestAsync(reading))
             {
+                var request = reading.Current;
                 var reply = await AnswerAsync(request, context.CancellationToken);
                 try
                 {
@@ -148,6 +150,19 @@ internal class RecordsGrpcService(IntegrationTestsService service, GrpcLimits li
         {
             log.LogWarning("{Code}: the stream from {Peer} was cancelled halfway.", ErrorCodes.ConnectionLost, context.Peer);
             throw new RpcException(new Status(StatusCode.Cancelled, CodedError.Format(ErrorCodes.ConnectionLost, "The stream was cancelled.")));
+        }
+    }
+
+    /// <summary>The next request; a read after the client reset the stream is gRPC's InvalidOperationException, here the stream gone.</summary>
+    private static async ValueTask<bool> NextRequestAsync(IAsyncEnumerator<BatchRequest> reading)
+    {
+        try
+        {
+            return await reading.MoveNextAsync();
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new IOException($"The next request could not be read: {e.Message}", e);
         }
     }
 
