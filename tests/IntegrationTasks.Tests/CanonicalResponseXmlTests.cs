@@ -16,14 +16,6 @@ public sealed class CanonicalResponseXmlTests
     /// <summary>Through XmlReader only: a stream whose buffer is not visible is never read in place.</summary>
     private static List<ServiceRecord> ThroughXmlReader(byte[] message) => RecordXml.ReadResponse(new MemoryStream(message));
 
-    private static void AssertSame(IReadOnlyList<ServiceRecord> expected, IReadOnlyList<ServiceRecord> actual)
-    {
-        Assert.HasCount(expected.Count, actual);
-        for (var i = 0; i < expected.Count; i++)
-            Assert.IsTrue(expected[i].SameValuesAs(actual[i]) && (expected[i].Payload is null) == (actual[i].Payload is null)
-                          && (expected[i].PayloadText is null) == (actual[i].PayloadText is null), $"row {expected[i].Id}");
-    }
-
     [TestMethod]
     [DataRow("xml-response-none.xml")]
     [DataRow("xml-response-bytes.xml")]
@@ -32,10 +24,10 @@ public sealed class CanonicalResponseXmlTests
     {
         var message = File.ReadAllBytes(Golden(file));
         Assert.IsTrue(CanonicalResponseXml.TryRead(message, out var rows));
-        AssertSame(ThroughXmlReader(message), rows);
+        RowChecks.AssertSameRows(ThroughXmlReader(message), rows, "in place");
         Assert.IsNotEmpty(rows);
         // And the public path takes it from a stream whose buffer it can see.
-        AssertSame(rows, RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true)));
+        RowChecks.AssertSameRows(rows, RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true)), "in place");
     }
 
     private const string Row = "<ServiceTableID>5</ServiceTableID><DescServiceTable>{0}</DescServiceTable><Value>1.5</Value>"
@@ -57,8 +49,8 @@ public sealed class CanonicalResponseXmlTests
         Assert.AreEqual(inPlace, CanonicalResponseXml.TryRead(message, out var rows));
         var expected = ThroughXmlReader(message);
         if (inPlace)
-            AssertSame(expected, rows);
-        AssertSame(expected, RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true)));
+            RowChecks.AssertSameRows(expected, rows, "in place");
+        RowChecks.AssertSameRows(expected, RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true)), "in place");
     }
 
     [TestMethod]

@@ -57,14 +57,6 @@ public sealed class GoldenWireTests
             $"{file}: {actual.Length:N0} bytes against the golden {expected.Length:N0}, first different at byte {differsAt:N0}.");
     }
 
-    private static void AssertSameRows(IReadOnlyList<ServiceRecord> sent, IReadOnlyList<ServiceRecord> received, string codec)
-    {
-        Assert.HasCount(sent.Count, received, codec);
-        for (var i = 0; i < sent.Count; i++)
-            Assert.IsTrue(sent[i].SameValuesAs(received[i]) && (sent[i].Payload is null) == (received[i].Payload is null)
-                          && (sent[i].PayloadText is null) == (received[i].PayloadText is null), $"{codec}: row {sent[i].Id}");
-    }
-
     [TestMethod]
     public void The_series_XML_request_is_the_golden_bytes_and_reads_back()
     {
@@ -85,7 +77,7 @@ public sealed class GoldenWireTests
         RecordXml.WriteResponse(body, rows);
         AssertGolden($"xml-response-{shape}.xml", body.ToArray());
         body.Position = 0;
-        AssertSameRows(rows, RecordXml.ReadResponse(body), "XML");
+        RowChecks.AssertSameRows(rows, RecordXml.ReadResponse(body), "XML");
     }
 
     /// <summary>What the series' messages were written with before the UTF-8 writer: XmlWriter, with RecordXml's settings and calls.</summary>
@@ -181,7 +173,7 @@ public sealed class GoldenWireTests
         var back = new List<ServiceRecord>();
         await foreach (var row in RestProtocol.ReadRecordsAsync(new MemoryStream(body), CancellationToken.None))
             back.Add(row);
-        AssertSameRows(rows, back, "JSON");
+        RowChecks.AssertSameRows(rows, back, "JSON");
     }
 
     [TestMethod]
@@ -191,7 +183,7 @@ public sealed class GoldenWireTests
         var rows = Batch(shape);
         var bytes = RecordMessages.ToReply(1, rows).ToByteArray();
         AssertGolden($"protobuf-reply-{shape}.bin", bytes);
-        AssertSameRows(rows, [.. BatchReply.Parser.ParseFrom(bytes).Records.Select(RecordMessages.ToRecord)], "protobuf");
+        RowChecks.AssertSameRows(rows, [.. BatchReply.Parser.ParseFrom(bytes).Records.Select(RecordMessages.ToRecord)], "protobuf");
     }
 
     [TestMethod]
@@ -211,7 +203,7 @@ public sealed class GoldenWireTests
             using var reader = binary
                 ? XmlDictionaryReader.CreateBinaryReader(body, XmlDictionaryReaderQuotas.Max)
                 : XmlDictionaryReader.CreateTextReader(body, XmlDictionaryReaderQuotas.Max);
-            AssertSameRows(rows, [.. ((List<RecordData>)serializer.ReadObject(reader)!).Select(RecordDataMapping.ToRecord)], binary ? "binary data contract" : "text data contract");
+            RowChecks.AssertSameRows(rows, [.. ((List<RecordData>)serializer.ReadObject(reader)!).Select(RecordDataMapping.ToRecord)], binary ? "binary data contract" : "text data contract");
         }
     }
 }

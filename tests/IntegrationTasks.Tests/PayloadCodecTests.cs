@@ -24,16 +24,6 @@ public sealed class PayloadCodecTests
             .Append(SampleData.Create(21) with { Payload = [] })
             .Append(SampleData.Create(22) with { PayloadText = "" });
 
-    private static void AssertSame(IReadOnlyList<ServiceRecord> sent, IReadOnlyList<ServiceRecord> received, string codec)
-    {
-        Assert.HasCount(sent.Count, received, codec);
-        for (var i = 0; i < sent.Count; i++)
-        {
-            Assert.IsTrue(sent[i].SameValuesAs(received[i]), $"{codec}: row {sent[i].Id} ({PayloadShape.Of(sent[i])}) came back as {PayloadShape.Of(received[i])}");
-            Assert.AreEqual((sent[i].Payload is null, sent[i].PayloadText is null), (received[i].Payload is null, received[i].PayloadText is null), $"{codec}: row {sent[i].Id}'s payload NULL stays NULL");
-        }
-    }
-
     [TestMethod]
     public void The_series_XML_carries_bytes_as_base64_and_text_escaped()
     {
@@ -45,7 +35,7 @@ public sealed class PayloadCodecTests
         StringAssert.Contains(xml, "&lt;b class=\"x\"&gt;&amp;amp;&lt;/b&gt;");
         Assert.IsFalse(xml[..xml.IndexOf("</record>", StringComparison.Ordinal)].Contains("Payload"), "a row without a payload is the series' row");
         body.Position = 0;
-        AssertSame(rows, RecordXml.ReadResponse(body), "XML");
+        RowChecks.AssertSameRows(rows, RecordXml.ReadResponse(body), "XML");
     }
 
     [TestMethod]
@@ -84,7 +74,7 @@ public sealed class PayloadCodecTests
         var back = new List<ServiceRecord>();
         await foreach (var row in RestProtocol.ReadRecordsAsync(body, CancellationToken.None))
             back.Add(row);
-        AssertSame(rows, back, "JSON");
+        RowChecks.AssertSameRows(rows, back, "JSON");
     }
 
     [TestMethod]
@@ -92,7 +82,7 @@ public sealed class PayloadCodecTests
     {
         var rows = Rows().ToList();
         var reply = BatchReply.Parser.ParseFrom(RecordMessages.ToReply(1, rows).ToByteArray());
-        AssertSame(rows, [.. reply.Records.Select(RecordMessages.ToRecord)], "protobuf");
+        RowChecks.AssertSameRows(rows, [.. reply.Records.Select(RecordMessages.ToRecord)], "protobuf");
         Assert.AreEqual(Record.PayloadOneofCase.None, rows[0].ToMessage().PayloadCase);
     }
 
@@ -112,6 +102,6 @@ public sealed class PayloadCodecTests
             ? XmlDictionaryReader.CreateBinaryReader(body, XmlDictionaryReaderQuotas.Max)
             : XmlDictionaryReader.CreateTextReader(body, XmlDictionaryReaderQuotas.Max);
         var back = (List<RecordData>)serializer.ReadObject(reader)!;
-        AssertSame(rows, [.. back.Select(RecordDataMapping.ToRecord)], binary ? "binary data contract" : "text data contract");
+        RowChecks.AssertSameRows(rows, [.. back.Select(RecordDataMapping.ToRecord)], binary ? "binary data contract" : "text data contract");
     }
 }
