@@ -144,13 +144,10 @@ public sealed class PipelinedClientModel(int maxInFlight) : ClientModel
         async Task ReceiveAsync()
         {
             var received = 0;
-            while (await frames.ReadAsync(token).ConfigureAwait(false) is { } frame)
+            // Parsed as it arrives, never held whole; a refusal (too many clients) comes as a frame of no batch and says so with its code.
+            while (await frames.ParseAsync(StreamedResponseXml.ReadAsync, token).ConfigureAwait(false) is { } frame)
             {
-                // Parsed first: a refusal (too many clients) comes as a frame of no batch and says so with its code.
-                List<ServiceRecord> records;
-                using (frame)
-                using (var body = frame.OpenRead())
-                    records = RecordXml.ReadResponse(body, token);
+                var records = frame.Value;
                 if (++received > batches.Count || (frames.Format.CarriesBatchId && !TakeOutstanding(frame.BatchId)))
                     throw new IntegrationException(ErrorCodes.TransferFailed,
                         received > batches.Count

@@ -20,7 +20,7 @@ internal static class CanonicalResponseXml
 {
     private const string DateFormat = "yyyy-MM-dd'T'HH:mm:ss.fffffff";
 
-    private static ReadOnlySpan<byte> Declaration => "<?xml version=\"1.0\" encoding=\"utf-8\"?>"u8;
+    internal static ReadOnlySpan<byte> Declaration => "<?xml version=\"1.0\" encoding=\"utf-8\"?>"u8;
 
     /// <summary>Bytes that text may hold only through XmlReader: an entity or reference, a raw CR (normalised there), forbidden controls.</summary>
     private static readonly SearchValues<byte> TextSpecial = SearchValues.Create(
@@ -42,9 +42,37 @@ internal static class CanonicalResponseXml
         return true;
     }
 
-    private static bool TryRecord(ref ReadOnlySpan<byte> s, out ServiceRecord record)
+    /// <summary>One whole record, <paramref name="s"/> moved past its end tag.</summary>
+    internal static bool TryRecord(ref ReadOnlySpan<byte> s, out ServiceRecord record)
     {
         record = null!;
+        if (!TryHead(ref s, out var head))
+            return false;
+        byte[]? payload = null;
+        string? payloadText = null;
+        if (s.StartsWith("<Payload"u8) && !s.StartsWith("<PayloadText"u8))
+        {
+            if (Skip(ref s, "<Payload />"u8))
+                payload = [];
+            else if (!Skip(ref s, PayloadStart) || !Until(ref s, PayloadEnd, out var base64) || !TryBase64(base64, out payload))
+                return false;
+        }
+        else if (s.StartsWith("<PayloadText"u8) && !TryText(ref s, "<PayloadText>"u8, "</PayloadText>"u8, "<PayloadText />"u8, out payloadText))
+            return false;
+        if (!Skip(ref s, RecordEnd))
+            return false;
+        record = head.With(payload, payloadText);
+        return true;
+    }
+
+    internal static ReadOnlySpan<byte> PayloadStart => "<Payload>"u8;
+    internal static ReadOnlySpan<byte> PayloadEnd => "</Payload>"u8;
+    internal static ReadOnlySpan<byte> RecordEnd => "</record>"u8;
+
+    /// <summary>A record's six fields, from its start tag to where a payload would begin; <paramref name="s"/> moved past them.</summary>
+    internal static bool TryHead(ref ReadOnlySpan<byte> s, out RecordHead head)
+    {
+        head = default;
         if (!Skip(ref s, "<record><ServiceTableID>"u8)
             || !Until(ref s, "</ServiceTableID>"u8, out var idText)
             || !Printable(idText) || !int.TryParse(idText, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var id)
@@ -56,21 +84,14 @@ internal static class CanonicalResponseXml
             || !TryNullable(ref s, "<StringField1>"u8, "</StringField1>"u8, "<StringField1 nil=\"true\" />"u8, out var field1)
             || !TryNullable(ref s, "<StringField2>"u8, "</StringField2>"u8, "<StringField2 nil=\"true\" />"u8, out var field2))
             return false;
-        byte[]? payload = null;
-        string? payloadText = null;
-        if (s.StartsWith("<Payload"u8) && !s.StartsWith("<PayloadText"u8))
-        {
-            if (Skip(ref s, "<Payload />"u8))
-                payload = [];
-            else if (!Skip(ref s, "<Payload>"u8) || !Until(ref s, "</Payload>"u8, out var base64) || !TryBase64(base64, out payload))
-                return false;
-        }
-        else if (s.StartsWith("<PayloadText"u8) && !TryText(ref s, "<PayloadText>"u8, "</PayloadText>"u8, "<PayloadText />"u8, out payloadText))
-            return false;
-        if (!Skip(ref s, "</record>"u8))
-            return false;
-        record = new ServiceRecord(id, desc, value, date, field1, field2, payload, payloadText);
+        head = new RecordHead(id, desc, value, date, field1, field2);
         return true;
+    }
+
+    /// <summary>The series' six fields of a record read so far.</summary>
+    internal readonly record struct RecordHead(int Id, string Desc, double Value, DateTime Date, string? Field1, string? Field2)
+    {
+        public ServiceRecord With(byte[]? payload, string? payloadText) => new(Id, Desc, Value, Date, Field1, Field2, payload, payloadText);
     }
 
     /// <summary>
@@ -190,7 +211,8 @@ internal static class CanonicalResponseXml
         if (text.Length % 4 != 0)
             return false;
         var size = text.Length / 4 * 3 - (text.EndsWith("=="u8) ? 2 : text.EndsWith("="u8) ? 1 : 0);
-        bytes = new byte[size];
+        // Every byte is written on success; on failure the array is dropped.
+        bytes = GC.AllocateUninitializedArray<byte>(size);
         return Base64.DecodeFromUtf8(text, bytes, out var consumed, out var written) == OperationStatus.Done
                && consumed == text.Length && written == size;
     }

@@ -1,0 +1,162 @@
+using System.Text;
+using IntegrationTasks.Wire;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The pipelined clients' reader of a response as it arrives: the rows XmlReader reads from the whole message, in any chunking,
+/// without holding a large payload's frame whole; every other form, and every broken one, read or refused as XmlReader does.
+/// </summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class StreamedResponseXmlTests
+{
+    private const int MiB = 1024 * 1024;
+
+    private static ServiceRecord Row(int id, byte[]? payload = null, string? text = null) =>
+        new(id, $"row {id} <&> ✓", id * 1.25, new DateTime(2014, 5, 10, 13, 45, 0).AddTicks(id), id % 2 == 0 ? null : "a", "", payload, text);
+
+    private static byte[] Bytes(int size, int seed)
+    {
+        var bytes = new byte[size];
+        new Random(seed).NextBytes(bytes);
+        return bytes;
+    }
+
+    private static byte[] Message(IEnumerable<ServiceRecord> rows)
+    {
+        using var buffer = new MemoryStream();
+        RecordXml.WriteResponse(buffer, rows);
+        return buffer.ToArray();
+    }
+
+    private static List<ServiceRecord> Rows(string shape) => shape switch
+    {
+        "none" => [.. Enumerable.Range(1, 300).Select(i => Row(i))],
+        "empty" => [],
+        "bytes-64KiB" => [.. Enumerable.Range(1, 5).Select(i => Row(i, Bytes(64 * 1024 + i, i)))],
+        "bytes-1MiB" => [Row(1, Bytes(MiB, 1)), Row(2, Bytes(10, 2)), Row(3, Bytes(MiB + 1, 3)), Row(4, Bytes(MiB + 2, 4)), Row(5, [])],
+        "bytes-3MiB" => [Row(1, Bytes(3 * MiB, 5))],
+        "text-64KiB" => [.. Enumerable.Range(1, 3).Select(i => Row(i, text: new string('é', 32 * 1024) + "\r\n<&>"))],
+        _ => throw new ArgumentOutOfRangeException(nameof(shape)),
+    };
+
+    [TestMethod]
+    [DataRow("none", 7)]
+    [DataRow("none", 100_000)]
+    [DataRow("empty", 3)]
+    [DataRow("bytes-64KiB", 5_000)]
+    [DataRow("bytes-1MiB", 1)]
+    [DataRow("bytes-1MiB", 65_536)]
+    [DataRow("bytes-1MiB", 300_001)]
+    [DataRow("bytes-3MiB", 70_000)]
+    [DataRow("text-64KiB", 999)]
+    public async Task What_the_writer_writes_reads_to_the_same_rows_in_any_chunking(string shape, int largestChunk)
+    {
+        var rows = Rows(shape);
+        var message = Message(rows);
+        var (read, window) = await StreamedResponseXml.ReadMeasuredAsync(new TrickleStream(message, largestChunk, seed: largestChunk), CancellationToken.None);
+        RowChecks.AssertSameRows(rows, read, "streamed");
+        // A payload of any size is decoded as it comes: the window stays within the pooled sizes.
+        Assert.IsLessThanOrEqualTo(MiB, window, $"window for a {message.Length}-byte message");
+    }
+
+    private static byte[] OtherForm(string form)
+    {
+        var large = Encoding.UTF8.GetString(Message([Row(1, Bytes(2 * MiB, 9)), Row(2)]));
+        var breakAt = large.IndexOf("<Payload>", StringComparison.Ordinal) + 1_500_000;
+        var small = Encoding.UTF8.GetString(Message([Row(1), Row(2), Row(3)]));
+        return Encoding.UTF8.GetBytes(form switch
+        {
+            "a line break in a large payload" => large.Insert(breakAt, "\n"),
+            "a comment after a large payload" => large.Replace("</Payload></record>", "</Payload><!-- c --></record>", StringComparison.Ordinal),
+            "CDATA in a large payload" => large.Insert(breakAt, "]]>").Insert(breakAt - 4, "<![CDATA["),
+            "whitespace after the table" => small + "\n  ",
+            "whitespace between records" => small.Replace("</record><record>", "</record>\n<record>", StringComparison.Ordinal),
+            "no declaration" => "<table>" + small.Split("<table>")[1],
+            _ => throw new ArgumentOutOfRangeException(nameof(form)),
+        });
+    }
+
+    [TestMethod]
+    [DataRow("a line break in a large payload")]
+    [DataRow("a comment after a large payload")]
+    [DataRow("CDATA in a large payload")]
+    [DataRow("whitespace after the table")]
+    [DataRow("whitespace between records")]
+    [DataRow("no declaration")]
+    public async Task Another_well_formed_form_reads_to_the_rows_XmlReader_reads(string form)
+    {
+        var message = OtherForm(form);
+        var expected = RecordXml.ReadResponse(new MemoryStream(message));
+        var read = await StreamedResponseXml.ReadAsync(new TrickleStream(message, 40_000, seed: 1), CancellationToken.None);
+        RowChecks.AssertSameRows(expected, read, form);
+    }
+
+    private static byte[] BrokenForm(string form)
+    {
+        var large = Encoding.UTF8.GetString(Message([Row(1, Bytes(2 * MiB, 9))]));
+        return form switch
+        {
+            "cut short in a large payload" => Encoding.UTF8.GetBytes(large[..1_800_000]),
+            "a large payload that is not base64" => Encoding.UTF8.GetBytes(large.Insert(large.IndexOf("</Payload>", StringComparison.Ordinal) - 8, "*")),
+            "a large payload's padding inside it" => Encoding.UTF8.GetBytes(large.Insert(1_000_000, "====")),
+            "a wrong end tag" => Encoding.UTF8.GetBytes(Encoding.UTF8.GetString(Message([Row(1)])).Replace("</table>", "</tabel>", StringComparison.Ordinal)),
+            "an ID that is no number" => "<table><record><ServiceTableID>x</ServiceTableID></record></table>"u8.ToArray(),
+            "a refusal" => RecordXml.Refusal("IT3008", "too many clients"),
+            _ => throw new ArgumentOutOfRangeException(nameof(form)),
+        };
+    }
+
+    [TestMethod]
+    [DataRow("cut short in a large payload", ErrorCodes.MalformedXml)]
+    [DataRow("a large payload that is not base64", ErrorCodes.MalformedXml)]
+    [DataRow("a large payload's padding inside it", ErrorCodes.MalformedXml)]
+    [DataRow("a wrong end tag", ErrorCodes.MalformedXml)]
+    [DataRow("an ID that is no number", ErrorCodes.InvalidFieldValue)]
+    [DataRow("a refusal", "IT3008")]
+    public async Task A_broken_message_is_refused_with_the_code_XmlReader_gives(string form, string code)
+    {
+        var message = BrokenForm(form);
+        var whole = Assert.ThrowsExactly<IntegrationException>(() => RecordXml.ReadResponse(new MemoryStream(message)), form);
+        Assert.AreEqual(code, whole.Code, form);
+        var streamed = await Assert.ThrowsExactlyAsync<IntegrationException>(() =>
+            StreamedResponseXml.ReadAsync(new TrickleStream(message, 50_000, seed: 2), CancellationToken.None), form);
+        Assert.AreEqual(code, streamed.Code, form);
+    }
+
+    [TestMethod]
+    public async Task A_stream_that_ends_before_its_length_is_a_truncated_frame()
+    {
+        var message = Message([Row(1, Bytes(2 * MiB, 3))]);
+        var cut = new TrickleStream(message[..1_000_000], 64 * 1024, seed: 3, claimedLength: message.Length);
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => StreamedResponseXml.ReadAsync(cut, CancellationToken.None));
+        Assert.AreEqual(ErrorCodes.TruncatedFrame, e.Code);
+    }
+
+    /// <summary>A message handed over in chunks of 1 to <paramref name="largestChunk"/> bytes, as a socket might.</summary>
+    private sealed class TrickleStream(byte[] message, int largestChunk, int seed, int? claimedLength = null) : Stream
+    {
+        private readonly Random _random = new(seed);
+        private int _position;
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            var count = Math.Min(Math.Min(buffer.Length, message.Length - _position), _random.Next(1, largestChunk + 1));
+            message.AsSpan(_position, count).CopyTo(buffer.Span);
+            _position += count;
+            return new(count);
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => claimedLength ?? message.Length;
+        public override long Position { get => _position; set => throw new NotSupportedException(); }
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+}
