@@ -4,6 +4,7 @@
 #   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards;
 #   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node;
 #   - NATS and Redis: nats-server and redis-server installed from apt if missing; the tests start and stop their own servers;
+#   - zeep, grpcio, protoc: installed from apt if missing, for the clients generated from the WSDL and records.proto;
 #   - Chromium: installed from apt if missing, to open the HTML report headless.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +22,7 @@ fi
 # With "no-service", the package's own service is kept from starting (the suite runs private servers of its own).
 need_package() {
   local file=$1 package=$2 service=${3:-}
-  if [ -x "$file" ] || command -v "$file" >/dev/null; then return 0; fi
+  if [ -e "$file" ] || command -v "$file" >/dev/null; then return 0; fi
   if [ "$(id -u)" != 0 ]; then
     echo "scripts/test.sh: $package is not installed; as root: apt-get install -y --no-install-recommends $package" >&2
     exit 1
@@ -47,6 +48,14 @@ need_package ss iproute2
 need_package hey hey
 # curl calls the REST transport's endpoint and OpenAPI document as a client no one here wrote, in the tests.
 need_package curl curl
+# Clients no one here wrote, from the published contracts alone: zeep builds a SOAP client from the WSDL; protoc and gRPC's
+# Python plugin generate stubs from records.proto (Debian's Python runs them).
+need_package /usr/lib/python3/dist-packages/zeep python3-zeep
+need_package /usr/lib/python3/dist-packages/grpc python3-grpcio
+need_package /usr/lib/python3/dist-packages/google/protobuf python3-protobuf
+need_package /usr/bin/protoc protobuf-compiler
+need_package /usr/bin/grpc_python_plugin protobuf-compiler-grpc
+need_package /usr/include/google/protobuf/timestamp.proto libprotobuf-dev
 # Chromium opens the HTML report in the tests.
 need_package /usr/bin/chromium chromium
 

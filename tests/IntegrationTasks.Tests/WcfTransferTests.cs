@@ -101,6 +101,12 @@ public sealed class WcfTransferTests
         CollectionAssert.AreEqual(new[] { "GetRecord", "GetRecords", "GetRecordsConcurrently" }, operations);
         Assert.IsTrue(wsdl.Descendants(soap + "binding").Any(b => (string?)b.Attribute("transport") == "http://schemas.xmlsoap.org/soap/http"));
         StringAssert.EndsWith((string)wsdl.Descendants(soap + "address").Single().Attribute("location")!, ServiceNames.SoapPath);
+        // Every type the messages name is defined in the namespace they name it in (SoapCore put Record in another one).
+        XNamespace xs = "http://www.w3.org/2001/XMLSchema";
+        var defined = wsdl.Descendants(xs + "complexType").Where(t => t.Attribute("name") is not null)
+            .Select(t => ((string)t.Ancestors(xs + "schema").First().Attribute("targetNamespace")!, (string)t.Attribute("name")!)).ToHashSet();
+        Assert.IsTrue(defined.Contains((ServiceNames.Namespace, "Record")) && defined.Contains((ServiceNames.Namespace, "ArrayOfRecord")),
+            string.Join(", ", defined));
 
         // What any SOAP 1.1 client sends: an envelope and a SOAPAction header.
         var reply = await PostAsync(http, server.Url, "GetRecords", "<firstId>3</firstId><count>2</count>");
