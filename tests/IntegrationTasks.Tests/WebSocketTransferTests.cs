@@ -124,15 +124,8 @@ public sealed class WebSocketTransferTests
         await using var server = await StartAsync(databases, keepAliveSeconds: 1);
 
         // A peer no one here wrote: the upgrade by hand, then requests for every record, then nothing — no read, no pong.
-        using var silent = new System.Net.Sockets.TcpClient();
-        await silent.ConnectAsync(IPAddress.Loopback, server.Port);
+        using var silent = await UpgradedByHandAsync(server.Port);
         var stream = silent.GetStream();
-        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(
-            $"GET {WebSocketProtocol.Path} HTTP/1.1\r\nHost: 127.0.0.1:{server.Port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"));
-        var head = new byte[1024];
-        var read = await stream.ReadAsync(head).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
-        StringAssert.StartsWith(System.Text.Encoding.ASCII.GetString(head, 0, read), "HTTP/1.1 101");
         for (var batch = 0; batch < 20; batch++)
             await stream.WriteAsync(MaskedBinaryMessage(Request(Enumerable.Range(batch * 1000 + 1, 1000).ToArray())));
         var since = System.Diagnostics.Stopwatch.StartNew();
@@ -143,7 +136,6 @@ public sealed class WebSocketTransferTests
         StringAssert.Contains(server.Log, $"warning {ErrorCodes.ConnectionLost}: [Host (websocket)] ");
         var silentPort = ((IPEndPoint)silent.Client.LocalEndPoint!).Port;
         StringAssert.Contains(server.Log, $"Closed the connection from 127.0.0.1:{silentPort}");
-        StringAssert.Contains(server.Log, "The WebSocket broke (Faulted)");
         StringAssert.Contains(server.Log, "KeepAliveTimeout", "the keep-alive's own reason, not the socket's state after it");
         Assert.IsLessThan(20, since.Elapsed.TotalSeconds, "dropped within the keep-alive's time, not a long timeout's");
         // Its socket is closed: what the server had sent drains, then the stream ends (or is reset).
@@ -162,6 +154,42 @@ public sealed class WebSocketTransferTests
         var engine = new FakeBuildEngine();
         Assert.IsTrue(await Task.Run(Client(server.Port, databases, engine, totalBatches: 20, batchSize: 1000).Execute), engine.Log);
         Assert.AreEqual(20_000, (await new TransferVerifier(databases.Server, databases.Client).VerifyAsync(20_000, CancellationToken.None)).Matched);
+    }
+
+    [TestMethod]
+    [DataRow("idle", DisplayName = "a peer that reads but never answers a ping")]
+    [DataRow("oversized", DisplayName = "a peer that declares a 2^40-byte message and goes silent")]
+    public async Task A_peer_that_never_answers_pings_is_dropped_with_a_coded_line_never_IT9999(string peer)
+    {
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 100);
+        await using var server = await StartAsync(databases, keepAliveSeconds: 1);
+        using var silent = await UpgradedByHandAsync(server.Port);
+        var stream = silent.GetStream();
+        if (peer == "oversized")
+            await stream.WriteAsync(new byte[] { 0x82, 0x80 | 127, 0, 0, 1, 0, 0, 0, 0, 0, 1, 2, 3, 4 }); // FIN binary, masked, 2^40 bytes
+        // It reads everything the server sends (the pings) and answers nothing.
+        var scrap = new byte[4096];
+        var reading = Task.Run(async () =>
+        {
+            try
+            {
+                while (await stream.ReadAsync(scrap) > 0)
+                {
+                }
+            }
+            catch (IOException)
+            {
+            }
+        });
+        var port = ((IPEndPoint)silent.Client.LocalEndPoint!).Port;
+        await Eventually.WaitUntilAsync(() => server.Log.Contains($"from 127.0.0.1:{port}", StringComparison.Ordinal) && server.Log.Contains("KeepAliveTimeout", StringComparison.Ordinal),
+            "the silent peer dropped by the keep-alive", TimeSpan.FromSeconds(30), () => server.Log);
+        await reading.WaitAsync(TimeSpan.FromSeconds(30));
+        // One coded line for it, the keep-alive's (the socket is aborted: no close frame can follow).
+        var coded = server.Log.Split('\n').Where(l => l.Contains($"127.0.0.1:{port}", StringComparison.Ordinal) && l.Contains(": [Host", StringComparison.Ordinal)).ToList();
+        Assert.HasCount(1, coded, server.Log);
+        StringAssert.StartsWith(coded[0], $"warning {ErrorCodes.ConnectionLost}: ");
+        Assert.DoesNotContain(ErrorCodes.Unexpected, server.Log);
     }
 
     [TestMethod]
@@ -224,6 +252,22 @@ public sealed class WebSocketTransferTests
         FrameCodec.BeginFrame(buffer, FrameFormat.Plain);
         RecordXml.WriteRequest(buffer, ids);
         return FrameCodec.EndFrame(buffer, FrameFormat.Plain, 1).ToArray();
+    }
+
+    /// <summary>A TCP connection upgraded to a WebSocket by hand (RFC 6455 §4.1), its 101 answer read: a peer no one here wrote.</summary>
+    private static async Task<System.Net.Sockets.TcpClient> UpgradedByHandAsync(int port)
+    {
+        var peer = new System.Net.Sockets.TcpClient();
+        await peer.ConnectAsync(IPAddress.Loopback, port);
+        var stream = peer.GetStream();
+        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(
+            $"GET {WebSocketProtocol.Path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"));
+        // The 101 comes alone: the server sends nothing more before the peer's first frame or its first ping.
+        var head = new byte[1024];
+        var read = await stream.ReadAsync(head).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+        StringAssert.StartsWith(System.Text.Encoding.ASCII.GetString(head, 0, read), "HTTP/1.1 101");
+        return peer;
     }
 
     /// <summary>One binary WebSocket frame as a client must send it (RFC 6455 §5.3: masked).</summary>

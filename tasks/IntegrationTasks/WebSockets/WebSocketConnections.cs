@@ -205,15 +205,22 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
 
     /// <summary>
     /// A WebSocket error, or an operation the socket cancelled itself: a keep-alive whose pong did not come aborts the socket, and the
-    /// read or write then in progress ends cancelled, or later ones as in an invalid state, with the keep-alive's error inside.
+    /// read or write then in progress ends cancelled — with the keep-alive's error inside, or, for a receive waiting on an idle peer,
+    /// with none — or later ones as in an invalid state. A cancellation the caller asked for is the caller's.
     /// </summary>
     private static bool IsBreak(Exception e, CancellationToken cancellationToken) =>
-        e is WebSocketException || (e is OperationCanceledException { InnerException: WebSocketException } && !cancellationToken.IsCancellationRequested);
+        e is WebSocketException || (e is OperationCanceledException && !cancellationToken.IsCancellationRequested);
 
-    private static IntegrationException Lost(Exception e)
+    private IntegrationException Lost(Exception e)
     {
-        var cause = e.InnerException as WebSocketException ?? (WebSocketException)e;
-        return new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({cause.WebSocketErrorCode}): {cause.Message}", e);
+        var cause = e as WebSocketException ?? e.InnerException as WebSocketException;
+        // Every receive here runs without a token of its own, so only the socket cancels it, and an operation begun after that finds
+        // it aborted: on a connection still being served, that is its keep-alive giving up on the peer.
+        if (socket.State == WebSocketState.Aborted && cause is null or { WebSocketErrorCode: WebSocketError.InvalidState })
+            return new(ErrorCodes.ConnectionLost, "The WebSocket was aborted while waiting for its peer: no pong answered its keep-alive ping in time (KeepAliveTimeout).", e);
+        return cause is null
+            ? new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({socket.State}): {e.Message}", e)
+            : new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({cause.WebSocketErrorCode}): {cause.Message}", e);
     }
 
     private static IntegrationException ClosedWith(WebSocketCloseStatus status, string? reason) =>
