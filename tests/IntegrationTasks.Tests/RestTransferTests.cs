@@ -87,6 +87,11 @@ public sealed class RestTransferTests
             CollectionAssert.AreEquivalent(new[] { "firstId", "count" },
                 get.GetProperty("parameters").EnumerateArray().Select(p => p.GetProperty("name").GetString()).ToArray());
             Assert.IsTrue(get.GetProperty("responses").TryGetProperty("200", out _) && get.GetProperty("responses").TryGetProperty("400", out _), get.ToString());
+            // The record's numbers are numbers: one type each, never "or string" (what the service writes, and what a generated client gets).
+            var record = openApi.RootElement.GetProperty("components").GetProperty("schemas").EnumerateObject()
+                .Single(s => s.Value.TryGetProperty("properties", out var p) && p.TryGetProperty("creationDate", out _)).Value.GetProperty("properties");
+            Assert.AreEqual(("integer", "int32", "number", "double"), (record.GetProperty("id").GetProperty("type").ToString(), record.GetProperty("id").GetProperty("format").GetString(),
+                record.GetProperty("value").GetProperty("type").ToString(), record.GetProperty("value").GetProperty("format").GetString()), record.ToString());
             // Each parameter a required int32 within its limits; and a request made from those alone is served.
             var limits = new Dictionary<string, (long Minimum, long Maximum)>();
             foreach (var parameter in get.GetProperty("parameters").EnumerateArray())

@@ -46,7 +46,13 @@ internal sealed class RestModule(HostArguments arguments) : IHostModule
         if (_maxBatchRecords < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"MaxBatchRecords must be at least 1 (was {_maxBatchRecords}).");
         _source = await arguments.OpenRecordSourceAsync(cancellationToken);
-        builder.Services.ConfigureHttpJsonOptions(options => options.SerializerOptions.TypeInfoResolverChain.Insert(0, RestJsonContext.Default));
+        builder.Services.ConfigureHttpJsonOptions(options =>
+        {
+            options.SerializerOptions.TypeInfoResolverChain.Insert(0, RestJsonContext.Default);
+            // The web defaults read numbers from strings too, and the OpenAPI document then types every number "number or string";
+            // the service writes numbers only, and the contract says so.
+            options.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict;
+        });
         builder.Services.AddOpenApi(options => options.AddOperationTransformer((operation, _, _) =>
         {
             // The query is read as text (so that a bad number gets the coded problem), which the generator would type as strings:

@@ -84,7 +84,7 @@ public sealed class RecordJson
 /// doubles in their shortest round-trip form, dates in ISO 8601 to the tick, text escaped as JSON requires (CR, tab, quotes,
 /// control and non-ASCII characters). Every value reads back equal, bit for bit and tick for tick.
 /// </summary>
-[JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
+[JsonSourceGenerationOptions(JsonSerializerDefaults.Web, NumberHandling = JsonNumberHandling.Strict)]
 [JsonSerializable(typeof(ServiceRecord))]
 [JsonSerializable(typeof(ServiceRecord[]))]
 [JsonSerializable(typeof(List<ServiceRecord>))]
