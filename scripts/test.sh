@@ -18,11 +18,16 @@ if ! command -v dotnet >/dev/null; then
   exit 1
 fi
 
-# Installs a Debian package when FILE (a path, or a command on PATH) is missing; as root only, else says the command and stops.
+# Installs a Debian package when FILE is missing: an absolute path, a command on PATH, or "python3:MODULE" (a module Debian's
+# python3 imports); as root only, else says the command and stops.
 # With "no-service", the package's own service is kept from starting (the suite runs private servers of its own).
 need_package() {
   local file=$1 package=$2 service=${3:-}
-  if [ -e "$file" ] || command -v "$file" >/dev/null; then return 0; fi
+  case "$file" in
+    python3:*) /usr/bin/python3 -c "import ${file#python3:}" 2>/dev/null && return 0 ;;
+    /*) [ -e "$file" ] && return 0 ;;
+    *) command -v "$file" >/dev/null && return 0 ;;
+  esac
   if [ "$(id -u)" != 0 ]; then
     echo "scripts/test.sh: $package is not installed; as root: apt-get install -y --no-install-recommends $package" >&2
     exit 1
@@ -50,9 +55,9 @@ need_package hey hey
 need_package curl curl
 # Clients no one here wrote, from the published contracts alone: zeep builds a SOAP client from the WSDL; protoc and gRPC's
 # Python plugin generate stubs from records.proto (Debian's Python runs them).
-need_package /usr/lib/python3/dist-packages/zeep python3-zeep
-need_package /usr/lib/python3/dist-packages/grpc python3-grpcio
-need_package /usr/lib/python3/dist-packages/google/protobuf python3-protobuf
+need_package python3:zeep python3-zeep
+need_package python3:grpc python3-grpcio
+need_package python3:google.protobuf python3-protobuf
 need_package /usr/bin/protoc protobuf-compiler
 need_package /usr/bin/grpc_python_plugin protobuf-compiler-grpc
 need_package /usr/include/google/protobuf/timestamp.proto libprotobuf-dev

@@ -30,6 +30,17 @@ public sealed class CanonicalResponseXmlTests
         RowChecks.AssertSameRows(rows, RecordXml.ReadResponse(new MemoryStream(message, 0, message.Length, writable: false, publiclyVisible: true)), "in place");
     }
 
+    [TestMethod]
+    public void An_empty_table_as_the_writer_writes_it_is_read_in_place()
+    {
+        using var buffer = new MemoryStream();
+        RecordXml.WriteResponse(buffer, []);
+        var message = buffer.ToArray();
+        Assert.IsTrue(CanonicalResponseXml.TryRead(message, out var rows));
+        Assert.IsEmpty(rows);
+        Assert.IsEmpty(ThroughXmlReader(message));
+    }
+
     private const string Row = "<ServiceTableID>5</ServiceTableID><DescServiceTable>{0}</DescServiceTable><Value>1.5</Value>"
                                + "<CreationDate>2014-05-10T13:45:00.0000000</CreationDate><StringField1>a</StringField1><StringField2 nil=\"true\" />";
 

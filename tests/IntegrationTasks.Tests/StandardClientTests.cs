@@ -130,6 +130,10 @@ public sealed class StandardClientTests
         foreach (var argument in arguments)
             start.ArgumentList.Add(argument);
         start.Environment["PYTHONIOENCODING"] = "utf-8";
+        // The servers are on loopback: a proxy the machine sets for HTTP (urllib, zeep) or gRPC must not stand in between.
+        foreach (var proxy in new[] { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "grpc_proxy", "all_proxy", "ALL_PROXY" })
+            start.Environment.Remove(proxy);
+        start.Environment["no_proxy"] = start.Environment["NO_PROXY"] = "127.0.0.1,localhost";
         using var process = Process.Start(start)!;
         var output = process.StandardOutput.ReadToEndAsync();
         var errors = process.StandardError.ReadToEndAsync();

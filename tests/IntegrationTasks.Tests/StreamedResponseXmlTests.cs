@@ -55,9 +55,10 @@ public sealed class StreamedResponseXmlTests
     {
         var rows = Rows(shape);
         var message = Message(rows);
-        var (read, window) = await StreamedResponseXml.ReadMeasuredAsync(new TrickleStream(message, largestChunk, seed: largestChunk), CancellationToken.None);
+        var (read, window, fellBack) = await StreamedResponseXml.ReadMeasuredAsync(new TrickleStream(message, largestChunk, seed: largestChunk), CancellationToken.None);
         RowChecks.AssertSameRows(rows, read, "streamed");
-        // A payload of any size is decoded as it comes: the window stays within the pooled sizes.
+        // All of it read in place, a payload of any size decoded as it comes: the window stays within the pooled sizes.
+        Assert.IsFalse(fellBack);
         Assert.IsLessThanOrEqualTo(MiB, window, $"window for a {message.Length}-byte message");
     }
 
@@ -79,18 +80,19 @@ public sealed class StreamedResponseXmlTests
     }
 
     [TestMethod]
-    [DataRow("a line break in a large payload")]
-    [DataRow("a comment after a large payload")]
-    [DataRow("CDATA in a large payload")]
-    [DataRow("whitespace after the table")]
-    [DataRow("whitespace between records")]
-    [DataRow("no declaration")]
-    public async Task Another_well_formed_form_reads_to_the_rows_XmlReader_reads(string form)
+    [DataRow("a line break in a large payload", true)]
+    [DataRow("a comment after a large payload", true)]
+    [DataRow("CDATA in a large payload", true)]
+    [DataRow("whitespace after the table", true)]
+    [DataRow("whitespace between records", true)]
+    [DataRow("no declaration", false)]
+    public async Task Another_well_formed_form_reads_to_the_rows_XmlReader_reads(string form, bool leftToXmlReader)
     {
         var message = OtherForm(form);
         var expected = RecordXml.ReadResponse(new MemoryStream(message));
-        var read = await StreamedResponseXml.ReadAsync(new TrickleStream(message, 40_000, seed: 1), CancellationToken.None);
+        var (read, _, fellBack) = await StreamedResponseXml.ReadMeasuredAsync(new TrickleStream(message, 40_000, seed: 1), CancellationToken.None);
         RowChecks.AssertSameRows(expected, read, form);
+        Assert.AreEqual(leftToXmlReader, fellBack, "left to XmlReader");
     }
 
     private static byte[] BrokenForm(string form)
@@ -132,6 +134,53 @@ public sealed class StreamedResponseXmlTests
         var cut = new TrickleStream(message[..1_000_000], 64 * 1024, seed: 3, claimedLength: message.Length);
         var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => StreamedResponseXml.ReadAsync(cut, CancellationToken.None));
         Assert.AreEqual(ErrorCodes.TruncatedFrame, e.Code);
+    }
+
+    [TestMethod]
+    public async Task An_error_the_connection_raises_mid_response_is_told_as_the_connection_said()
+    {
+        // A WebSocket closed with a coded reason mid-frame: its stream throws that error once, then reads as ended.
+        var message = Message([Row(1, Bytes(100_000, 4))]);
+        var frame = new byte[FrameFormat.Plain.HeaderSize + 5_000];
+        FrameFormat.Plain.WriteHeader(frame, message.Length, batchId: 0);
+        message.AsSpan(0, 5_000).CopyTo(frame.AsSpan(FrameFormat.Plain.HeaderSize));
+        await using var frames = IntegrationTasks.Streams.FrameConnection.Create(IntegrationTasks.Streams.StreamIo.Streams,
+            new ClosingStream(frame, new IntegrationException(ErrorCodes.ConnectionStalled, "closed by the server")), FrameFormat.Plain, 64 << 20);
+        var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => frames.ParseAsync(StreamedResponseXml.ReadAsync, CancellationToken.None).AsTask());
+        Assert.AreEqual(ErrorCodes.ConnectionStalled, e.Code);
+    }
+
+    /// <summary>Hands over its bytes, then throws <paramref name="error"/> once, then reads as ended.</summary>
+    private sealed class ClosingStream(byte[] bytes, Exception error) : Stream
+    {
+        private int _position;
+        private bool _thrown;
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (_position < bytes.Length)
+            {
+                var count = Math.Min(buffer.Length, bytes.Length - _position);
+                bytes.AsSpan(_position, count).CopyTo(buffer.Span);
+                _position += count;
+                return new(count);
+            }
+            if (_thrown)
+                return new(0);
+            _thrown = true;
+            return ValueTask.FromException<int>(error);
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
+        public override bool CanRead => true;
+        public override bool CanSeek => false;
+        public override bool CanWrite => false;
+        public override long Length => throw new NotSupportedException();
+        public override long Position { get => _position; set => throw new NotSupportedException(); }
+        public override void Flush() { }
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     /// <summary>A message handed over in chunks of 1 to <paramref name="largestChunk"/> bytes, as a socket might.</summary>

@@ -94,7 +94,11 @@ public sealed class WcfTransferTests
         await using var server = await StartSoapAsync(databases);
         using var http = new HttpClient();
 
-        var wsdl = XDocument.Parse(await http.GetStringAsync(server.Url + "?wsdl"));
+        var wsdlText = await http.GetStringAsync(server.Url + "?wsdl");
+        // SoapCore answers every GET of the path with it: each form is served the same, fixed, document.
+        foreach (var form in new[] { "", "?singleWsdl" })
+            Assert.AreEqual(wsdlText, await http.GetStringAsync(server.Url + form), form);
+        var wsdl = XDocument.Parse(wsdlText);
         XNamespace w = "http://schemas.xmlsoap.org/wsdl/", soap = "http://schemas.xmlsoap.org/wsdl/soap/";
         Assert.AreEqual(w + "definitions", wsdl.Root!.Name);
         var operations = wsdl.Descendants(w + "portType").Single().Elements(w + "operation").Select(o => (string)o.Attribute("name")!).Order().ToList();

@@ -84,7 +84,7 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
         var guardLog = _log;
         app.UseWhen(context => context.Request.Path.StartsWithSegments(ServiceNames.SoapPath),
             branch => branch.Use((context, next) => EnvelopeGuard.InvokeAsync(context, next, guardLog)));
-        app.UseWhen(context => context.Request.Path.StartsWithSegments(ServiceNames.SoapPath) && WsdlNamespaceFix.IsMetadataRequest(context),
+        app.UseWhen(WsdlNamespaceFix.IsMetadataRequest,
             branch => branch.Use((context, next) => WsdlNamespaceFix.InvokeAsync(context, next)));
         // Called on IApplicationBuilder: on WebApplication the overloads are ambiguous.
         ((IApplicationBuilder)app).UseSoapEndpoint<IIntegrationTestsService>(options =>

@@ -13,9 +13,9 @@ internal static class WsdlNamespaceFix
 {
     private const string Misnamed = "http://schemas.datacontract.org/2004/07/" + ServiceNames.Namespace;
 
+    /// <summary>What SoapCore answers with the WSDL: a GET to the service's own path (?wsdl, ?singleWsdl or none); its operations are POSTs.</summary>
     public static bool IsMetadataRequest(HttpContext context) =>
-        HttpMethods.IsGet(context.Request.Method) && context.Request.Query.Keys.Any(key => key.Equals("wsdl", StringComparison.OrdinalIgnoreCase)
-                                                                                          || key.Equals("xsd", StringComparison.OrdinalIgnoreCase));
+        HttpMethods.IsGet(context.Request.Method) && context.Request.Path.Equals(ServiceNames.SoapPath, StringComparison.OrdinalIgnoreCase);
 
     public static async Task InvokeAsync(HttpContext context, Func<Task> next)
     {
@@ -25,6 +25,8 @@ internal static class WsdlNamespaceFix
         try
         {
             await next();
+            // SoapCore writes through the body's pipe: what it holds reaches the buffer only when flushed.
+            await context.Response.BodyWriter.FlushAsync(context.RequestAborted);
         }
         finally
         {

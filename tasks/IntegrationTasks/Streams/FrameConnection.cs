@@ -38,8 +38,9 @@ public abstract class FrameConnection : IAsyncDisposable
     public abstract ValueTask<Frame?> ReadAsync(CancellationToken cancellationToken);
 
     /// <summary>
-    /// The next frame's payload parsed as it arrives, never held whole (a server's requests: a frame may be up to MaxFrameBytes,
-    /// its IDs a small part of it); null for the end marker. Whatever the parser leaves of the frame is read past.
+    /// The next frame's payload parsed as it arrives, never held whole (a frame may be up to MaxFrameBytes: a server's requests, whose
+    /// IDs are a small part of it; a pipelined client's responses); null for the end marker. Whatever the parser leaves of the frame is
+    /// read past.
     /// </summary>
     public async ValueTask<(int BatchId, T Value)?> ParseAsync<T>(Func<Stream, CancellationToken, Task<T>> parse, CancellationToken cancellationToken)
     {
@@ -55,9 +56,10 @@ public abstract class FrameConnection : IAsyncDisposable
             {
                 value = await parse(payload, cancellationToken).ConfigureAwait(false);
             }
-            catch (IntegrationException)
+            catch (IntegrationException) when (!payload.SourceFailed)
             {
-                // A frame cut short is that, not the malformed message its first bytes may look like: the rest is read first.
+                // A frame cut short is that, not the malformed message its first bytes may look like: the rest is read first. An error
+                // the connection itself raised (a WebSocket's coded close, a reset) is told as it is.
                 await payload.SkipRestAsync(cancellationToken).ConfigureAwait(false);
                 throw;
             }

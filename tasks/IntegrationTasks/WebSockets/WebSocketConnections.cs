@@ -67,6 +67,9 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
     private ReadOnlyMemory<byte> _unread;
     private bool _closeReceived;
 
+    /// <summary>What aborted the socket, where this side knows: a write its caller cancelled (a write deadline), or a failure seen first.</summary>
+    private string? _abortedBy;
+
     public override bool CanRead => true;
     public override bool CanWrite => true;
     public override bool CanSeek => false;
@@ -122,6 +125,12 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
         catch (Exception e) when (IsBreak(e, cancellationToken))
         {
             throw Lost(e);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // A send cancelled part way aborts the socket: what later operations meet is this, not the peer.
+            _abortedBy ??= "a write to the peer was given up (its deadline passed)";
+            throw;
         }
     }
 
@@ -214,13 +223,20 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
     private IntegrationException Lost(Exception e)
     {
         var cause = e as WebSocketException ?? e.InnerException as WebSocketException;
-        // Every receive here runs without a token of its own, so only the socket cancels it, and an operation begun after that finds
-        // it aborted: on a connection still being served, that is its keep-alive giving up on the peer.
+        // A socket aborted earlier (by a failure seen first, or a send given up) fails every later operation as in an invalid state,
+        // or, for a receive, as cancelled: that earlier cause is the one to tell.
         if (socket.State == WebSocketState.Aborted && cause is null or { WebSocketErrorCode: WebSocketError.InvalidState })
-            return new(ErrorCodes.ConnectionLost, "The WebSocket was aborted while waiting for its peer: no pong answered its keep-alive ping in time (KeepAliveTimeout).", e);
-        return cause is null
-            ? new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({socket.State}): {e.Message}", e)
-            : new(ErrorCodes.ConnectionLost, $"The WebSocket broke ({cause.WebSocketErrorCode}): {cause.Message}", e);
+        {
+            // Nothing on this side aborted it, and every receive here runs without a token of its own: the keep-alive gave up.
+            return new(ErrorCodes.ConnectionLost, _abortedBy is { } earlier
+                ? $"The WebSocket was aborted: {earlier}."
+                : "The WebSocket was aborted while waiting for its peer: no pong answered its keep-alive ping in time (KeepAliveTimeout).", e);
+        }
+        var lost = cause is null
+            ? new IntegrationException(ErrorCodes.ConnectionLost, $"The WebSocket broke ({socket.State}): {e.Message}", e)
+            : new IntegrationException(ErrorCodes.ConnectionLost, $"The WebSocket broke ({cause.WebSocketErrorCode}): {cause.Message}", e);
+        _abortedBy ??= $"it broke before ({(cause?.WebSocketErrorCode.ToString() ?? socket.State.ToString())}: {(cause ?? e).Message})";
+        return lost;
     }
 
     private static IntegrationException ClosedWith(WebSocketCloseStatus status, string? reason) =>

@@ -31,6 +31,8 @@ internal static class CanonicalResponseXml
         records = [];
         if (message.StartsWith(Declaration))
             message = message[Declaration.Length..];
+        if (message.SequenceEqual(EmptyTable))
+            return true;
         if (!Skip(ref message, "<table>"u8))
             return false;
         while (!message.SequenceEqual("</table>"u8))
@@ -61,9 +63,12 @@ internal static class CanonicalResponseXml
             return false;
         if (!Skip(ref s, RecordEnd))
             return false;
-        record = head.With(payload, payloadText);
+        record = head.ToRecord(payload, payloadText);
         return true;
     }
+
+    /// <summary>A response of no records, as the writer writes it.</summary>
+    internal static ReadOnlySpan<byte> EmptyTable => "<table />"u8;
 
     internal static ReadOnlySpan<byte> PayloadStart => "<Payload>"u8;
     internal static ReadOnlySpan<byte> PayloadEnd => "</Payload>"u8;
@@ -91,7 +96,7 @@ internal static class CanonicalResponseXml
     /// <summary>The series' six fields of a record read so far.</summary>
     internal readonly record struct RecordHead(int Id, string Desc, double Value, DateTime Date, string? Field1, string? Field2)
     {
-        public ServiceRecord With(byte[]? payload, string? payloadText) => new(Id, Desc, Value, Date, Field1, Field2, payload, payloadText);
+        public ServiceRecord ToRecord(byte[]? payload, string? payloadText) => new(Id, Desc, Value, Date, Field1, Field2, payload, payloadText);
     }
 
     /// <summary>
@@ -212,8 +217,10 @@ internal static class CanonicalResponseXml
             return false;
         var size = text.Length / 4 * 3 - (text.EndsWith("=="u8) ? 2 : text.EndsWith("="u8) ? 1 : 0);
         // Every byte is written on success; on failure the array is dropped.
-        bytes = GC.AllocateUninitializedArray<byte>(size);
-        return Base64.DecodeFromUtf8(text, bytes, out var consumed, out var written) == OperationStatus.Done
-               && consumed == text.Length && written == size;
+        var decoded = GC.AllocateUninitializedArray<byte>(size);
+        if (Base64.DecodeFromUtf8(text, decoded, out var consumed, out var written) != OperationStatus.Done || consumed != text.Length || written != size)
+            return false;
+        bytes = decoded;
+        return true;
     }
 }

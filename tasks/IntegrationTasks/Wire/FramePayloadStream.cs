@@ -11,12 +11,24 @@ internal sealed class FramePayloadStream(Stream connection, int length, Cancella
 
     public int Length32 { get; } = length;
 
+    /// <summary>The connection failed or ended under a read: an error then is the connection's, not the parser's verdict on the bytes.</summary>
+    public bool SourceFailed { get; private set; }
+
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         if (_remaining == 0 || buffer.IsEmpty)
             return 0;
-        var read = await connection.ReadAsync(buffer[..Math.Min(buffer.Length, _remaining)],
-            cancellationToken.CanBeCanceled ? cancellationToken : readToken).ConfigureAwait(false);
+        int read;
+        try
+        {
+            read = await connection.ReadAsync(buffer[..Math.Min(buffer.Length, _remaining)],
+                cancellationToken.CanBeCanceled ? cancellationToken : readToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            SourceFailed = true;
+            throw;
+        }
         return Taken(read);
     }
 
@@ -44,7 +56,10 @@ internal sealed class FramePayloadStream(Stream connection, int length, Cancella
     private int Taken(int read)
     {
         if (read == 0)
+        {
+            SourceFailed = true;
             throw FrameCodec.TruncatedPayload(Length32 - _remaining, Length32);
+        }
         _remaining -= read;
         return read;
     }

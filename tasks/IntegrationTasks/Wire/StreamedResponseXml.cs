@@ -9,8 +9,9 @@ namespace IntegrationTasks.Wire;
 /// read in place, by <see cref="CanonicalResponseXml"/>, from a window of the stream that grows only as far as the pooled sizes,
 /// and a larger record's base64 payload is decoded as it arrives. Anything outside the canonical form is left to XmlReader as
 /// <see cref="RecordXml.ReadResponse"/> leaves it: the rest of the message is read and put back together byte for byte (the
-/// records already read as a table's start, a payload already decoded as the base64 it came as), so every error is worded as before.
-/// A text payload larger than the pooled window is still held whole, as its string must be.
+/// records already read as a table's start, a payload already decoded as the base64 it came as), so every form is judged, and every
+/// error coded, as before; an error's line and position count from the first record not read in place. A text payload larger than
+/// the pooled window is still held whole, as its string must be.
 /// </summary>
 internal sealed class StreamedResponseXml : IDisposable
 {
@@ -34,8 +35,11 @@ internal sealed class StreamedResponseXml : IDisposable
         _window = Buffers.Rent((int)Math.Min(FirstWindow, Math.Max(length, 1)));
     }
 
-    /// <summary>The largest window the last read needed (for tests: a megabyte payload must not need a megabyte of window).</summary>
+    /// <summary>The largest window the read needed (the window only grows): at most the pooled 1 MiB, whatever a bytes payload's size.</summary>
     internal int WindowBytes => _window.Length;
+
+    /// <summary>Whether the read left part of the message to XmlReader.</summary>
+    internal bool FellBack { get; private set; }
 
     /// <summary>Reads the whole response from <paramref name="payload"/>, a stream that ends where the message ends.</summary>
     public static async Task<List<ServiceRecord>> ReadAsync(Stream payload, CancellationToken cancellationToken)
@@ -44,11 +48,11 @@ internal sealed class StreamedResponseXml : IDisposable
         return await reader.ReadAllAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    internal static async Task<(List<ServiceRecord> Records, int WindowBytes)> ReadMeasuredAsync(Stream payload, CancellationToken cancellationToken)
+    internal static async Task<(List<ServiceRecord> Records, int WindowBytes, bool FellBack)> ReadMeasuredAsync(Stream payload, CancellationToken cancellationToken)
     {
         using var reader = new StreamedResponseXml(payload, payload.Length);
         var records = await reader.ReadAllAsync(cancellationToken).ConfigureAwait(false);
-        return (records, reader.WindowBytes);
+        return (records, reader.WindowBytes, reader.FellBack);
     }
 
     private ReadOnlySpan<byte> Available => _window.AsSpan(_start, _end - _start);
@@ -56,10 +60,12 @@ internal sealed class StreamedResponseXml : IDisposable
     private async Task<List<ServiceRecord>> ReadAllAsync(CancellationToken cancellationToken)
     {
         var records = new List<ServiceRecord>();
-        var root = CanonicalResponseXml.Declaration.Length + TableStart.Length;
+        var root = CanonicalResponseXml.Declaration.Length + Math.Max(TableStart.Length, CanonicalResponseXml.EmptyTable.Length);
         while (_end - _start < root && _unread > 0)
             await FillAsync(cancellationToken).ConfigureAwait(false);
         var skipped = Available.StartsWith(CanonicalResponseXml.Declaration) ? CanonicalResponseXml.Declaration.Length : 0;
+        if (_unread == 0 && Available[skipped..].SequenceEqual(CanonicalResponseXml.EmptyTable))
+            return records;
         if (!Available[skipped..].StartsWith(TableStart))
             return await ReadRestWithXmlReaderAsync(records, [], cancellationToken).ConfigureAwait(false);
         _start += skipped + TableStart.Length;
@@ -123,8 +129,10 @@ internal sealed class StreamedResponseXml : IDisposable
             var stop = text.IndexOfAnyExcept(Base64Characters);
             var run = stop < 0 ? text : text[..stop];
             var quartets = run.Length / 4 * 4;
-            decoded.DecodeQuartets(run[..quartets]);
-            _start += quartets;
+            var taken = decoded.DecodeQuartets(run[..quartets]);
+            _start += taken;
+            if (taken != quartets)
+                return (null, Fallback(headBytes, decoded));
             if (stop >= 0)
                 break;
             if (_unread == 0)
@@ -145,7 +153,7 @@ internal sealed class StreamedResponseXml : IDisposable
             || !decoded.DecodeLast(tail[..lessThan]))
             return (null, Fallback(headBytes, decoded));
         _start += lessThan + closing;
-        return (head.With(decoded.ToArray(), null), null);
+        return (head.ToRecord(decoded.ToArray(), null), null);
     }
 
     private static byte[] Fallback(byte[] headBytes, DecodedPayload decoded)
@@ -163,6 +171,7 @@ internal sealed class StreamedResponseXml : IDisposable
     /// </summary>
     private async Task<List<ServiceRecord>> ReadRestWithXmlReaderAsync(List<ServiceRecord> records, byte[] prefix, CancellationToken cancellationToken)
     {
+        FellBack = true;
         var rest = new MemoryStream(checked((int)(prefix.Length + (_end - _start) + _unread)));
         rest.Write(prefix);
         rest.Write(Available);
@@ -188,7 +197,8 @@ internal sealed class StreamedResponseXml : IDisposable
         }
         if (_end == _window.Length)
         {
-            var larger = Buffers.Rent((int)Math.Min((long)_window.Length * 2, _end + _unread));
+            // Doubling while pooled; past that (a text payload or a field larger than the pooled window) straight to what is left.
+            var larger = Buffers.Rent((int)(_window.Length >= Buffers.MaxPooledBytes ? _end + _unread : Math.Min((long)_window.Length * 2, _end + _unread)));
             _window.AsSpan(0, _end).CopyTo(larger);
             Buffers.Return(_window);
             _window = larger;
@@ -202,30 +212,43 @@ internal sealed class StreamedResponseXml : IDisposable
 
     public void Dispose() => Buffers.Return(_window);
 
-    /// <summary>A payload's bytes as they are decoded, in pooled blocks, made one exact array at its end.</summary>
+    /// <summary>A payload's bytes as they are decoded, in pooled blocks (each used to its last whole triplet), made one exact array at its end.</summary>
     private sealed class DecodedPayload : IDisposable
     {
-        private const int BlockBytes = 48 * 1024; // whole quartets of text decode into whole triplets
-        private readonly List<byte[]> _blocks = [];
-        private int _lastLength = BlockBytes;
+        private const int BlockBytes = 64 * 1024;
+        private readonly List<(byte[] Array, int Length)> _blocks = [];
         private int _length;
 
-        public void DecodeQuartets(ReadOnlySpan<byte> text)
+        /// <summary>Room left in the last block, in whole triplets (what whole quartets of text decode into); a new block when none.</summary>
+        private Span<byte> Room()
         {
-            while (!text.IsEmpty)
+            if (_blocks.Count == 0 || _blocks[^1].Array.Length / 3 * 3 - _blocks[^1].Length < 3)
+                _blocks.Add((ArrayPool<byte>.Shared.Rent(BlockBytes), 0));
+            var (array, length) = _blocks[^1];
+            return array.AsSpan(length, array.Length / 3 * 3 - length);
+        }
+
+        private void Wrote(int bytes)
+        {
+            _blocks[^1] = (_blocks[^1].Array, _blocks[^1].Length + bytes);
+            _length += bytes;
+        }
+
+        /// <summary>Whole quartets of base64's characters (no padding), decoded; the characters taken (all of them: such text always decodes).</summary>
+        public int DecodeQuartets(ReadOnlySpan<byte> text)
+        {
+            var taken = 0;
+            while (taken < text.Length)
             {
-                if (_lastLength == BlockBytes)
-                {
-                    _blocks.Add(ArrayPool<byte>.Shared.Rent(BlockBytes));
-                    _lastLength = 0;
-                }
-                var take = Math.Min(text.Length, (BlockBytes - _lastLength) / 3 * 4);
-                // Every character is base64's and every quartet whole: this cannot fail.
-                Base64.DecodeFromUtf8(text[..take], _blocks[^1].AsSpan(_lastLength), out _, out var written, isFinalBlock: false);
-                _lastLength += written;
-                _length += written;
-                text = text[take..];
+                var room = Room();
+                var take = Math.Min(text.Length - taken, room.Length / 3 * 4);
+                Base64.DecodeFromUtf8(text.Slice(taken, take), room, out var consumed, out var written, isFinalBlock: false);
+                Wrote(written);
+                taken += consumed;
+                if (consumed != take)
+                    break;
             }
+            return taken;
         }
 
         /// <summary>The last quartet, which may end in padding (or none, when the text ended on a whole quartet).</summary>
@@ -236,15 +259,8 @@ internal sealed class StreamedResponseXml : IDisposable
             Span<byte> bytes = stackalloc byte[3];
             if (Base64.DecodeFromUtf8(quartet, bytes, out var consumed, out var written) != OperationStatus.Done || consumed != 4)
                 return false;
-            if (_lastLength == BlockBytes)
-            {
-                _blocks.Add(ArrayPool<byte>.Shared.Rent(BlockBytes));
-                _lastLength = 0;
-            }
-            // A block holds whole triplets, so three more bytes always fit in the last one or a new one.
-            bytes[..written].CopyTo(_blocks[^1].AsSpan(_lastLength));
-            _lastLength += written;
-            _length += written;
+            bytes[..written].CopyTo(Room());
+            Wrote(written);
             return true;
         }
 
@@ -252,10 +268,9 @@ internal sealed class StreamedResponseXml : IDisposable
         {
             var bytes = GC.AllocateUninitializedArray<byte>(_length);
             var at = 0;
-            for (var i = 0; i < _blocks.Count; i++)
+            foreach (var (array, length) in _blocks)
             {
-                var length = i == _blocks.Count - 1 ? _lastLength : BlockBytes;
-                _blocks[i].AsSpan(0, length).CopyTo(bytes.AsSpan(at));
+                array.AsSpan(0, length).CopyTo(bytes.AsSpan(at));
                 at += length;
             }
             return bytes;
@@ -264,19 +279,18 @@ internal sealed class StreamedResponseXml : IDisposable
         /// <summary>The text these bytes were decoded from (whole quartets without padding encode back to exactly it).</summary>
         public void WriteBase64(Stream output)
         {
-            var text = new byte[BlockBytes / 3 * 4];
-            for (var i = 0; i < _blocks.Count; i++)
+            var text = new byte[BlockBytes / 3 * 4 + 4];
+            foreach (var (array, length) in _blocks)
             {
-                var length = i == _blocks.Count - 1 ? _lastLength : BlockBytes;
-                Base64.EncodeToUtf8(_blocks[i].AsSpan(0, length), text, out _, out var written);
+                Base64.EncodeToUtf8(array.AsSpan(0, length), text, out _, out var written);
                 output.Write(text, 0, written);
             }
         }
 
         public void Dispose()
         {
-            foreach (var block in _blocks)
-                ArrayPool<byte>.Shared.Return(block);
+            foreach (var (array, _) in _blocks)
+                ArrayPool<byte>.Shared.Return(array);
         }
     }
 }

@@ -37,7 +37,8 @@ def emit(call, record):
 
 
 def main(proto_dir, out_dir, address, first, count, batch):
-    subprocess.run(["protoc", "-I" + proto_dir, "-I/usr/include", "--python_out=" + out_dir, "--grpc_out=" + out_dir,
+    # Debian's protoc (3.21), which knows proto3's optional; an older one elsewhere on PATH may not.
+    subprocess.run(["/usr/bin/protoc", "-I" + proto_dir, "-I/usr/include", "--python_out=" + out_dir, "--grpc_out=" + out_dir,
                     "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin", proto_dir + "/records.proto"], check=True)
     sys.path.insert(0, out_dir)
     import grpc

@@ -12,9 +12,15 @@ import urllib.parse
 import urllib.request
 
 
+def number(value, name):
+    # bool is an int in Python; the contract's numbers are JSON numbers, never strings.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SystemExit(f"{name} is {value!r}, not a JSON number")
+    return value
+
+
 def bits(value):
-    # A number the document types "number or string" may come as a string.
-    return struct.unpack("<q", struct.pack("<d", float(value)))[0]
+    return struct.unpack("<q", struct.pack("<d", float(number(value, "value"))))[0]
 
 
 def get_json(url):
@@ -36,7 +42,7 @@ def main(base, first, count, batch):
         for record in get_json(f"{base}{path}?{query}"):
             payload = record.get("payload")
             print(json.dumps({
-                "id": record["id"],
+                "id": number(record["id"], "id"),
                 "desc": record["desc"],
                 "valueBits": bits(record["value"]),
                 "creationDateText": record["creationDate"],
