@@ -199,32 +199,18 @@ public sealed class RecordXmlTests
     }
 
     /// <summary>A network that delivers one byte per read, always asynchronously.</summary>
-    private sealed class TrickleStream(byte[] data) : Stream
+    private sealed class TrickleStream(byte[] data) : ReadOnlyTestStream
     {
-        private int _position;
-
         public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
             await Task.Yield();
-            if (_position == data.Length || buffer.Length == 0)
+            if (Position32 == data.Length || buffer.Length == 0)
                 return 0;
-            buffer.Span[0] = data[_position++];
+            buffer.Span[0] = data[Position32++];
             return 1;
         }
 
-        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
-            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
-
         public override int Read(byte[] buffer, int offset, int count) => throw new InvalidOperationException("read synchronously");
-        public override bool CanRead => true;
-        public override bool CanSeek => false;
-        public override bool CanWrite => false;
-        public override long Length => throw new NotSupportedException();
-        public override long Position { get => _position; set => throw new NotSupportedException(); }
-        public override void Flush() { }
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-        public override void SetLength(long value) => throw new NotSupportedException();
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     [TestMethod]

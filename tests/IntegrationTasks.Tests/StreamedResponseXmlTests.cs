@@ -151,18 +151,17 @@ public sealed class StreamedResponseXmlTests
     }
 
     /// <summary>Hands over its bytes, then throws <paramref name="error"/> once, then reads as ended.</summary>
-    private sealed class ClosingStream(byte[] bytes, Exception error) : Stream
+    private sealed class ClosingStream(byte[] bytes, Exception error) : ReadOnlyTestStream
     {
-        private int _position;
         private bool _thrown;
 
         public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
-            if (_position < bytes.Length)
+            if (Position32 < bytes.Length)
             {
-                var count = Math.Min(buffer.Length, bytes.Length - _position);
-                bytes.AsSpan(_position, count).CopyTo(buffer.Span);
-                _position += count;
+                var count = Math.Min(buffer.Length, bytes.Length - Position32);
+                bytes.AsSpan(Position32, count).CopyTo(buffer.Span);
+                Position32 += count;
                 return new(count);
             }
             if (_thrown)
@@ -170,42 +169,22 @@ public sealed class StreamedResponseXmlTests
             _thrown = true;
             return ValueTask.FromException<int>(error);
         }
-
-        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
-        public override bool CanRead => true;
-        public override bool CanSeek => false;
-        public override bool CanWrite => false;
-        public override long Length => throw new NotSupportedException();
-        public override long Position { get => _position; set => throw new NotSupportedException(); }
-        public override void Flush() { }
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-        public override void SetLength(long value) => throw new NotSupportedException();
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     /// <summary>A message handed over in chunks of 1 to <paramref name="largestChunk"/> bytes, as a socket might.</summary>
-    private sealed class TrickleStream(byte[] message, int largestChunk, int seed, int? claimedLength = null) : Stream
+    private sealed class TrickleStream(byte[] message, int largestChunk, int seed, int? claimedLength = null) : ReadOnlyTestStream
     {
         private readonly Random _random = new(seed);
-        private int _position;
 
         public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
-            var count = Math.Min(Math.Min(buffer.Length, message.Length - _position), _random.Next(1, largestChunk + 1));
-            message.AsSpan(_position, count).CopyTo(buffer.Span);
-            _position += count;
+            var count = Math.Min(Math.Min(buffer.Length, message.Length - Position32), _random.Next(1, largestChunk + 1));
+            message.AsSpan(Position32, count).CopyTo(buffer.Span);
+            Position32 += count;
             return new(count);
         }
 
-        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
-        public override bool CanRead => true;
-        public override bool CanSeek => false;
-        public override bool CanWrite => false;
+        // The reader takes the message's length from its stream, as from a frame's payload.
         public override long Length => claimedLength ?? message.Length;
-        public override long Position { get => _position; set => throw new NotSupportedException(); }
-        public override void Flush() { }
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-        public override void SetLength(long value) => throw new NotSupportedException();
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 }
