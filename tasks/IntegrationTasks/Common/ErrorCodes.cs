@@ -28,6 +28,7 @@ public static class ErrorCodes
     public const string ConnectionLost = "IT3006";
     public const string ConnectionStalled = "IT3007";
     public const string ServerBusy = "IT3008";
+    public const string TlsRefused = "IT3009";
 
     // Hosting
     public const string PortInUse = "IT4001";

@@ -8,10 +8,13 @@ namespace IntegrationTasks.Streams;
 /// never the socket), with who is at the other end and a way to say "no more from me" while still reading.
 /// </summary>
 public sealed class StreamConnection(Stream stream, string peer, Action shutdownSend, Socket? socket = null,
-    Func<IntegrationException, Task>? closeWithError = null) : IAsyncDisposable
+    Func<IntegrationException, Task>? closeWithError = null, bool tls = false) : IAsyncDisposable
 {
     public Stream Stream { get; } = stream;
     public string Peer { get; } = peer;
+
+    /// <summary>The stream carries TLS (its handshake done).</summary>
+    public bool Tls { get; } = tls;
 
     /// <summary>The socket beneath, for what works on sockets themselves (the delay relay's pumps and its reset); null for another stream.</summary>
     public Socket? Socket { get; } = socket;

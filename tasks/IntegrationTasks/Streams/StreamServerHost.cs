@@ -18,6 +18,9 @@ public sealed record StreamServerOptions
 
     /// <summary>Clients served at once; one more is answered with a refusal (IT3008) it reads as its error, and closed.</summary>
     public int MaxConnections { get; init; } = 100;
+
+    /// <summary>TLS on every connection (the handshake within <see cref="ConnectionTimeout"/>, IT3009 when it fails); null: plaintext.</summary>
+    public System.Net.Security.SslServerAuthenticationOptions? Tls { get; init; }
 }
 
 /// <summary>
@@ -53,6 +56,13 @@ public sealed class StreamConnectionServer(RecordSource source, StreamServerOpti
         catch (OperationCanceledException) when (serverToken.IsCancellationRequested)
         {
             log.Detail($"Connection from {peer} closed: the server is stopping.");
+        }
+        catch (IntegrationException e) when (client.Tls && e.Code == ErrorCodes.TruncatedFrame && connection?.Frames.BytesRead == 0)
+        {
+            // A client checks the certificate after its side of the handshake is done (.NET on Linux does): one that refuses it
+            // closes at once, which this side sees as a connection that ended before its first byte.
+            Interlocked.Increment(ref _failedConnections);
+            log.Warning(ErrorCodes.TlsRefused, $"The connection from {peer} ended right after the TLS handshake, before any request: the client refused this server's certificate (its authority or its name), or left.");
         }
         catch (IntegrationException e)
         {
@@ -121,8 +131,15 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
 
     /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
     public Task RunAsync(CancellationToken cancellationToken) =>
-        new AcceptLoop(listener, options.MaxConnections)
-            .RunAsync((client, overLimit, token) => overLimit ? _connections.RefuseAsync(client) : _connections.ServeAsync(client, token), cancellationToken);
+        new AcceptLoop(listener, options.MaxConnections).RunAsync(async (client, overLimit, token) =>
+        {
+            // With TLS the handshake comes first, on the connection's own task: even a refusal is told inside it.
+            await using var secured = options.Tls is { } tls ? await TlsStreams.AcceptAsync(client, tls, options.ConnectionTimeout, log, token).ConfigureAwait(false) : null;
+            if (options.Tls is not null && secured is null)
+                return;
+            var connection = secured ?? client;
+            await (overLimit ? _connections.RefuseAsync(connection) : _connections.ServeAsync(connection, token)).ConfigureAwait(false);
+        }, cancellationToken);
 
     public ValueTask DisposeAsync() => listener.DisposeAsync();
 }

@@ -37,9 +37,18 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>The Unix socket's file, with Connector=Unix.</summary>
     public string SocketPath { get; set; } = "";
 
+    /// <summary>Every connection over TLS (1.2 or 1.3), with the server certificate in TlsFolder (made there by a private authority when missing).</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's and the server's certificates are (RunAll: the results folder's state/tls).</summary>
+    public string TlsFolder { get; set; } = "";
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual StreamIo Io => StreamIo.Streams;
     protected abstract ServerModel CreateModel();
+
+    internal static string RequireTlsFolder(string folder) => folder.Length > 0 ? folder
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; RunAll sets it to the results folder's state/tls).");
 
     internal static string RequireSocketPath(string path) => path.Length > 0 ? path
         : throw new IntegrationException(ErrorCodes.InvalidParameter, "Connector=Unix needs SocketPath (the socket's file; -p:SocketPath=…).");
@@ -53,6 +62,7 @@ public abstract class TcpServerTask : TransferServerTask
         {
             MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(RequireTlsFolder(TlsFolder)).ServerOptions() : null,
         };
         IStreamListener listener = StreamConnections.Parse(Connector) switch
         {
@@ -83,11 +93,21 @@ public abstract class TcpClientTask : StreamClientTask
     /// <summary>The Unix socket's file, with Connector=Unix.</summary>
     public string SocketPath { get; set; } = "";
 
-    protected override IStreamConnector CreateConnector() => StreamConnections.Parse(Connector) switch
+    /// <summary>Over TLS: the server's certificate must come from the authority in TlsFolder and name HostName.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
+
+    protected override IStreamConnector CreateConnector()
     {
-        Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
-        _ => new TcpConnector(HostName, Port),
-    };
+        IStreamConnector plain = StreamConnections.Parse(Connector) switch
+        {
+            Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
+            _ => new TcpConnector(HostName, Port),
+        };
+        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TcpServerTask.RequireTlsFolder(TlsFolder), HostName), TimeSpan.FromSeconds(TimeoutSeconds)) : plain;
+    }
 }
 
 // ---- the series' generations: each names its format, I/O and threading model, nothing else ----

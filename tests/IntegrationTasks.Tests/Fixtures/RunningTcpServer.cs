@@ -11,7 +11,8 @@ internal sealed class RunningTcpServer : IAsyncDisposable
 
     /// <param name="socketPath">Serve on a Unix domain socket at this path instead of a loopback TCP port.</param>
     public RunningTcpServer(Database database, TcpGeneration? generation = null, int maxFrameBytes = SettingDefaults.MaxFrameBytes,
-        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100, string? socketPath = null)
+        TimeSpan? connectionTimeout = null, int maxBatchRecords = 100_000, int maxConnections = 100, string? socketPath = null,
+        System.Net.Security.SslServerAuthenticationOptions? tls = null)
     {
         generation ??= TcpGeneration.All["TcpClient2"];
         IStreamListener listener = socketPath is null ? new TcpStreamListener("127.0.0.1", 0) : new UnixStreamListener(socketPath);
@@ -21,6 +22,7 @@ internal sealed class RunningTcpServer : IAsyncDisposable
             {
                 MaxFrameBytes = maxFrameBytes, Format = generation.Format, Io = generation.Io,
                 ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxBatchRecords = maxBatchRecords, MaxConnections = maxConnections,
+                Tls = tls,
             },
             generation.ServerModel(), Log);
         _serving = _server.RunAsync(_stop.Token);

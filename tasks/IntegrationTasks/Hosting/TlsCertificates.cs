@@ -1,0 +1,175 @@
+using System.Net;
+using System.Net.Security;
+using System.Security.Authentication;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+
+namespace IntegrationTasks.Hosting;
+
+/// <summary>
+/// A private certificate authority and the server certificate it signs, made with .NET's own APIs into one folder (a results
+/// folder's <c>state/tls</c>): <c>authority.crt</c> (what clients trust), <c>server.crt</c> (the server's certificate, then the
+/// authority's) and <c>server.key</c>. The folder and the key are the owner's only. Clients trust this authority and nothing
+/// else — no callback that accepts anything — and the server's name must be in its certificate.
+/// </summary>
+public sealed class TlsCertificates
+{
+    public const string AuthorityFile = "authority.crt";
+    public const string ServerCertificateFile = "server.crt";
+    public const string ServerKeyFile = "server.key";
+
+    /// <summary>TLS 1.2 and 1.3 only: what both ends of every transport here speak, and nothing older.</summary>
+    public const SslProtocols Protocols = SslProtocols.Tls12 | SslProtocols.Tls13;
+
+    /// <summary>The names a server's certificate holds when none are given: how a client on this machine reaches it.</summary>
+    public static readonly IReadOnlyList<string> LocalNames = ["localhost", "127.0.0.1", "::1"];
+
+    private TlsCertificates(string folder) => Folder = folder;
+
+    public string Folder { get; }
+    public string AuthorityPath => Path.Combine(Folder, AuthorityFile);
+    public string ServerCertificatePath => Path.Combine(Folder, ServerCertificateFile);
+    public string ServerKeyPath => Path.Combine(Folder, ServerKeyFile);
+
+    /// <summary>The certificates in <paramref name="folder"/>, made there first when missing or expiring within a day.</summary>
+    public static TlsCertificates Ensure(string folder, IEnumerable<string>? serverNames = null, TimeProvider? clock = null)
+    {
+        var certificates = new TlsCertificates(Path.GetFullPath(folder));
+        var now = (clock ?? TimeProvider.System).GetUtcNow();
+        if (certificates.IsUsable(now))
+            return certificates;
+        certificates.Make(serverNames ?? LocalNames, now);
+        return certificates;
+    }
+
+    /// <summary>An authority and a server certificate of its own in <paramref name="folder"/> (for tests: a server no client here trusts).</summary>
+    public static TlsCertificates MakeNew(string folder, IEnumerable<string>? serverNames = null, DateTimeOffset? notBefore = null, TimeSpan? validity = null)
+    {
+        var certificates = new TlsCertificates(Path.GetFullPath(folder));
+        certificates.Make(serverNames ?? LocalNames, notBefore ?? DateTimeOffset.UtcNow, validity);
+        return certificates;
+    }
+
+    public X509Certificate2 LoadAuthority() => X509CertificateLoader.LoadCertificateFromFile(AuthorityPath);
+
+    /// <summary>The server's certificate with its key, and the chain it sends (its authority's certificate).</summary>
+    public SslStreamCertificateContext LoadServerContext()
+    {
+        var collection = new X509Certificate2Collection();
+        collection.ImportFromPemFile(ServerCertificatePath);
+        using var withoutKey = collection[0];
+        using var key = ECDsa.Create();
+        key.ImportFromPem(File.ReadAllText(ServerKeyPath));
+        // Made ephemeral-free (exported and imported as PKCS#12) so that every TLS stack on Linux can use the key.
+        using var withKey = withoutKey.CopyWithPrivateKey(key);
+        var server = X509CertificateLoader.LoadPkcs12(withKey.Export(X509ContentType.Pkcs12), null);
+        return SslStreamCertificateContext.Create(server, new X509Certificate2Collection(collection.Skip(1).ToArray()), offline: true);
+    }
+
+    public SslServerAuthenticationOptions ServerOptions() => new()
+    {
+        ServerCertificateContext = LoadServerContext(),
+        EnabledSslProtocols = Protocols,
+        ClientCertificateRequired = false,
+    };
+
+    /// <summary>A client's options: the server's name checked against its certificate, its chain against this authority alone.</summary>
+    public SslClientAuthenticationOptions ClientOptions(string serverName) => ClientOptions(serverName, LoadAuthority());
+
+    public static SslClientAuthenticationOptions ClientOptions(string serverName, X509Certificate2 authority)
+    {
+        var policy = new X509ChainPolicy
+        {
+            TrustMode = X509ChainTrustMode.CustomRootTrust,
+            RevocationMode = X509RevocationMode.NoCheck, // a private authority publishes no revocation list
+        };
+        policy.CustomTrustStore.Add(authority);
+        return new SslClientAuthenticationOptions
+        {
+            TargetHost = serverName,
+            EnabledSslProtocols = Protocols,
+            CertificateChainPolicy = policy,
+        };
+    }
+
+    private bool IsUsable(DateTimeOffset now)
+    {
+        if (!File.Exists(AuthorityPath) || !File.Exists(ServerCertificatePath) || !File.Exists(ServerKeyPath))
+            return false;
+        try
+        {
+            using var authority = LoadAuthority();
+            var server = new X509Certificate2Collection();
+            server.ImportFromPemFile(ServerCertificatePath);
+            var usableUntil = now.AddDays(1).UtcDateTime;
+            var usable = authority.NotAfter.ToUniversalTime() > usableUntil && server[0].NotAfter.ToUniversalTime() > usableUntil
+                                                                            && server[0].NotBefore.ToUniversalTime() <= now.UtcDateTime;
+            foreach (var certificate in server)
+                certificate.Dispose();
+            return usable;
+        }
+        catch (CryptographicException)
+        {
+            return false;
+        }
+    }
+
+    private void Make(IEnumerable<string> serverNames, DateTimeOffset notBefore, TimeSpan? validity = null)
+    {
+        var lifetime = validity ?? TimeSpan.FromDays(30);
+        CreateOwnerOnlyDirectory(Folder);
+        using var authorityKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var authorityRequest = new CertificateRequest("CN=IntegrationTasks private authority", authorityKey, HashAlgorithmName.SHA256);
+        authorityRequest.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: true, hasPathLengthConstraint: true, pathLengthConstraint: 0, critical: true));
+        authorityRequest.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, critical: true));
+        authorityRequest.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(authorityRequest.PublicKey, critical: false));
+        using var authority = authorityRequest.CreateSelfSigned(notBefore.AddMinutes(-5), notBefore + lifetime);
+
+        using var serverKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var names = new SubjectAlternativeNameBuilder();
+        foreach (var name in serverNames.Distinct(StringComparer.OrdinalIgnoreCase))
+        {
+            if (IPAddress.TryParse(name, out var address))
+                names.AddIpAddress(address);
+            else
+                names.AddDnsName(name);
+        }
+        var serverRequest = new CertificateRequest("CN=IntegrationTasks server", serverKey, HashAlgorithmName.SHA256);
+        serverRequest.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, critical: true));
+        serverRequest.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature, critical: true));
+        serverRequest.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.1")], critical: false)); // server authentication
+        serverRequest.CertificateExtensions.Add(names.Build(critical: false));
+        serverRequest.CertificateExtensions.Add(X509AuthorityKeyIdentifierExtension.CreateFromCertificate(authority, true, false));
+        var serial = RandomNumberGenerator.GetBytes(16);
+        serial[0] &= 0x7F; // a positive serial number
+        using var server = serverRequest.Create(authority, notBefore.AddMinutes(-5), notBefore + lifetime - TimeSpan.FromMinutes(1), serial);
+
+        WriteOwnerOnly(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
+        WriteOwnerOnly(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
+        WriteOwnerOnly(AuthorityPath, authority.ExportCertificatePem() + "\n");
+    }
+
+    private static void CreateOwnerOnlyDirectory(string folder)
+    {
+        if (OperatingSystem.IsWindows())
+            Directory.CreateDirectory(folder);
+        else
+        {
+            Directory.CreateDirectory(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+            File.SetUnixFileMode(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+    }
+
+    /// <summary>Written to a new file that only its owner can read, then moved over the old one: never readable by others, even briefly.</summary>
+    private static void WriteOwnerOnly(string path, string text)
+    {
+        var temporary = path + ".new";
+        var options = new FileStreamOptions { Mode = FileMode.Create, Access = FileAccess.Write };
+        if (!OperatingSystem.IsWindows())
+            options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        using (var stream = new FileStream(temporary, options))
+        using (var writer = new StreamWriter(stream))
+            writer.Write(text);
+        File.Move(temporary, path, overwrite: true);
+    }
+}

@@ -1,0 +1,134 @@
+using System.Net.Security;
+using System.Security.Authentication;
+using IntegrationTasks.Hosting;
+
+namespace IntegrationTasks.Streams;
+
+/// <summary>
+/// TLS over a stream connection, either side: the handshake within a deadline, its failure a coded IT3009 (never a hang, a bare
+/// AuthenticationException or IT9999). The models above see the decrypted stream and nothing else changes for them.
+/// </summary>
+public static class TlsStreams
+{
+    /// <summary>The server's side: the handshake, or null when it failed (said in one coded line; the connection is left to be closed).</summary>
+    public static async Task<StreamConnection?> AcceptAsync(StreamConnection client, SslServerAuthenticationOptions options, TimeSpan timeout,
+        IEventLog log, CancellationToken cancellationToken)
+    {
+        var tls = new SslStream(client.Stream, leaveInnerStreamOpen: true);
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(timeout);
+        try
+        {
+            await tls.AuthenticateAsServerAsync(options, deadline.Token).ConfigureAwait(false);
+            return Secured(client, tls);
+        }
+        catch (Exception e) when (IsHandshakeFailure(e) && !cancellationToken.IsCancellationRequested)
+        {
+            await tls.DisposeAsync().ConfigureAwait(false);
+            log.Warning(ErrorCodes.TlsRefused, $"Refused the connection from {client.Peer}: {Reason(e, deadline.IsCancellationRequested, timeout)}");
+            return null;
+        }
+    }
+
+    /// <summary>The client's side: the server's certificate checked against the one authority it trusts and the name it was reached by.</summary>
+    public static async Task<StreamConnection> ConnectAsync(StreamConnection server, SslClientAuthenticationOptions options, TimeSpan timeout,
+        CancellationToken cancellationToken)
+    {
+        var tls = new SslStream(server.Stream, leaveInnerStreamOpen: true);
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(timeout);
+        try
+        {
+            await tls.AuthenticateAsClientAsync(options, deadline.Token).ConfigureAwait(false);
+            return Secured(server, tls);
+        }
+        catch (Exception e) when (IsHandshakeFailure(e) && !cancellationToken.IsCancellationRequested)
+        {
+            await tls.DisposeAsync().ConfigureAwait(false);
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {server.Peer} ({options.TargetHost}) failed: {Reason(e, deadline.IsCancellationRequested, timeout)}", e);
+        }
+    }
+
+    /// <summary>The connection carried by <paramref name="tls"/>: the socket beneath kept for what works on sockets (a reset, the relay).</summary>
+    private static StreamConnection Secured(StreamConnection plain, SslStream tls) =>
+        new(new OwningTlsStream(tls, plain.Stream), plain.Peer, plain.ShutdownSend, plain.Socket, plain.CloseWithErrorAsync, tls: true);
+
+    private static bool IsHandshakeFailure(Exception e) => e is AuthenticationException or IOException or OperationCanceledException or ObjectDisposedException;
+
+    private static string Reason(Exception e, bool timedOut, TimeSpan timeout) => timedOut && e is OperationCanceledException
+        ? $"no TLS handshake within {timeout.TotalSeconds:0.#} s (a plaintext peer, or none at all)."
+        : e switch
+        {
+            AuthenticationException { InnerException: { } inner } => $"{e.Message} ({inner.Message})",
+            IOException { InnerException: null } => $"the peer ended the connection during the TLS handshake ({e.Message}); is it speaking TLS?",
+            _ => e.Message,
+        };
+
+    /// <summary>The TLS stream, disposing the plaintext stream beneath it too (the connection owns both).</summary>
+    private sealed class OwningTlsStream(SslStream tls, Stream inner) : Stream
+    {
+        public override bool CanRead => true;
+        public override bool CanWrite => true;
+        public override bool CanSeek => false;
+        public override long Length => throw new NotSupportedException();
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => tls.ReadAsync(buffer, cancellationToken);
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) => tls.WriteAsync(buffer, cancellationToken);
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => tls.ReadAsync(buffer, offset, count, cancellationToken);
+        public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => tls.WriteAsync(buffer, offset, count, cancellationToken);
+        public override int Read(byte[] buffer, int offset, int count) => tls.Read(buffer, offset, count);
+        public override void Write(byte[] buffer, int offset, int count) => tls.Write(buffer, offset, count);
+        public override Task FlushAsync(CancellationToken cancellationToken) => tls.FlushAsync(cancellationToken);
+        public override void Flush() => tls.Flush();
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override async ValueTask DisposeAsync()
+        {
+            await tls.DisposeAsync().ConfigureAwait(false);
+            await inner.DisposeAsync().ConfigureAwait(false);
+            await base.DisposeAsync().ConfigureAwait(false);
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+            {
+                tls.Dispose();
+                inner.Dispose();
+            }
+            base.Dispose(disposing);
+        }
+    }
+}
+
+/// <summary>A connector whose connections carry TLS: the inner connector's, then the handshake (IT3009 when it fails).</summary>
+public sealed class TlsConnector(IStreamConnector inner, SslClientAuthenticationOptions options, TimeSpan handshakeTimeout) : IStreamConnector
+{
+    public string Endpoint => inner.Endpoint + " (TLS)";
+
+    public async Task<StreamConnection> ConnectAsync(string serverTarget, CancellationToken cancellationToken)
+    {
+        var plain = await inner.ConnectAsync(serverTarget, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            return await TlsStreams.ConnectAsync(plain, options, handshakeTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            await plain.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+
+    /// <summary>The options of a client that trusts the authority in <paramref name="tlsFolder"/> and reaches the server as <paramref name="serverName"/>.</summary>
+    public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName)
+    {
+        var authority = Path.Combine(tlsFolder, TlsCertificates.AuthorityFile);
+        if (!File.Exists(authority))
+            throw new IntegrationException(ErrorCodes.TlsRefused,
+                $"No certificate authority at {authority} to check the server's certificate against: start the server with Tls=true first (it makes them), or point TlsFolder at its folder.");
+        return TlsCertificates.ClientOptions(serverName, System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(authority));
+    }
+}

@@ -1,0 +1,130 @@
+using System.Security.Cryptography.X509Certificates;
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Tcp;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>
+/// The TCP generations over TLS: every row moved with the server's certificate checked against the suite's private authority, and
+/// every way a handshake can go wrong refused with IT3009 on the client and one coded line on the server, which goes on serving.
+/// </summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class TcpTlsTests
+{
+    private const int Records = 2000;
+
+    private static TcpClientTask Client(TestDatabases databases, int port, FakeBuildEngine engine, string? tlsFolder, string generation = "TcpClient2",
+        string hostName = "127.0.0.1")
+    {
+        var client = TcpGeneration.All[generation].NewClient();
+        client.HostName = hostName;
+        client.Port = port;
+        client.MaxInFlight = 3;
+        client.Tls = tlsFolder is not null;
+        client.TlsFolder = tlsFolder ?? "";
+        return client.For(databases, engine, totalBatches: 8, batchSize: 250, timeoutSeconds: 30);
+    }
+
+    public static IEnumerable<object[]> Generations => TcpGeneration.All.Keys.Select(name => new object[] { name });
+
+    [TestMethod]
+    [DynamicData(nameof(Generations))]
+    public async Task Every_generation_moves_every_row_over_TLS(string generation)
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, TcpGeneration.All[generation], tls: certificates.ServerOptions());
+        var engine = new FakeBuildEngine();
+        await Client(databases, server.Port, engine, folder, generation).AssertMovesEveryRowAsync(engine, databases, Records);
+        Assert.IsEmpty(server.Log.Lines.Where(l => l.StartsWith("warning", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+    }
+
+    [TestMethod]
+    [DataRow("another authority")]
+    [DataRow("a name the certificate does not hold")]
+    [DataRow("an expired certificate")]
+    [DataRow("a plaintext client")]
+    public async Task A_handshake_that_cannot_succeed_is_IT3009_on_both_sides_and_a_good_client_is_still_served(string wrong)
+    {
+        using var folder = new TempDirectory("it-tls-");
+        using var other = new TempDirectory("it-tls-other-");
+        var certificates = wrong switch
+        {
+            "a name the certificate does not hold" => TlsCertificates.MakeNew(folder, ["other.example"]),
+            "an expired certificate" => TlsCertificates.MakeNew(folder, notBefore: DateTimeOffset.UtcNow.AddDays(-10), validity: TimeSpan.FromDays(2)),
+            _ => TlsCertificates.Ensure(folder),
+        };
+        TlsCertificates.MakeNew(other);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, tls: certificates.ServerOptions(), connectionTimeout: TimeSpan.FromSeconds(5));
+
+        var engine = new FakeBuildEngine();
+        var client = Client(databases, server.Port, engine, wrong switch
+        {
+            "another authority" => other.Path,
+            "a plaintext client" => null,
+            _ => folder.Path,
+        });
+        Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
+        if (wrong == "a plaintext client")
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionLost) || engine.HasErrorCode(ErrorCodes.TransferFailed) || engine.HasErrorCode(ErrorCodes.TruncatedFrame),
+                engine.Log);
+        else
+            Assert.IsTrue(engine.HasErrorCode(ErrorCodes.TlsRefused), engine.Log);
+        Assert.IsFalse(engine.HasErrorCode(ErrorCodes.Unexpected), engine.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal) && l.Contains("from 127.0.0.1:", StringComparison.Ordinal)),
+            "the server's coded line", TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
+
+        if (wrong is "a name the certificate does not hold" or "an expired certificate")
+            return; // no client could be served by this server: its certificate is what is wrong
+        await databases.Client.EmptyAsync(RecordTable.Client, CancellationToken.None);
+        engine = new FakeBuildEngine();
+        await Client(databases, server.Port, engine, folder).AssertMovesEveryRowAsync(engine, databases, Records);
+    }
+
+    [TestMethod]
+    public async Task A_TLS_client_at_a_plaintext_server_is_IT3009_and_the_server_says_the_frame_was_not_one()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, connectionTimeout: TimeSpan.FromSeconds(5));
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(databases, server.Port, engine, folder).Execute), engine.Log);
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.TlsRefused), engine.Log);
+        // The ClientHello read as a frame header: a length no frame may have, or no complete request in time — coded either way.
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith("warning IT", StringComparison.Ordinal)),
+            "the server's coded line", TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public void The_certificates_are_made_once_owner_only_and_chain_to_the_authority_with_the_local_names()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var made = TlsCertificates.Ensure(folder);
+        var first = File.ReadAllText(made.ServerCertificatePath);
+        Assert.AreEqual(first, File.ReadAllText(TlsCertificates.Ensure(folder).ServerCertificatePath), "kept while valid");
+        foreach (var file in new[] { made.AuthorityPath, made.ServerCertificatePath, made.ServerKeyPath })
+            Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(file), file);
+        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(made.Folder));
+
+        using var authority = made.LoadAuthority();
+        var context = made.LoadServerContext();
+        using var chain = new X509Chain();
+        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
+        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+        chain.ChainPolicy.CustomTrustStore.Add(authority);
+        Assert.IsTrue(chain.Build(context.TargetCertificate), string.Join(", ", chain.ChainStatus.Select(s => s.Status)));
+        foreach (var name in TlsCertificates.LocalNames)
+            Assert.IsTrue(context.TargetCertificate.MatchesHostname(name), name);
+        Assert.IsFalse(context.TargetCertificate.MatchesHostname("other.example"));
+
+        // One about to expire is made again.
+        TlsCertificates.MakeNew(folder, notBefore: DateTimeOffset.UtcNow.AddDays(-29), validity: TimeSpan.FromDays(29.5));
+        Assert.AreNotEqual(first, File.ReadAllText(TlsCertificates.Ensure(folder).ServerCertificatePath));
+    }
+}
