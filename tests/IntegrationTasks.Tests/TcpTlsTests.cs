@@ -100,6 +100,29 @@ public sealed class TcpTlsTests
     }
 
     [TestMethod]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public void RunAll_with_Tls_runs_the_TCP_generation_over_TLS_keys_every_run_so_and_lists_a_plaintext_only_transport_as_not_run()
+    {
+        using var artifacts = new TempDirectory("it-runall-tls-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+PipelinedCopy", "-p:Tls=true",
+            "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClient2", "PipelinedCopy", "PipelinedCopy" }, runs.Select(r => r.Transport).ToArray());
+        Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls), string.Join("\n", runs));
+        using var results = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "results", "results.json")));
+        var restJson = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "RestJson");
+        Assert.IsTrue(restJson.GetProperty("key").GetProperty("tls").GetBoolean());
+        // The certificates were made in the results folder's state, the owner's only, the key never in a log or the report.
+        var tls = Path.Combine(artifacts, "results", "state", "tls");
+        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(tls));
+        var key = File.ReadAllLines(Path.Combine(tls, TlsCertificates.ServerKeyFile)).Where(l => !l.StartsWith("-----", StringComparison.Ordinal)).ToList();
+        Assert.IsNotEmpty(key);
+        foreach (var text in Directory.GetFiles(Path.Combine(artifacts, "results")).Select(File.ReadAllText).Append(output))
+            Assert.IsFalse(key.Any(line => text.Contains(line, StringComparison.Ordinal)));
+    }
+
+    [TestMethod]
     [TestCategory("Unit")]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public void The_certificates_are_made_once_owner_only_and_chain_to_the_authority_with_the_local_names()

@@ -13,6 +13,7 @@ namespace IntegrationTasks.Common;
 /// <param name="LatencyMs">The round trip the relay added; null without a relay.</param>
 /// <param name="Rate">Open loop: batches a second each client sends; null for a closed loop.</param>
 /// <param name="Fault">None, or the fault injected (Reset, Silence, KillServer, RestartBroker).</param>
+/// <param name="Tls">The transports' traffic went over TLS (the references' runs of such a RunAll say so too: they are its pairs).</param>
 public sealed record RunKey(
     string Transport,
     RunKind Kind,
@@ -27,7 +28,8 @@ public sealed record RunKey(
     string Provider,
     string Network,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? LatencyMs,
-    string Fault)
+    string Fault,
+    bool Tls = false)
 {
     /// <summary>The values a field takes when nothing set it (the targets' defaults, which a task cannot read).</summary>
     public const string NoFault = "None";
@@ -56,6 +58,7 @@ public sealed record RunKey(
         ("network", k => k.Network),
         ("latencyMs", k => k.LatencyMs?.ToString("R", CultureInfo.InvariantCulture) ?? ""),
         ("fault", k => k.Fault),
+        ("tls", k => k.Tls ? "true" : "false"),
     ];
 
     private static string Text(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "";
@@ -102,6 +105,7 @@ public sealed record RunKey(
             payloadBytes, payloadBytes > 0 ? Get("PayloadKind", DefaultPayloadKind) : "",
             Number("Clients") ?? 1, 1, Real("Rate") is > 0 and var rate ? rate : null,
             Get("ServerWork", DefaultServerWork), Get("ClientProvider", Get("Provider", DefaultProvider)),
-            relayed ? Get("Network", Loopback) : Loopback, relayed ? Real("LatencyMs") : null, Get("Fault", NoFault));
+            relayed ? Get("Network", Loopback) : Loopback, relayed ? Real("LatencyMs") : null, Get("Fault", NoFault),
+            string.Equals(Get("Tls", "false"), "true", StringComparison.OrdinalIgnoreCase));
     }
 }

@@ -11,7 +11,7 @@ public sealed record Measurement
     public RunKey Key => new(Transport, Kind ?? RunKey.KindByName(Transport), Records, BatchSize, PayloadBytes ?? 0,
         PayloadBytes > 0 ? PayloadKind ?? RunKey.DefaultPayloadKind : "", Clients, ClientMachines ?? 1, Rate, ServerReads,
         Provider.Length > 0 ? Provider : RunKey.DefaultProvider, ThroughRelay == true ? Network ?? "Custom" : RunKey.Loopback,
-        ThroughRelay == true ? LatencyMs : null, Fault ?? RunKey.NoFault);
+        ThroughRelay == true ? LatencyMs : null, Fault ?? RunKey.NoFault, Tls == true);
 
     public required string Transport { get; init; }
 
@@ -52,6 +52,9 @@ public sealed record Measurement
 
     /// <summary>The network profile the relay shaped the run with (-p:Network), when there was a relay.</summary>
     public string? Network { get; init; }
+
+    /// <summary>The traffic went over TLS (null: plaintext, or a log from before it was recorded).</summary>
+    public bool? Tls { get; init; }
 
     /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
     public string? Fault { get; init; }

@@ -50,6 +50,8 @@ public sealed record TransportDefinition(string Name)
     public int? MaxRecords { get; init; }
     /// <summary>The property that lifts <see cref="MaxRecords"/>.</summary>
     public string MaxRecordsProperty { get; init; } = "";
+    /// <summary>Carries its traffic over TLS when the build says Tls=true (else it is listed as not run then).</summary>
+    public bool Tls { get; init; }
 
     private delegate TransportDefinition Reader(TransportDefinition definition, string value);
 
@@ -78,6 +80,7 @@ public sealed record TransportDefinition(string Name)
         [nameof(Broker)] = (d, v) => d with { Broker = v },
         [nameof(MaxRecords)] = (d, v) => d with { MaxRecords = Whole(v) },
         [nameof(MaxRecordsProperty)] = (d, v) => d with { MaxRecordsProperty = v },
+        [nameof(Tls)] = (d, v) => d with { Tls = Flag(v) },
     };
 
     /// <summary>The names a definition may declare: the orchestration reads nothing else, so another is a misspelling.</summary>

@@ -31,6 +31,9 @@ public sealed class RecordMeasurement : IntegrationTask
     public string? Network { get; set; }
     public string? LatencyMs { get; set; }
 
+    /// <summary>The build's Tls: the transports' traffic went over TLS (the plan runs none that cannot).</summary>
+    public bool Tls { get; set; }
+
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
@@ -107,7 +110,7 @@ public sealed class RecordMeasurement : IntegrationTask
         {
             Transport = Transport, Kind = Enum.TryParse<RunKind>(Kind, out var kind) ? kind : null,
             ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
-            Network = Relayed && !string.IsNullOrEmpty(Network) ? Network : null,
+            Network = Relayed && !string.IsNullOrEmpty(Network) ? Network : null, Tls = Tls ? true : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
