@@ -146,6 +146,12 @@ public sealed class TcpTlsTests
             Assert.IsTrue(context.TargetCertificate.MatchesHostname(name), name);
         Assert.IsFalse(context.TargetCertificate.MatchesHostname("other.example"));
 
+        // A server bound to another address needs it named: made again with it (a client on another host connects by it).
+        var bound = TlsCertificates.Ensure(folder, TlsCertificates.NamesFor("198.18.0.1"));
+        Assert.AreNotEqual(first, File.ReadAllText(bound.ServerCertificatePath));
+        Assert.IsTrue(bound.LoadServerContext().TargetCertificate.MatchesHostname("198.18.0.1"));
+        first = File.ReadAllText(bound.ServerCertificatePath);
+
         // One about to expire is made again.
         TlsCertificates.MakeNew(folder, notBefore: DateTimeOffset.UtcNow.AddDays(-29), validity: TimeSpan.FromDays(29.5));
         Assert.AreNotEqual(first, File.ReadAllText(TlsCertificates.Ensure(folder).ServerCertificatePath));

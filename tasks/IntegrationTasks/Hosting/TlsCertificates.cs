@@ -24,6 +24,22 @@ public sealed class TlsCertificates
     /// <summary>The names a server's certificate holds when none are given: how a client on this machine reaches it.</summary>
     public static readonly IReadOnlyList<string> LocalNames = ["localhost", "127.0.0.1", "::1"];
 
+    /// <summary>
+    /// The names a server's certificate needs to be reached on <paramref name="bindAddress"/>: the local ones, this host's name, and the
+    /// address itself — or, bound to every address, each of this host's interfaces' (a client on another host connects by one of them).
+    /// </summary>
+    public static IReadOnlyList<string> NamesFor(string bindAddress)
+    {
+        var names = new List<string>(LocalNames) { System.Net.Dns.GetHostName() };
+        if (IPAddress.TryParse(bindAddress, out var bound) && !bound.Equals(IPAddress.Any) && !bound.Equals(IPAddress.IPv6Any))
+            names.Add(bound.ToString());
+        else
+            names.AddRange(System.Net.NetworkInformation.NetworkInterface.GetAllNetworkInterfaces()
+                .SelectMany(i => i.GetIPProperties().UnicastAddresses).Select(a => a.Address)
+                .Where(a => a.AddressFamily is System.Net.Sockets.AddressFamily.InterNetwork || !a.IsIPv6LinkLocal).Select(a => a.ToString()));
+        return [.. names.Distinct(StringComparer.OrdinalIgnoreCase)];
+    }
+
     private TlsCertificates(string folder) => Folder = folder;
 
     public string Folder { get; }
@@ -36,9 +52,10 @@ public sealed class TlsCertificates
     {
         var certificates = new TlsCertificates(Path.GetFullPath(folder));
         var now = (clock ?? TimeProvider.System).GetUtcNow();
-        if (certificates.IsUsable(now))
+        var names = serverNames?.ToList() ?? [.. LocalNames];
+        if (certificates.IsUsable(now, names))
             return certificates;
-        certificates.Make(serverNames ?? LocalNames, now);
+        certificates.Make(names, now);
         return certificates;
     }
 
@@ -92,7 +109,8 @@ public sealed class TlsCertificates
         };
     }
 
-    private bool IsUsable(DateTimeOffset now)
+    /// <summary>Present, valid for more than a day, and naming every one of <paramref name="names"/> (a server bound elsewhere needs more).</summary>
+    private bool IsUsable(DateTimeOffset now, IReadOnlyList<string> names)
     {
         if (!File.Exists(AuthorityPath) || !File.Exists(ServerCertificatePath) || !File.Exists(ServerKeyPath))
             return false;
@@ -103,7 +121,8 @@ public sealed class TlsCertificates
             server.ImportFromPemFile(ServerCertificatePath);
             var usableUntil = now.AddDays(1).UtcDateTime;
             var usable = authority.NotAfter.ToUniversalTime() > usableUntil && server[0].NotAfter.ToUniversalTime() > usableUntil
-                                                                            && server[0].NotBefore.ToUniversalTime() <= now.UtcDateTime;
+                                                                            && server[0].NotBefore.ToUniversalTime() <= now.UtcDateTime
+                                                                            && names.All(name => server[0].MatchesHostname(name));
             foreach (var certificate in server)
                 certificate.Dispose();
             return usable;

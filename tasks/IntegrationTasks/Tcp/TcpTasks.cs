@@ -62,7 +62,7 @@ public abstract class TcpServerTask : TransferServerTask
         {
             MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
-            Tls = Tls ? Hosting.TlsCertificates.Ensure(RequireTlsFolder(TlsFolder)).ServerOptions() : null,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(RequireTlsFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
         };
         IStreamListener listener = StreamConnections.Parse(Connector) switch
         {
