@@ -30,6 +30,8 @@ internal sealed class KestrelEvents : ILoggerProvider
         ["HPackDecodingError"] = ErrorCodes.MalformedXml,
         ["Http3ConnectionError"] = ErrorCodes.MalformedXml,
         ["Http2QueueOperationsExceeded"] = ErrorCodes.RequestRefused, // streams opened and reset faster than they are cleared
+        ["AuthenticationFailed"] = ErrorCodes.TlsRefused, // a TLS handshake that failed: a plaintext client, no common version
+        ["AuthenticationTimedOut"] = ErrorCodes.TlsRefused,
     };
 
     public ILogger CreateLogger(string categoryName) => categoryName.StartsWith(Category, StringComparison.Ordinal) ? new Logger(categoryName) : Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;

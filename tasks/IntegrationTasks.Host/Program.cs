@@ -8,6 +8,7 @@ using IntegrationTasks.Hosting;
 // and each module's own.
 HostArguments arguments;
 List<IHostModule> modules;
+System.Net.Security.SslStreamCertificateContext? tlsCertificate = null;
 var builder = WebApplication.CreateSlimBuilder();
 try
 {
@@ -17,6 +18,17 @@ try
     modules = arguments.Modules.Select(name => HostModules.Create(name, arguments)).ToList();
     foreach (var module in modules)
         await module.ConfigureAsync(builder, CancellationToken.None);
+    if (arguments.Value("--tls-folder") is { Length: > 0 } tlsFolder)
+    {
+        try
+        {
+            tlsCertificate = TlsCertificates.In(tlsFolder).LoadServerContext();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException)
+        {
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"--tls-folder {tlsFolder} holds no usable server certificate and key: {e.Message}");
+        }
+    }
 }
 catch (Exception e) when (e is IntegrationException or ArgumentException or FormatException)
 {
@@ -34,11 +46,24 @@ foreach (var category in KestrelEvents.ClientCategories)
 foreach (var module in modules)
     module.ConfigureLogging(builder.Logging);
 builder.WebHost.UseUrls(arguments.Url);
+if (tlsCertificate is not null)
+    builder.WebHost.UseKestrelHttpsConfiguration(); // the slim builder leaves HTTPS out unless asked
 var connectionTimeout = TimeSpan.FromSeconds(arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds));
 ConnectionLimit? connectionLimit = null;
 builder.WebHost.ConfigureKestrel(kestrel =>
 {
     kestrel.AddServerHeader = false;
+    if (tlsCertificate is { } certificate)
+    {
+        // An https:// URL: the certificate the suite's private authority signed (its server task made it), TLS 1.2 and 1.3 only.
+        kestrel.ConfigureHttpsDefaults(https =>
+        {
+            https.ServerCertificate = certificate.TargetCertificate;
+            https.ServerCertificateChain = [.. certificate.IntermediateCertificates];
+            https.SslProtocols = TlsCertificates.Protocols;
+            https.HandshakeTimeout = TimeSpan.FromSeconds(Math.Min(30, arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds)));
+        });
+    }
     // A client that has not sent its headers within the connection timeout is answered 408 and dropped, as the TCP servers drop one
     // that sends no complete request (Kestrel's own default, 30 s, stays the upper bound).
     kestrel.Limits.RequestHeadersTimeout = TimeSpan.FromSeconds(Math.Min(30, connectionTimeout.TotalSeconds));

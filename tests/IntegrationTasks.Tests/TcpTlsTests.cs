@@ -1,5 +1,6 @@
 using System.Security.Cryptography.X509Certificates;
 using IntegrationTasks.Hosting;
+using IntegrationTasks.Rest;
 using IntegrationTasks.Tcp;
 
 namespace IntegrationTasks.Tests;
@@ -100,19 +101,51 @@ public sealed class TcpTlsTests
     }
 
     [TestMethod]
+    [DataRow("Http1")]
+    [DataRow("Http2")]
+    public async Task RestJson_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009(string httpVersion)
+    {
+        using var folder = new TempDirectory("it-tls-");
+        using var other = new TempDirectory("it-tls-other-");
+        TlsCertificates.MakeNew(other);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = await RunningHostModule.StartAsync(
+            new IntegrationTasks.Rest.RestServer { HttpVersion = httpVersion, Tls = true, TlsFolder = folder }, databases, IntegrationTasks.Rest.RestProtocol.Path);
+        StringAssert.StartsWith(server.Url, "https://");
+        RestJson Client(string tlsFolder, FakeBuildEngine engine) =>
+            new RestJson { Uri = server.Url, HttpVersion = httpVersion, MaxInFlight = 3, Tls = true, TlsFolder = tlsFolder }.For(databases, engine, 8, 250, timeoutSeconds: 30);
+
+        var refused = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(other, refused).Execute), refused.Log);
+        Assert.IsTrue(refused.HasErrorCode(ErrorCodes.TlsRefused), refused.Log);
+
+        // A plaintext client at the HTTPS port: a coded error on its side, the failed handshake one coded line on the server's.
+        var plaintext = new FakeBuildEngine();
+        var plain = new RestJson { Uri = server.Url.Replace("https://", "http://", StringComparison.Ordinal), HttpVersion = httpVersion, MaxInFlight = 1 }
+            .For(databases, plaintext, 8, 250, timeoutSeconds: 30);
+        Assert.IsFalse(await Task.Run(plain.Execute), plaintext.Log);
+        Assert.IsFalse(plaintext.HasErrorCode(ErrorCodes.Unexpected), plaintext.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Contains($"{ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the server's coded line",
+            TimeSpan.FromSeconds(15), () => server.Log);
+
+        var engine = new FakeBuildEngine();
+        await Client(folder, engine).AssertMovesEveryRowAsync(engine, databases, Records);
+    }
+
+    [TestMethod]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
-    public void RunAll_with_Tls_runs_the_TCP_generation_over_TLS_keys_every_run_so_and_lists_a_plaintext_only_transport_as_not_run()
+    public void RunAll_with_Tls_runs_the_TLS_transports_over_it_keys_every_run_so_and_lists_a_plaintext_only_transport_as_not_run()
     {
         using var artifacts = new TempDirectory("it-runall-tls-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+PipelinedCopy", "-p:Tls=true",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+GrpcClient+PipelinedCopy", "-p:Tls=true",
             "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClient2", "PipelinedCopy", "PipelinedCopy" }, runs.Select(r => r.Transport).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClient2", "RestJson", "RestJson", "PipelinedCopy", "PipelinedCopy" }, runs.Select(r => r.Transport).ToArray());
         Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls), string.Join("\n", runs));
         using var results = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "results", "results.json")));
-        var restJson = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "RestJson");
-        Assert.IsTrue(restJson.GetProperty("key").GetProperty("tls").GetBoolean());
+        var grpc = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "GrpcClient");
+        Assert.IsTrue(grpc.GetProperty("key").GetProperty("tls").GetBoolean());
         // The certificates were made in the results folder's state, the owner's only, the key never in a log or the report.
         var tls = Path.Combine(artifacts, "results", "state", "tls");
         Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(tls));

@@ -59,6 +59,9 @@ public sealed class TlsCertificates
         return certificates;
     }
 
+    /// <summary>The certificates already in <paramref name="folder"/>, made by a server task (the host process only reads them).</summary>
+    public static TlsCertificates In(string folder) => new(Path.GetFullPath(folder));
+
     /// <summary>An authority and a server certificate of its own in <paramref name="folder"/> (for tests: a server no client here trusts).</summary>
     public static TlsCertificates MakeNew(string folder, IEnumerable<string>? serverNames = null, DateTimeOffset? notBefore = null, TimeSpan? validity = null)
     {

@@ -51,6 +51,12 @@ public sealed class RestJson : TransferClientTask
     /// <summary>Http1 or Http2, as the server was started with.</summary>
     public string HttpVersion { get; set; } = nameof(RestHttpVersion.Http1);
 
+    /// <summary>HTTPS: the server's certificate must come from the authority in TlsFolder and name the Uri's host; Uri is then https://.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
+
     protected override string TransportName => "RestJson";
 
     /// <summary>Each client its own HttpClient, connections and resume loop.</summary>
@@ -61,12 +67,17 @@ public sealed class RestJson : TransferClientTask
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || uri.Scheme != System.Uri.UriSchemeHttp)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute http:// URL.");
+        var scheme = Tls ? System.Uri.UriSchemeHttps : System.Uri.UriSchemeHttp;
+        if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || uri.Scheme != scheme)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute {scheme}:// URL{(Tls ? " (Tls=true)" : "")}.");
         var version = RestHttpVersions.Parse(HttpVersion);
         var resumption = Resumption(plan, resumes: true);
         var wire = new CountedHttpConnections(resumption);
         using var handler = wire.CreateHandler();
+        if (Tls)
+            handler.SslOptions = Streams.TlsConnector.TrustingFolder(
+                TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
+                uri.Host);
         using var http = new HttpClient(handler, disposeHandler: false)
         {
             Timeout = Timeout.InfiniteTimeSpan, // the task's own TimeoutSeconds bounds the transfer
@@ -96,6 +107,10 @@ public sealed class RestJson : TransferClientTask
         try
         {
             response = await http.GetAsync(address, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+        }
+        catch (HttpRequestException e) when (e.HttpRequestError is HttpRequestError.SecureConnectionError)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {uri.Authority} failed: {e.Message}{(e.InnerException is { } inner ? $" ({inner.Message})" : "")}", e);
         }
         catch (HttpRequestException e) when (e.HttpRequestError is HttpRequestError.ConnectionError or HttpRequestError.NameResolutionError)
         {

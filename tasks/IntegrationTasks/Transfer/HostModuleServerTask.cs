@@ -29,6 +29,12 @@ public abstract class HostModuleServerTask : TransferServerTask
     /// </summary>
     public int MaxConnections { get; set; } = 1000;
 
+    /// <summary>HTTPS (TLS 1.2 or 1.3) with the certificate in TlsFolder (made there when missing); Url must then be https://.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's and the server's certificates are (RunAll: the results folder's state/tls).</summary>
+    public string TlsFolder { get; set; } = "";
+
     /// <summary>The host module that serves this family (its --module name).</summary>
     protected abstract string Module { get; }
 
@@ -44,11 +50,21 @@ public abstract class HostModuleServerTask : TransferServerTask
         if (ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"ConnectionTimeoutSeconds (was {ConnectionTimeoutSeconds}) and MaxConnections (was {MaxConnections}) must be at least 1.");
+        string[] tls = [];
+        if (Tls)
+        {
+            if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || url.Scheme != Uri.UriSchemeHttps)
+                throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls=true needs an https:// Url (was '{Url}').");
+            if (TlsFolder.Length == 0)
+                throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; RunAll sets it to the results folder's state/tls).");
+            // Made here, where the build's log is: the host only reads them.
+            tls = ["--tls-folder", TlsCertificates.Ensure(TlsFolder, TlsCertificates.NamesFor(url.Host)).Folder];
+        }
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
              "--connection-timeout-seconds", ConnectionTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture),
              "--max-connections", MaxConnections.ToString(System.Globalization.CultureInfo.InvariantCulture),
-             .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
+             .. tls, .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";
         // The host's lines (one per client served) are on the screen; its ready line stays below it (this task prints its own).

@@ -11,7 +11,7 @@ internal sealed class RunningHostModule : IAsyncDisposable
         _task = task;
         _execution = execution;
         Port = port;
-        Url = $"http://127.0.0.1:{port}{path}";
+        Url = $"{(task.Tls ? "https" : "http")}://127.0.0.1:{port}{path}";
     }
 
     public int Port { get; }
@@ -29,7 +29,7 @@ internal sealed class RunningHostModule : IAsyncDisposable
         task.ServerProvider = databases.ProviderName;
         task.ServerConnString = databases.Server.ConnectionString;
         task.HostAssembly = HostAssembly;
-        task.Url = $"http://127.0.0.1:{port}";
+        task.Url = $"{(task.Tls ? "https" : "http")}://127.0.0.1:{port}";
         var server = new RunningHostModule(task, Task.Run(task.Execute), port, path);
         await Eventually.WaitUntilAsync(() => engine.Log.Contains(IntegrationTasks.Hosting.ServerSignals.ReadyMarker) || server._execution.IsCompleted,
             $"{task.GetType().Name}'s ready line", TimeSpan.FromSeconds(60), () => engine.Log);
@@ -41,7 +41,7 @@ internal sealed class RunningHostModule : IAsyncDisposable
     /// <summary>The host process's peak resident memory so far (VmHWM), found by the URL it was started with.</summary>
     public long PeakResidentBytes()
     {
-        var url = $"--url http://127.0.0.1:{Port} ";
+        var url = $"--url {(_task.Tls ? "https" : "http")}://127.0.0.1:{Port} ";
         foreach (var dir in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
         {
             try
