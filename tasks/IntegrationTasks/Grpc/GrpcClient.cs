@@ -18,6 +18,9 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     public int MaxMessageBytes { get; init; } = 64 * 1024 * 1024;
     public TimeSpan Deadline { get; init; } = TimeSpan.FromMinutes(30);
 
+    /// <summary>For an https:// address: the server's certificate checked against these (the suite's authority alone); null for h2c.</summary>
+    public System.Net.Security.SslClientAuthenticationOptions? Tls { get; init; }
+
     /// <summary>Moves the plan's batches; a broken call or connection is resumed through <paramref name="resumption"/> with calls for the batches not committed.</summary>
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, ResumingTransfer resumption,
         CancellationToken cancellationToken)
@@ -25,6 +28,8 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         // Every connection the channel opens is counted: the bytes on the wire, HTTP/2 framing included.
         var connections = new CountedHttpConnections(resumption);
         using var handler = connections.CreateHandler();
+        if (Tls is { } tls)
+            handler.SslOptions = tls;
         using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
             MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = handler, DisposeHttpClient = false,
@@ -111,6 +116,8 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
 
     private IntegrationException Translate(RpcException e, int answered) => e.StatusCode switch
     {
+        _ when e.Status.DebugException is System.Net.Http.HttpRequestException { HttpRequestError: System.Net.Http.HttpRequestError.SecureConnectionError } tls =>
+            new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {tls.Message}{(tls.InnerException is { } inner ? $" ({inner.Message})" : "")}", e),
         StatusCode.Unavailable when answered == 0 => new IntegrationException(ErrorCodes.ConnectionFailed,
             $"Cannot reach {address} ({e.Status.Detail}). Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
         StatusCode.DeadlineExceeded => new IntegrationException(ErrorCodes.Timeout, $"A call to {address} passed its deadline ({e.Status.Detail}).", e),

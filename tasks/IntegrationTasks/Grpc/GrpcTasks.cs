@@ -15,8 +15,14 @@ public sealed class GrpcServer : RecordServiceHostTask
 /// <summary>A gRPC client task: the server's address, the batches in flight, the message limit.</summary>
 public abstract class GrpcClientTask : TransferClientTask
 {
-    /// <summary>http://host:port (HTTP/2 without TLS).</summary>
+    /// <summary>http://host:port (HTTP/2 without TLS), or https:// with Tls=true.</summary>
     [Required] public string Address { get; set; } = "";
+
+    /// <summary>HTTP/2 over TLS: the server's certificate must come from the authority in TlsFolder and name the address's host.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "GrpcMaxMessageBytes");
@@ -33,11 +39,15 @@ public abstract class GrpcClientTask : TransferClientTask
 
     protected override Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
+        var scheme = Tls ? Uri.UriSchemeHttps : Uri.UriSchemeHttp;
+        if (!Uri.TryCreate(Address, UriKind.Absolute, out var address) || address.Scheme != scheme)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute {scheme}:// URI{(Tls ? " (Tls=true)" : "")}.");
         var client = new GrpcRecordsClient(address, "GrpcServer")
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
+            Tls = Tls ? Streams.TlsConnector.TrustingFolder(
+                TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
+                address.Host) : null,
         };
         return client.RunAsync(plan, importer, Streaming, Resumption(plan, resumes: true), cancellationToken);
     }

@@ -6,12 +6,13 @@ using IntegrationTasks.Tcp;
 namespace IntegrationTasks.Tests;
 
 /// <summary>
-/// The TCP generations over TLS: every row moved with the server's certificate checked against the suite's private authority, and
-/// every way a handshake can go wrong refused with IT3009 on the client and one coded line on the server, which goes on serving.
+/// The transports over TLS (the TCP generations, REST, gRPC): every row moved with the server's certificate checked against the
+/// suite's private authority, and every way a handshake can go wrong refused with IT3009 on the client and, where the server sees
+/// it, one coded line on the server, which goes on serving.
 /// </summary>
 [TestClass]
 [TestCategory("EndToEnd")]
-public sealed class TcpTlsTests
+public sealed class TlsTransferTests
 {
     private const int Records = 2000;
 
@@ -103,33 +104,61 @@ public sealed class TcpTlsTests
     [TestMethod]
     [DataRow("Http1")]
     [DataRow("Http2")]
-    public async Task RestJson_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009(string httpVersion)
+    public Task RestJson_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009(string httpVersion) =>
+        AssertHostTransportOverTlsAsync(new RestServer { HttpVersion = httpVersion }, RestProtocol.Path,
+            (server, databases, tlsFolder, engine) => new RestJson { Uri = server.Url, HttpVersion = httpVersion, MaxInFlight = 3, Tls = true, TlsFolder = tlsFolder }
+                .For(databases, engine, 8, 250, timeoutSeconds: 30),
+            async (server, databases) =>
+            {
+                // A plaintext client at the HTTPS port: a coded error on its side, the failed handshake one coded line on the server's.
+                var plaintext = new FakeBuildEngine();
+                var plain = new RestJson { Uri = server.Url.Replace("https://", "http://", StringComparison.Ordinal), HttpVersion = httpVersion, MaxInFlight = 1 }
+                    .For(databases, plaintext, 8, 250, timeoutSeconds: 30);
+                Assert.IsFalse(await Task.Run(plain.Execute), plaintext.Log);
+                Assert.IsFalse(plaintext.HasErrorCode(ErrorCodes.Unexpected), plaintext.Log);
+                await Eventually.WaitUntilAsync(() => server.Log.Contains($"{ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the server's coded line",
+                    TimeSpan.FromSeconds(15), () => server.Log);
+            });
+
+    [TestMethod]
+    [DataRow(false)]
+    [DataRow(true)]
+    public Task Both_gRPC_transports_move_every_row_over_TLS_and_refuse_another_authority_with_IT3009(bool streaming) =>
+        AssertHostTransportOverTlsAsync(new IntegrationTasks.Grpc.GrpcServer { Connections = 2, Answerers = 2 }, "", (server, databases, tlsFolder, engine) =>
+        {
+            IntegrationTasks.Grpc.GrpcClientTask client = streaming ? new IntegrationTasks.Grpc.GrpcStreaming() : new IntegrationTasks.Grpc.GrpcClient();
+            client.Address = server.Url;
+            client.MaxInFlight = 3;
+            client.Tls = true;
+            client.TlsFolder = tlsFolder;
+            return client.For(databases, engine, 8, 250, timeoutSeconds: 30);
+        });
+
+    /// <summary>
+    /// A transport of the host process with Tls=true: a client trusting another authority is IT3009, <paramref name="alsoRefused"/>
+    /// checks what else the transport refuses, and then a client trusting the server's authority moves every row over https://.
+    /// </summary>
+    private static async Task AssertHostTransportOverTlsAsync(IntegrationTasks.Transfer.HostModuleServerTask task, string path,
+        Func<RunningHostModule, TestDatabases, string, FakeBuildEngine, IntegrationTasks.Transfer.TransferClientTask> client,
+        Func<RunningHostModule, TestDatabases, Task>? alsoRefused = null)
     {
         using var folder = new TempDirectory("it-tls-");
         using var other = new TempDirectory("it-tls-other-");
         TlsCertificates.MakeNew(other);
         await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
-        await using var server = await RunningHostModule.StartAsync(
-            new IntegrationTasks.Rest.RestServer { HttpVersion = httpVersion, Tls = true, TlsFolder = folder }, databases, IntegrationTasks.Rest.RestProtocol.Path);
+        task.Tls = true;
+        task.TlsFolder = folder;
+        await using var server = await RunningHostModule.StartAsync(task, databases, path);
         StringAssert.StartsWith(server.Url, "https://");
-        RestJson Client(string tlsFolder, FakeBuildEngine engine) =>
-            new RestJson { Uri = server.Url, HttpVersion = httpVersion, MaxInFlight = 3, Tls = true, TlsFolder = tlsFolder }.For(databases, engine, 8, 250, timeoutSeconds: 30);
 
         var refused = new FakeBuildEngine();
-        Assert.IsFalse(await Task.Run(Client(other, refused).Execute), refused.Log);
+        Assert.IsFalse(await Task.Run(client(server, databases, other, refused).Execute), refused.Log);
         Assert.IsTrue(refused.HasErrorCode(ErrorCodes.TlsRefused), refused.Log);
-
-        // A plaintext client at the HTTPS port: a coded error on its side, the failed handshake one coded line on the server's.
-        var plaintext = new FakeBuildEngine();
-        var plain = new RestJson { Uri = server.Url.Replace("https://", "http://", StringComparison.Ordinal), HttpVersion = httpVersion, MaxInFlight = 1 }
-            .For(databases, plaintext, 8, 250, timeoutSeconds: 30);
-        Assert.IsFalse(await Task.Run(plain.Execute), plaintext.Log);
-        Assert.IsFalse(plaintext.HasErrorCode(ErrorCodes.Unexpected), plaintext.Log);
-        await Eventually.WaitUntilAsync(() => server.Log.Contains($"{ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the server's coded line",
-            TimeSpan.FromSeconds(15), () => server.Log);
+        if (alsoRefused is not null)
+            await alsoRefused(server, databases);
 
         var engine = new FakeBuildEngine();
-        await Client(folder, engine).AssertMovesEveryRowAsync(engine, databases, Records);
+        await client(server, databases, folder, engine).AssertMovesEveryRowAsync(engine, databases, Records);
     }
 
     [TestMethod]
@@ -137,15 +166,16 @@ public sealed class TcpTlsTests
     public void RunAll_with_Tls_runs_the_TLS_transports_over_it_keys_every_run_so_and_lists_a_plaintext_only_transport_as_not_run()
     {
         using var artifacts = new TempDirectory("it-runall-tls-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+GrpcClient+PipelinedCopy", "-p:Tls=true",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+GrpcClient+WebSocketClient+PipelinedCopy", "-p:Tls=true",
             "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClient2", "RestJson", "RestJson", "PipelinedCopy", "PipelinedCopy" }, runs.Select(r => r.Transport).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "TcpClient2", "TcpClient2", "RestJson", "RestJson", "GrpcClient", "GrpcClient", "PipelinedCopy", "PipelinedCopy" },
+            runs.Select(r => r.Transport).ToArray());
         Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls), string.Join("\n", runs));
         using var results = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "results", "results.json")));
-        var grpc = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "GrpcClient");
-        Assert.IsTrue(grpc.GetProperty("key").GetProperty("tls").GetBoolean());
+        var webSocket = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "WebSocketClient");
+        Assert.IsTrue(webSocket.GetProperty("key").GetProperty("tls").GetBoolean());
         // The certificates were made in the results folder's state, the owner's only, the key never in a log or the report.
         var tls = Path.Combine(artifacts, "results", "state", "tls");
         Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(tls));
