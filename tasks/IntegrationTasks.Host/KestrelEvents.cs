@@ -58,7 +58,7 @@ internal sealed class KestrelEvents : ILoggerProvider
             var message = formatter(state, exception);
             if (exception?.Message is { Length: > 0 } reason && !message.Contains(reason, StringComparison.Ordinal))
                 message += $" ({reason})";
-            if (message.Contains("timed out", StringComparison.OrdinalIgnoreCase))
+            if (name == "ConnectionBadRequest" && message.Contains("timed out", StringComparison.OrdinalIgnoreCase))
                 code = ErrorCodes.ConnectionStalled;
             var what = name.StartsWith("Http2", StringComparison.Ordinal) || name == "HPackDecodingError" || category.EndsWith(".Http2", StringComparison.Ordinal)
                 ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";

@@ -16,11 +16,10 @@ public sealed class TlsTransferTests
 {
     private const int Records = 2000;
 
-    private static TcpClientTask Client(TestDatabases databases, int port, FakeBuildEngine engine, string? tlsFolder, string generation = "TcpClient2",
-        string hostName = "127.0.0.1")
+    private static TcpClientTask Client(TestDatabases databases, int port, FakeBuildEngine engine, string? tlsFolder, string generation = "TcpClient2")
     {
         var client = TcpGeneration.All[generation].NewClient();
-        client.HostName = hostName;
+        client.HostName = "127.0.0.1";
         client.Port = port;
         client.MaxInFlight = 3;
         client.Tls = tlsFolder is not null;
@@ -87,7 +86,27 @@ public sealed class TlsTransferTests
     }
 
     [TestMethod]
-    public async Task A_TLS_client_at_a_plaintext_server_is_IT3009_and_the_server_says_the_frame_was_not_one()
+    public async Task A_connection_reset_mid_transfer_over_TLS_is_resumed_and_every_row_arrives_once()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, tls: certificates.ServerOptions());
+        // The relay passes TLS through untouched and resets the connection mid-transfer: a break, not a refusal.
+        var (relay, relayPort, running) = await RelayFaults.ResettingAsync(server.Port, afterBytes: 200_000);
+        await using (relay)
+        {
+            var engine = new FakeBuildEngine();
+            var client = Client(databases, relayPort, engine, folder);
+            await client.AssertMovesEveryRowAsync(engine, databases, Records);
+            Assert.IsTrue(relay.FaultInjected, "the relay reset the connection");
+            Assert.AreEqual(1, client.Reconnects, engine.Log);
+        }
+        await running;
+    }
+
+    [TestMethod]
+    public async Task A_TLS_client_at_a_plaintext_server_fails_coded_and_the_server_says_the_frame_was_not_one()
     {
         using var folder = new TempDirectory("it-tls-");
         TlsCertificates.Ensure(folder);
@@ -95,7 +114,9 @@ public sealed class TlsTransferTests
         await using var server = new RunningTcpServer(databases.Server, connectionTimeout: TimeSpan.FromSeconds(5));
         var engine = new FakeBuildEngine();
         Assert.IsFalse(await Task.Run(Client(databases, server.Port, engine, folder).Execute), engine.Log);
-        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.TlsRefused), engine.Log);
+        // The server closes on the ClientHello: to the client, a connection that ended during its handshake (as a server going down).
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ConnectionFailed), engine.Log);
+        Assert.IsFalse(engine.HasErrorCode(ErrorCodes.Unexpected), engine.Log);
         // The ClientHello read as a frame header: a length no frame may have, or no complete request in time — coded either way.
         await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith("warning IT", StringComparison.Ordinal)),
             "the server's coded line", TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
@@ -176,12 +197,14 @@ public sealed class TlsTransferTests
         using var results = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "results", "results.json")));
         var webSocket = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "WebSocketClient");
         Assert.IsTrue(webSocket.GetProperty("key").GetProperty("tls").GetBoolean());
-        // The certificates were made in the results folder's state, the owner's only, the key never in a log or the report.
-        var tls = Path.Combine(artifacts, "results", "state", "tls");
+        // The certificates were made in the artifacts' tls folder, the owner's only, the key never in a log, a report or a server's log.
+        var tls = Path.Combine(artifacts, "tls");
         Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(tls));
         var key = File.ReadAllLines(Path.Combine(tls, TlsCertificates.ServerKeyFile)).Where(l => !l.StartsWith("-----", StringComparison.Ordinal)).ToList();
         Assert.IsNotEmpty(key);
-        foreach (var text in Directory.GetFiles(Path.Combine(artifacts, "results")).Select(File.ReadAllText).Append(output))
+        var written = Directory.GetFiles(artifacts, "*", SearchOption.AllDirectories).Where(f => !f.StartsWith(tls, StringComparison.Ordinal)).ToList();
+        Assert.IsNotEmpty(written.Where(f => f.Contains("/logs/", StringComparison.Ordinal)), "the servers' logs are among those read");
+        foreach (var text in written.Where(f => !f.EndsWith(".db", StringComparison.Ordinal)).Select(File.ReadAllText).Append(output))
             Assert.IsFalse(key.Any(line => text.Contains(line, StringComparison.Ordinal)));
     }
 
@@ -215,8 +238,18 @@ public sealed class TlsTransferTests
         Assert.IsTrue(bound.LoadServerContext().TargetCertificate.MatchesHostname("198.18.0.1"));
         first = File.ReadAllText(bound.ServerCertificatePath);
 
-        // One about to expire is made again.
+        // One about to expire is made again; so is a folder left half made (a key that is not the certificate's).
         TlsCertificates.MakeNew(folder, notBefore: DateTimeOffset.UtcNow.AddDays(-29), validity: TimeSpan.FromDays(29.5));
         Assert.AreNotEqual(first, File.ReadAllText(TlsCertificates.Ensure(folder).ServerCertificatePath));
+        using var elsewhere = new TempDirectory("it-tls-elsewhere-");
+        File.Copy(TlsCertificates.MakeNew(elsewhere).ServerKeyPath, made.ServerKeyPath, overwrite: true);
+        var remade = TlsCertificates.Ensure(folder);
+        Assert.IsNotNull(remade.LoadServerContext().TargetCertificate);
+
+        // Certificates the suite did not make are never replaced: one that does not serve is a coded refusal, the files left as they were.
+        File.Delete(Path.Combine(folder, TlsCertificates.MadeHereFile));
+        var theirs = File.ReadAllText(made.ServerCertificatePath);
+        Assert.AreEqual(ErrorCodes.TlsRefused, Assert.ThrowsExactly<IntegrationException>(() => TlsCertificates.Ensure(folder, ["other.example"])).Code);
+        Assert.AreEqual(theirs, File.ReadAllText(made.ServerCertificatePath));
     }
 }

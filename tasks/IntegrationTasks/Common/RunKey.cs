@@ -13,7 +13,7 @@ namespace IntegrationTasks.Common;
 /// <param name="LatencyMs">The round trip the relay added; null without a relay.</param>
 /// <param name="Rate">Open loop: batches a second each client sends; null for a closed loop.</param>
 /// <param name="Fault">None, or the fault injected (Reset, Silence, KillServer, RestartBroker).</param>
-/// <param name="Tls">The transports' traffic went over TLS (the references' runs of such a RunAll say so too: they are its pairs).</param>
+/// <param name="Tls">Run in a Tls=true build: the transports' traffic went over TLS (the references', which move nothing over a wire, are its pairs).</param>
 public sealed record RunKey(
     string Transport,
     RunKind Kind,

@@ -29,7 +29,10 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         var connections = new CountedHttpConnections(resumption);
         using var handler = connections.CreateHandler();
         if (Tls is { } tls)
+        {
             handler.SslOptions = tls;
+            handler.ConnectTimeout = TimeSpan.FromSeconds(30); // the handshake's bound (it is part of the connect)
+        }
         using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
             MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = handler, DisposeHttpClient = false,
@@ -116,7 +119,10 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
 
     private IntegrationException Translate(RpcException e, int answered) => e.StatusCode switch
     {
-        _ when e.Status.DebugException is System.Net.Http.HttpRequestException { HttpRequestError: System.Net.Http.HttpRequestError.SecureConnectionError } tls =>
+        _ when e.Status.DebugException is System.Net.Http.HttpRequestException
+        {
+            HttpRequestError: System.Net.Http.HttpRequestError.SecureConnectionError, InnerException: System.Security.Authentication.AuthenticationException,
+        } tls =>
             new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {tls.Message}{(tls.InnerException is { } inner ? $" ({inner.Message})" : "")}", e),
         StatusCode.Unavailable when answered == 0 => new IntegrationException(ErrorCodes.ConnectionFailed,
             $"Cannot reach {address} ({e.Status.Detail}). Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),

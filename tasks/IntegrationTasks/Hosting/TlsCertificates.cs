@@ -7,8 +7,8 @@ using System.Security.Cryptography.X509Certificates;
 namespace IntegrationTasks.Hosting;
 
 /// <summary>
-/// A private certificate authority and the server certificate it signs, made with .NET's own APIs into one folder (a results
-/// folder's <c>state/tls</c>): <c>authority.crt</c> (what clients trust), <c>server.crt</c> (the server's certificate, then the
+/// A private certificate authority and the server certificate it signs, made with .NET's own APIs into one folder (the
+/// build's <c>artifacts/tls</c>): <c>authority.crt</c> (what clients trust), <c>server.crt</c> (the server's certificate, then the
 /// authority's) and <c>server.key</c>. The folder and the key are the owner's only. Clients trust this authority and nothing
 /// else — no callback that accepts anything — and the server's name must be in its certificate.
 /// </summary>
@@ -17,6 +17,9 @@ public sealed class TlsCertificates
     public const string AuthorityFile = "authority.crt";
     public const string ServerCertificateFile = "server.crt";
     public const string ServerKeyFile = "server.key";
+
+    /// <summary>Marks a folder whose certificates the suite made (and may make again); files without it are the user's, never replaced.</summary>
+    public const string MadeHereFile = ".made-by-integrationtasks";
 
     /// <summary>TLS 1.2 and 1.3 only: what both ends of every transport here speak, and nothing older.</summary>
     public const SslProtocols Protocols = SslProtocols.Tls12 | SslProtocols.Tls13;
@@ -55,6 +58,9 @@ public sealed class TlsCertificates
         var names = serverNames?.ToList() ?? [.. LocalNames];
         if (certificates.IsUsable(now, names))
             return certificates;
+        if (File.Exists(certificates.ServerCertificatePath) && !File.Exists(Path.Combine(certificates.Folder, MadeHereFile)))
+            throw new IntegrationException(ErrorCodes.TlsRefused,
+                $"The certificate in {certificates.Folder} is not one this suite made and does not serve here (expired or about to, its key not an ECDSA key that matches it, or it lacks one of: {string.Join(", ", names)}); it is left as it is. Replace it, or point TlsFolder elsewhere.");
         certificates.Make(names, now);
         return certificates;
     }
@@ -80,9 +86,8 @@ public sealed class TlsCertificates
         using var withoutKey = collection[0];
         using var key = ECDsa.Create();
         key.ImportFromPem(File.ReadAllText(ServerKeyPath));
-        // Made ephemeral-free (exported and imported as PKCS#12) so that every TLS stack on Linux can use the key.
-        using var withKey = withoutKey.CopyWithPrivateKey(key);
-        var server = X509CertificateLoader.LoadPkcs12(withKey.Export(X509ContentType.Pkcs12), null);
+        // Held by the context for the server's life (the key is in memory only: nothing is written to a key store).
+        var server = withoutKey.CopyWithPrivateKey(key);
         return SslStreamCertificateContext.Create(server, new X509Certificate2Collection(collection.Skip(1).ToArray()), offline: true);
     }
 
@@ -102,6 +107,7 @@ public sealed class TlsCertificates
         {
             TrustMode = X509ChainTrustMode.CustomRootTrust,
             RevocationMode = X509RevocationMode.NoCheck, // a private authority publishes no revocation list
+            DisableCertificateDownloads = true,
         };
         policy.CustomTrustStore.Add(authority);
         return new SslClientAuthenticationOptions
@@ -112,7 +118,10 @@ public sealed class TlsCertificates
         };
     }
 
-    /// <summary>Present, valid for more than a day, and naming every one of <paramref name="names"/> (a server bound elsewhere needs more).</summary>
+    /// <summary>
+    /// Present, valid for more than a day, naming every one of <paramref name="names"/> (a server bound elsewhere needs more), chained
+    /// to the authority beside it, and with the key that belongs to it: a folder left half made is made again, never served.
+    /// </summary>
     private bool IsUsable(DateTimeOffset now, IReadOnlyList<string> names)
     {
         if (!File.Exists(AuthorityPath) || !File.Exists(ServerCertificatePath) || !File.Exists(ServerKeyPath))
@@ -120,17 +129,17 @@ public sealed class TlsCertificates
         try
         {
             using var authority = LoadAuthority();
-            var server = new X509Certificate2Collection();
-            server.ImportFromPemFile(ServerCertificatePath);
+            var context = LoadServerContext();
+            using var server = context.TargetCertificate;
             var usableUntil = now.AddDays(1).UtcDateTime;
-            var usable = authority.NotAfter.ToUniversalTime() > usableUntil && server[0].NotAfter.ToUniversalTime() > usableUntil
-                                                                            && server[0].NotBefore.ToUniversalTime() <= now.UtcDateTime
-                                                                            && names.All(name => server[0].MatchesHostname(name));
-            foreach (var certificate in server)
-                certificate.Dispose();
-            return usable;
+            if (authority.NotAfter.ToUniversalTime() <= usableUntil || server.NotAfter.ToUniversalTime() <= usableUntil
+                || server.NotBefore.ToUniversalTime() > now.UtcDateTime || !names.All(name => server.MatchesHostname(name)))
+                return false;
+            using var chain = new X509Chain();
+            chain.ChainPolicy = ClientOptions("localhost", authority).CertificateChainPolicy!;
+            return chain.Build(server);
         }
-        catch (CryptographicException)
+        catch (Exception e) when (e is CryptographicException or ArgumentException or IOException)
         {
             return false;
         }
@@ -166,6 +175,7 @@ public sealed class TlsCertificates
         serial[0] &= 0x7F; // a positive serial number
         using var server = serverRequest.Create(authority, notBefore.AddMinutes(-5), notBefore + lifetime - TimeSpan.FromMinutes(1), serial);
 
+        WriteOwnerOnly(Path.Combine(Folder, MadeHereFile), "Made by IntegrationTasks: a private authority and a server certificate for its tests; made again when needed.\n");
         WriteOwnerOnly(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
         WriteOwnerOnly(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
         WriteOwnerOnly(AuthorityPath, authority.ExportCertificatePem() + "\n");
@@ -186,7 +196,8 @@ public sealed class TlsCertificates
     private static void WriteOwnerOnly(string path, string text)
     {
         var temporary = path + ".new";
-        var options = new FileStreamOptions { Mode = FileMode.Create, Access = FileAccess.Write };
+        File.Delete(temporary); // made anew below, so its mode is the one given and no file planted there is written through
+        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write };
         if (!OperatingSystem.IsWindows())
             options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
         using (var stream = new FileStream(temporary, options))

@@ -75,6 +75,8 @@ public sealed class RestJson : TransferClientTask
         var wire = new CountedHttpConnections(resumption);
         using var handler = wire.CreateHandler();
         if (Tls)
+            handler.ConnectTimeout = TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds)); // the handshake's bound (it is part of the connect)
+        if (Tls)
             handler.SslOptions = Streams.TlsConnector.TrustingFolder(
                 TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
                 uri.Host);
@@ -108,7 +110,7 @@ public sealed class RestJson : TransferClientTask
         {
             response = await http.GetAsync(address, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
         }
-        catch (HttpRequestException e) when (e.HttpRequestError is HttpRequestError.SecureConnectionError)
+        catch (HttpRequestException e) when (e.HttpRequestError is HttpRequestError.SecureConnectionError && e.InnerException is System.Security.Authentication.AuthenticationException)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {uri.Authority} failed: {e.Message}{(e.InnerException is { } inner ? $" ({inner.Message})" : "")}", e);
         }

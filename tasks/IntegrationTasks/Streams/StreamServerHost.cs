@@ -57,12 +57,10 @@ public sealed class StreamConnectionServer(RecordSource source, StreamServerOpti
         {
             log.Detail($"Connection from {peer} closed: the server is stopping.");
         }
-        catch (IntegrationException e) when (client.Tls && e.Code == ErrorCodes.TruncatedFrame && connection?.Frames.BytesRead == 0)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.TruncatedFrame && TlsStreams.NothingReadAfterHandshake(client))
         {
-            // A client checks the certificate after its side of the handshake is done (.NET on Linux does): one that refuses it
-            // closes at once, which this side sees as a connection that ended before its first byte.
             Interlocked.Increment(ref _failedConnections);
-            log.Warning(ErrorCodes.TlsRefused, $"The connection from {peer} ended right after the TLS handshake, before any request: the client refused this server's certificate (its authority or its name), or left.");
+            log.Warning(ErrorCodes.TlsRefused, $"The connection from {peer} ended right after the TLS handshake, before sending anything: the client may have refused this server's certificate (its authority or its name), or left.");
         }
         catch (IntegrationException e)
         {

@@ -10,7 +10,10 @@ namespace IntegrationTasks.Streams;
 /// </summary>
 public static class TlsStreams
 {
-    /// <summary>The server's side: the handshake, or null when it failed (said in one coded line; the connection is left to be closed).</summary>
+    /// <summary>
+    /// The server's side: the handshake, or null when it failed (said in one coded line) or the server is stopping (said in none); the
+    /// connection is left to be closed. Never throws: a connection's failure is never the server's.
+    /// </summary>
     public static async Task<StreamConnection?> AcceptAsync(StreamConnection client, SslServerAuthenticationOptions options, TimeSpan timeout,
         IEventLog log, CancellationToken cancellationToken)
     {
@@ -22,13 +25,21 @@ public static class TlsStreams
             await tls.AuthenticateAsServerAsync(options, deadline.Token).ConfigureAwait(false);
             return Secured(client, tls);
         }
-        catch (Exception e) when (IsHandshakeFailure(e) && !cancellationToken.IsCancellationRequested)
+        catch (Exception e)
         {
             await tls.DisposeAsync().ConfigureAwait(false);
-            log.Warning(ErrorCodes.TlsRefused, $"Refused the connection from {client.Peer}: {Reason(e, deadline.IsCancellationRequested, timeout)}");
+            if (!cancellationToken.IsCancellationRequested)
+                log.Warning(e is AuthenticationException || deadline.IsCancellationRequested ? ErrorCodes.TlsRefused : ErrorCodes.ConnectionLost,
+                    $"Refused the connection from {client.Peer}: {Reason(e, deadline.IsCancellationRequested, timeout)}");
             return null;
         }
     }
+
+    /// <summary>
+    /// Whether nothing came over <paramref name="connection"/>'s TLS after its handshake: a .NET client checks the certificate after its
+    /// side of the handshake is done, and one that refuses it closes at once, which is all the server sees of it.
+    /// </summary>
+    public static bool NothingReadAfterHandshake(StreamConnection connection) => connection.Stream is OwningTlsStream { BytesRead: 0 };
 
     /// <summary>The client's side: the server's certificate checked against the one authority it trusts and the name it was reached by.</summary>
     public static async Task<StreamConnection> ConnectAsync(StreamConnection server, SslClientAuthenticationOptions options, TimeSpan timeout,
@@ -42,18 +53,28 @@ public static class TlsStreams
             await tls.AuthenticateAsClientAsync(options, deadline.Token).ConfigureAwait(false);
             return Secured(server, tls);
         }
-        catch (Exception e) when (IsHandshakeFailure(e) && !cancellationToken.IsCancellationRequested)
+        catch (Exception e) when (e is AuthenticationException || (deadline.IsCancellationRequested && !cancellationToken.IsCancellationRequested))
         {
             await tls.DisposeAsync().ConfigureAwait(false);
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {server.Peer} ({options.TargetHost}) failed: {Reason(e, deadline.IsCancellationRequested, timeout)}", e);
+        }
+        catch (IOException e)
+        {
+            // Reset or closed during the handshake (a server going down, a relay's fault): a break to reconnect after, not a refusal.
+            await tls.DisposeAsync().ConfigureAwait(false);
+            throw new IntegrationException(ErrorCodes.ConnectionFailed,
+                $"The connection to {server.Peer} ended during the TLS handshake (a server that does not speak TLS, or one going down): {e.Message}", e);
+        }
+        catch
+        {
+            await tls.DisposeAsync().ConfigureAwait(false);
+            throw;
         }
     }
 
     /// <summary>The connection carried by <paramref name="tls"/>: the socket beneath kept for what works on sockets (a reset, the relay).</summary>
     private static StreamConnection Secured(StreamConnection plain, SslStream tls) =>
         new(new OwningTlsStream(tls, plain.Stream), plain.Peer, plain.ShutdownSend, plain.Socket, plain.CloseWithErrorAsync, tls: true);
-
-    private static bool IsHandshakeFailure(Exception e) => e is AuthenticationException or IOException or OperationCanceledException or ObjectDisposedException;
 
     private static string Reason(Exception e, bool timedOut, TimeSpan timeout) => timedOut && e is OperationCanceledException
         ? $"no TLS handshake within {timeout.TotalSeconds:0.#} s (a plaintext peer, or none at all)."
@@ -64,20 +85,40 @@ public static class TlsStreams
             _ => e.Message,
         };
 
-    /// <summary>The TLS stream, disposing the plaintext stream beneath it too (the connection owns both).</summary>
+    /// <summary>
+    /// The TLS stream, disposing the plaintext stream beneath it too (the connection owns both). A connection that ends inside a TLS
+    /// record is SslStream's bare IOException: told as the socket's reset it is, so that it reads as the disconnect it is everywhere.
+    /// </summary>
     private sealed class OwningTlsStream(SslStream tls, Stream inner) : Stream
     {
+        private long _bytesRead;
+
+        public long BytesRead => Interlocked.Read(ref _bytesRead);
+
         public override bool CanRead => true;
         public override bool CanWrite => true;
         public override bool CanSeek => false;
         public override long Length => throw new NotSupportedException();
         public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
-        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => tls.ReadAsync(buffer, cancellationToken);
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            try
+            {
+                var read = await tls.ReadAsync(buffer, cancellationToken).ConfigureAwait(false);
+                Interlocked.Add(ref _bytesRead, read);
+                return read;
+            }
+            catch (IOException e) when (e.InnerException is null)
+            {
+                throw new IOException(e.Message, new System.Net.Sockets.SocketException((int)System.Net.Sockets.SocketError.ConnectionReset));
+            }
+        }
         public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) => tls.WriteAsync(buffer, cancellationToken);
-        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => tls.ReadAsync(buffer, offset, count, cancellationToken);
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
         public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => tls.WriteAsync(buffer, offset, count, cancellationToken);
-        public override int Read(byte[] buffer, int offset, int count) => tls.Read(buffer, offset, count);
+        public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
         public override void Write(byte[] buffer, int offset, int count) => tls.Write(buffer, offset, count);
         public override Task FlushAsync(CancellationToken cancellationToken) => tls.FlushAsync(cancellationToken);
         public override void Flush() => tls.Flush();
@@ -129,6 +170,13 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
         if (!File.Exists(authority))
             throw new IntegrationException(ErrorCodes.TlsRefused,
                 $"No certificate authority at {authority} to check the server's certificate against: start the server with Tls=true first (it makes them), or point TlsFolder at its folder.");
-        return TlsCertificates.ClientOptions(serverName, System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(authority));
+        try
+        {
+            return TlsCertificates.ClientOptions(serverName, System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(authority));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"The certificate authority at {authority} cannot be read: {e.Message}", e);
+        }
     }
 }

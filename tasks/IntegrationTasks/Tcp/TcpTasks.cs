@@ -40,7 +40,7 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>Every connection over TLS (1.2 or 1.3), with the server certificate in TlsFolder (made there by a private authority when missing).</summary>
     public bool Tls { get; set; }
 
-    /// <summary>Where the authority's and the server's certificates are (RunAll: the results folder's state/tls).</summary>
+    /// <summary>Where the authority's and the server's certificates are (the build's default: artifacts/tls).</summary>
     public string TlsFolder { get; set; } = "";
 
     protected virtual FrameFormat Format => FrameFormat.Plain;
@@ -48,7 +48,7 @@ public abstract class TcpServerTask : TransferServerTask
     protected abstract ServerModel CreateModel();
 
     internal static string RequireTlsFolder(string folder) => folder.Length > 0 ? folder
-        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; RunAll sets it to the results folder's state/tls).");
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; the build's default is artifacts/tls).");
 
     internal static string RequireSocketPath(string path) => path.Length > 0 ? path
         : throw new IntegrationException(ErrorCodes.InvalidParameter, "Connector=Unix needs SocketPath (the socket's file; -p:SocketPath=…).");
@@ -106,7 +106,7 @@ public abstract class TcpClientTask : StreamClientTask
             Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
             _ => new TcpConnector(HostName, Port),
         };
-        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TcpServerTask.RequireTlsFolder(TlsFolder), HostName), TimeSpan.FromSeconds(TimeoutSeconds)) : plain;
+        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TcpServerTask.RequireTlsFolder(TlsFolder), HostName), TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds))) : plain;
     }
 }
 

@@ -32,7 +32,7 @@ public abstract class HostModuleServerTask : TransferServerTask
     /// <summary>HTTPS (TLS 1.2 or 1.3) with the certificate in TlsFolder (made there when missing); Url must then be https://.</summary>
     public bool Tls { get; set; }
 
-    /// <summary>Where the authority's and the server's certificates are (RunAll: the results folder's state/tls).</summary>
+    /// <summary>Where the authority's and the server's certificates are (the build's default: artifacts/tls).</summary>
     public string TlsFolder { get; set; } = "";
 
     /// <summary>The host module that serves this family (its --module name).</summary>
@@ -56,7 +56,7 @@ public abstract class HostModuleServerTask : TransferServerTask
             if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || url.Scheme != Uri.UriSchemeHttps)
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls=true needs an https:// Url (was '{Url}').");
             if (TlsFolder.Length == 0)
-                throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; RunAll sets it to the results folder's state/tls).");
+                throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; the build's default is artifacts/tls).");
             // Made here, where the build's log is: the host only reads them.
             tls = ["--tls-folder", TlsCertificates.Ensure(TlsFolder, TlsCertificates.NamesFor(url.Host)).Folder];
         }

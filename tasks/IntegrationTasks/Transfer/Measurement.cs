@@ -53,7 +53,7 @@ public sealed record Measurement
     /// <summary>The network profile the relay shaped the run with (-p:Network), when there was a relay.</summary>
     public string? Network { get; init; }
 
-    /// <summary>The traffic went over TLS (null: plaintext, or a log from before it was recorded).</summary>
+    /// <summary>Run in a Tls=true build: a transport's traffic went over TLS, a reference ran as its pair (null: plaintext, or a log from before it was recorded).</summary>
     public bool? Tls { get; init; }
 
     /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
