@@ -155,6 +155,12 @@ public sealed class TlsTransferTests
             return client.For(databases, engine, 8, 250, timeoutSeconds: 30);
         });
 
+    [TestMethod]
+    public Task HttpRequest_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009() =>
+        AssertHostTransportOverTlsAsync(new IntegrationTasks.Http.HttpServer(), IntegrationTasks.Http.HttpRecordsProtocol.Path,
+            (server, databases, tlsFolder, engine) => new IntegrationTasks.Http.HttpRequest { Uri = server.Url, Tls = true, TlsFolder = tlsFolder }
+                .For(databases, engine, 8, 250, timeoutSeconds: 30));
+
     /// <summary>
     /// A transport of the host process with Tls=true: a client trusting another authority is IT3009, <paramref name="alsoRefused"/>
     /// checks what else the transport refuses, and then a client trusting the server's authority moves every row over https://.

@@ -33,6 +33,27 @@ public sealed class HttpRequest : TransferClientTask
 
     [Required] public string Uri { get; set; } = "http://127.0.0.1:8082" + HttpRecordsProtocol.Path;
 
+    /// <summary>HTTPS: the server's certificate must come from the authority in TlsFolder and name the Uri's host; Uri is then https://.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
+
+    private HttpClient? _tlsClient;
+
+    /// <summary>The shared client, or with Tls this task's own, whose handler trusts the authority in TlsFolder alone.</summary>
+    private HttpClient Http => !Tls ? Client : LazyInitializer.EnsureInitialized(ref _tlsClient, () => new HttpClient(new SocketsHttpHandler
+    {
+        AutomaticDecompression = DecompressionMethods.None,
+        ConnectTimeout = TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds)), // the handshake's bound (it is part of the connect)
+        SslOptions = Streams.TlsConnector.TrustingFolder(
+            TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
+            new System.Uri(Uri).Host),
+    })
+    {
+        Timeout = Timeout.InfiniteTimeSpan,
+    });
+
     /// <summary>Ask the server to flush after every record (the series' default), or to send 64 KB chunks.</summary>
     public bool Flush { get; set; } = true;
 
@@ -46,8 +67,8 @@ public sealed class HttpRequest : TransferClientTask
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute URL.");
+        if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || (Tls && uri.Scheme != System.Uri.UriSchemeHttps))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not an absolute {(Tls ? "https://" : "")}URL{(Tls ? " (Tls=true)" : "")}.");
         importer.MarkSetupDone(); // HttpClient connects inside SendAsync: setup here is the request's preparation only
         var resumption = Resumption(plan, resumes: true);
         if (Rate > 0)
@@ -134,7 +155,11 @@ public sealed class HttpRequest : TransferClientTask
         HttpResponseMessage response;
         try
         {
-            response = await Client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+            response = await Http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+        }
+        catch (HttpRequestException e) when (e.InnerException is System.Security.Authentication.AuthenticationException)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {uri.Authority} failed: {e.Message} ({e.InnerException.Message})", e);
         }
         catch (HttpRequestException e)
         {
