@@ -45,9 +45,7 @@ public abstract class GrpcClientTask : TransferClientTask
         var client = new GrpcRecordsClient(address, "GrpcServer")
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
-            Tls = Tls ? Streams.TlsConnector.TrustingFolder(
-                TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
-                address.Host) : null,
+            Tls = Tls ? Streams.TlsConnector.TrustingFolder(TlsFolder, address.Host) : null,
         };
         return client.RunAsync(plan, importer, Streaming, Resumption(plan, resumes: true), cancellationToken);
     }

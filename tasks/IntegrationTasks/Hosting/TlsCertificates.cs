@@ -24,6 +24,13 @@ public sealed class TlsCertificates
     /// <summary>TLS 1.2 and 1.3 only: what both ends of every transport here speak, and nothing older.</summary>
     public const SslProtocols Protocols = SslProtocols.Tls12 | SslProtocols.Tls13;
 
+    /// <summary>The folder Tls=true needs, on either side (the build's default is artifacts/tls).</summary>
+    public static string RequireFolder(string folder) => folder.Length > 0 ? folder
+        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; the build's default is artifacts/tls).");
+
+    /// <summary>A client's bound on its handshake: the transfer's timeout, at most 30 s (a handshake is a few round trips).</summary>
+    public static TimeSpan HandshakeTimeout(int timeoutSeconds) => TimeSpan.FromSeconds(Math.Min(30, timeoutSeconds));
+
     /// <summary>The names a server's certificate holds when none are given: how a client on this machine reaches it.</summary>
     public static readonly IReadOnlyList<string> LocalNames = ["localhost", "127.0.0.1", "::1"];
 

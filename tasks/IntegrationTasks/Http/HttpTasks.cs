@@ -42,16 +42,11 @@ public sealed class HttpRequest : TransferClientTask
     private HttpClient? _tlsClient;
 
     /// <summary>The shared client, or with Tls this task's own, whose handler trusts the authority in TlsFolder alone.</summary>
-    private HttpClient Http => !Tls ? Client : LazyInitializer.EnsureInitialized(ref _tlsClient, () => new HttpClient(new SocketsHttpHandler
+    private HttpClient Http => !Tls ? Client : LazyInitializer.EnsureInitialized(ref _tlsClient, () =>
     {
-        AutomaticDecompression = DecompressionMethods.None,
-        ConnectTimeout = TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds)), // the handshake's bound (it is part of the connect)
-        SslOptions = Streams.TlsConnector.TrustingFolder(
-            TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
-            new System.Uri(Uri).Host),
-    })
-    {
-        Timeout = Timeout.InfiniteTimeSpan,
+        var handler = new SocketsHttpHandler { AutomaticDecompression = DecompressionMethods.None };
+        Streams.TlsConnector.Secure(handler, TlsFolder, new System.Uri(Uri).Host, TimeoutSeconds);
+        return new HttpClient(handler) { Timeout = Timeout.InfiniteTimeSpan };
     });
 
     /// <summary>Ask the server to flush after every record (the series' default), or to send 64 KB chunks.</summary>

@@ -75,11 +75,7 @@ public sealed class RestJson : TransferClientTask
         var wire = new CountedHttpConnections(resumption);
         using var handler = wire.CreateHandler();
         if (Tls)
-            handler.ConnectTimeout = TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds)); // the handshake's bound (it is part of the connect)
-        if (Tls)
-            handler.SslOptions = Streams.TlsConnector.TrustingFolder(
-                TlsFolder.Length > 0 ? TlsFolder : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the server's authority's certificate is)."),
-                uri.Host);
+            Streams.TlsConnector.Secure(handler, TlsFolder, uri.Host, TimeoutSeconds);
         using var http = new HttpClient(handler, disposeHandler: false)
         {
             Timeout = Timeout.InfiniteTimeSpan, // the task's own TimeoutSeconds bounds the transfer

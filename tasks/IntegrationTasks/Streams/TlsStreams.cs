@@ -163,10 +163,17 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
         }
     }
 
+    /// <summary>An HTTP client's handler made to trust the authority in <paramref name="tlsFolder"/> alone, its handshake bounded (it is part of the connect).</summary>
+    public static void Secure(System.Net.Http.SocketsHttpHandler handler, string tlsFolder, string serverName, int timeoutSeconds)
+    {
+        handler.SslOptions = TrustingFolder(tlsFolder, serverName);
+        handler.ConnectTimeout = TlsCertificates.HandshakeTimeout(timeoutSeconds);
+    }
+
     /// <summary>The options of a client that trusts the authority in <paramref name="tlsFolder"/> and reaches the server as <paramref name="serverName"/>.</summary>
     public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName)
     {
-        var authority = Path.Combine(tlsFolder, TlsCertificates.AuthorityFile);
+        var authority = Path.Combine(TlsCertificates.RequireFolder(tlsFolder), TlsCertificates.AuthorityFile);
         if (!File.Exists(authority))
             throw new IntegrationException(ErrorCodes.TlsRefused,
                 $"No certificate authority at {authority} to check the server's certificate against: start the server with Tls=true first (it makes them), or point TlsFolder at its folder.");

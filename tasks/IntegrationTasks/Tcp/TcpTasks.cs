@@ -47,9 +47,6 @@ public abstract class TcpServerTask : TransferServerTask
     protected virtual StreamIo Io => StreamIo.Streams;
     protected abstract ServerModel CreateModel();
 
-    internal static string RequireTlsFolder(string folder) => folder.Length > 0 ? folder
-        : throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; the build's default is artifacts/tls).");
-
     internal static string RequireSocketPath(string path) => path.Length > 0 ? path
         : throw new IntegrationException(ErrorCodes.InvalidParameter, "Connector=Unix needs SocketPath (the socket's file; -p:SocketPath=…).");
 
@@ -62,7 +59,7 @@ public abstract class TcpServerTask : TransferServerTask
         {
             MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
-            Tls = Tls ? Hosting.TlsCertificates.Ensure(RequireTlsFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
         };
         IStreamListener listener = StreamConnections.Parse(Connector) switch
         {
@@ -106,7 +103,7 @@ public abstract class TcpClientTask : StreamClientTask
             Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
             _ => new TcpConnector(HostName, Port),
         };
-        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TcpServerTask.RequireTlsFolder(TlsFolder), HostName), TimeSpan.FromSeconds(Math.Min(30, TimeoutSeconds))) : plain;
+        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TlsFolder, HostName), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds)) : plain;
     }
 }
 

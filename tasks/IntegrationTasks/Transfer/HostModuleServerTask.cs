@@ -55,10 +55,8 @@ public abstract class HostModuleServerTask : TransferServerTask
         {
             if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || url.Scheme != Uri.UriSchemeHttps)
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls=true needs an https:// Url (was '{Url}').");
-            if (TlsFolder.Length == 0)
-                throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true needs TlsFolder (where the certificates are; the build's default is artifacts/tls).");
             // Made here, where the build's log is: the host only reads them.
-            tls = ["--tls-folder", TlsCertificates.Ensure(TlsFolder, TlsCertificates.NamesFor(url.Host)).Folder];
+            tls = ["--tls-folder", TlsCertificates.Ensure(TlsCertificates.RequireFolder(TlsFolder), TlsCertificates.NamesFor(url.Host)).Folder];
         }
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
