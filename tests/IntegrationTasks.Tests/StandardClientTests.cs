@@ -38,20 +38,12 @@ public sealed class StandardClientTests
         var lines = await RunPythonAsync(Script("soap_client.py"), server.Url + "?wsdl", "1", Records.ToString(CultureInfo.InvariantCulture),
             Batch.ToString(CultureInfo.InvariantCulture));
         Assert.HasCount(Records, lines);
-        await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
-        foreach (var line in lines)
+        await AssertEveryRowAsStoredAsync(databases, lines, "SOAP", (stored, read, what) =>
         {
-            var read = line.RootElement;
-            var id = read.GetProperty("id").GetInt32();
-            var stored = await lookup.FindAsync(id, CancellationToken.None) ?? throw new AssertFailedException($"record {id} is not in ServiceTable");
-            AssertSameFields(stored, read, $"SOAP record {id}");
             // The wire's text to the tick; Python's datetime to the microsecond.
-            var text = read.GetProperty("creationDateText").GetString()!;
-            Assert.AreEqual(stored.CreationDate.Ticks, DateTime.Parse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind).Ticks, $"record {id}: {text}");
-            Assert.AreEqual(stored.CreationDate.Ticks / 10 * 10, DateTime.Parse(read.GetProperty("creationDate").GetString()!, CultureInfo.InvariantCulture).Ticks,
-                $"record {id}");
-        }
-        CollectionAssert.AreEqual(Enumerable.Range(1, Records).ToArray(), lines.Select(l => l.RootElement.GetProperty("id").GetInt32()).ToArray());
+            AssertDateText(stored, read, what);
+            Assert.AreEqual(stored.CreationDate.Ticks / 10 * 10, DateTime.Parse(read.GetProperty("creationDate").GetString()!, CultureInfo.InvariantCulture).Ticks, what);
+        });
     }
 
     [TestMethod]
@@ -66,22 +58,13 @@ public sealed class StandardClientTests
         var proto = Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Contracts", "Grpc");
         var lines = await RunPythonAsync(Script("grpc_client.py"), proto, stubs, $"127.0.0.1:{server.Port}", "1",
             Records.ToString(CultureInfo.InvariantCulture), Batch.ToString(CultureInfo.InvariantCulture));
-        await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
         foreach (var call in new[] { "GetBatch", "StreamBatches" })
-        {
-            var ofCall = lines.Where(l => l.RootElement.GetProperty("call").GetString() == call).ToList();
-            CollectionAssert.AreEqual(Enumerable.Range(1, Records).ToArray(), ofCall.Select(l => l.RootElement.GetProperty("id").GetInt32()).ToArray(), call);
-            foreach (var line in ofCall)
+            await AssertEveryRowAsStoredAsync(databases, lines.Where(l => l.RootElement.GetProperty("call").GetString() == call), call, (stored, read, what) =>
             {
-                var read = line.RootElement;
-                var id = read.GetProperty("id").GetInt32();
-                var stored = await lookup.FindAsync(id, CancellationToken.None) ?? throw new AssertFailedException($"record {id} is not in ServiceTable");
-                AssertSameFields(stored, read, $"{call} record {id}");
                 // A Timestamp of seconds and nanoseconds since the epoch: CreationDate to the tick.
                 var ticks = DateTime.UnixEpoch.Ticks + read.GetProperty("seconds").GetInt64() * TimeSpan.TicksPerSecond + read.GetProperty("nanos").GetInt64() / 100;
-                Assert.AreEqual(stored.CreationDate.Ticks, ticks, $"{call} record {id}");
-            }
-        }
+                Assert.AreEqual(stored.CreationDate.Ticks, ticks, what);
+            });
         Assert.HasCount(2 * Records, lines);
     }
 
@@ -95,17 +78,33 @@ public sealed class StandardClientTests
         await using var server = await RunningHostModule.StartAsync(new IntegrationTasks.Rest.RestServer(), databases, IntegrationTasks.Rest.RestProtocol.Path);
         var lines = await RunPythonAsync(Script("openapi_client.py"), $"http://127.0.0.1:{server.Port}", "1", Records.ToString(CultureInfo.InvariantCulture),
             Batch.ToString(CultureInfo.InvariantCulture));
-        CollectionAssert.AreEqual(Enumerable.Range(1, Records).ToArray(), lines.Select(l => l.RootElement.GetProperty("id").GetInt32()).ToArray());
+        await AssertEveryRowAsStoredAsync(databases, lines, "REST", AssertDateText);
+    }
+
+    /// <summary>
+    /// The rows a client read, IDs 1 to <see cref="Records"/> in order, each equal to ServiceTable's in every field but the date, which
+    /// <paramref name="assertDate"/> checks as the client's types carry it.
+    /// </summary>
+    private static async Task AssertEveryRowAsStoredAsync(TestDatabases databases, IEnumerable<JsonDocument> lines, string client,
+        Action<ServiceRecord, JsonElement, string> assertDate)
+    {
+        var rows = lines.Select(l => l.RootElement).ToList();
+        CollectionAssert.AreEqual(Enumerable.Range(1, Records).ToArray(), rows.Select(r => r.GetProperty("id").GetInt32()).ToArray(), client);
         await using var lookup = await new RecordSource(databases.Server, ServerWork.PerRecord).OpenLookupAsync(CancellationToken.None);
-        foreach (var line in lines)
+        foreach (var read in rows)
         {
-            var read = line.RootElement;
             var id = read.GetProperty("id").GetInt32();
             var stored = await lookup.FindAsync(id, CancellationToken.None) ?? throw new AssertFailedException($"record {id} is not in ServiceTable");
-            AssertSameFields(stored, read, $"REST record {id}");
-            var text = read.GetProperty("creationDateText").GetString()!;
-            Assert.AreEqual(stored.CreationDate.Ticks, DateTime.Parse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind).Ticks, $"record {id}: {text}");
+            AssertSameFields(stored, read, $"{client} record {id}");
+            assertDate(stored, read, $"{client} record {id}");
         }
+    }
+
+    /// <summary>CreationDate as the wire's text, to the tick.</summary>
+    private static void AssertDateText(ServiceRecord stored, JsonElement read, string what)
+    {
+        var text = read.GetProperty("creationDateText").GetString()!;
+        Assert.AreEqual(stored.CreationDate.Ticks, DateTime.Parse(text, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind).Ticks, $"{what}: {text}");
     }
 
     /// <summary>Every field but the date, exactly: the double bit for bit, NULL apart from "", the payload byte for byte.</summary>
