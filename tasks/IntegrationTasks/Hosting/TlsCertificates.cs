@@ -155,7 +155,7 @@ public sealed class TlsCertificates
     private void Make(IEnumerable<string> serverNames, DateTimeOffset notBefore, TimeSpan? validity = null)
     {
         var lifetime = validity ?? TimeSpan.FromDays(30);
-        CreateOwnerOnlyDirectory(Folder);
+        OwnerOnlyFiles.CreateDirectory(Folder);
         using var authorityKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
         var authorityRequest = new CertificateRequest("CN=IntegrationTasks private authority", authorityKey, HashAlgorithmName.SHA256);
         authorityRequest.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: true, hasPathLengthConstraint: true, pathLengthConstraint: 0, critical: true));
@@ -182,34 +182,9 @@ public sealed class TlsCertificates
         serial[0] &= 0x7F; // a positive serial number
         using var server = serverRequest.Create(authority, notBefore.AddMinutes(-5), notBefore + lifetime - TimeSpan.FromMinutes(1), serial);
 
-        WriteOwnerOnly(Path.Combine(Folder, MadeHereFile), "Made by IntegrationTasks: a private authority and a server certificate for its tests; made again when needed.\n");
-        WriteOwnerOnly(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
-        WriteOwnerOnly(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
-        WriteOwnerOnly(AuthorityPath, authority.ExportCertificatePem() + "\n");
-    }
-
-    private static void CreateOwnerOnlyDirectory(string folder)
-    {
-        if (OperatingSystem.IsWindows())
-            Directory.CreateDirectory(folder);
-        else
-        {
-            Directory.CreateDirectory(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-            File.SetUnixFileMode(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        }
-    }
-
-    /// <summary>Written to a new file that only its owner can read, then moved over the old one: never readable by others, even briefly.</summary>
-    private static void WriteOwnerOnly(string path, string text)
-    {
-        var temporary = path + ".new";
-        File.Delete(temporary); // made anew below, so its mode is the one given and no file planted there is written through
-        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write };
-        if (!OperatingSystem.IsWindows())
-            options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
-        using (var stream = new FileStream(temporary, options))
-        using (var writer = new StreamWriter(stream))
-            writer.Write(text);
-        File.Move(temporary, path, overwrite: true);
+        OwnerOnlyFiles.Write(Path.Combine(Folder, MadeHereFile), "Made by IntegrationTasks: a private authority and a server certificate for its tests; made again when needed.\n");
+        OwnerOnlyFiles.Write(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
+        OwnerOnlyFiles.Write(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
+        OwnerOnlyFiles.Write(AuthorityPath, authority.ExportCertificatePem() + "\n");
     }
 }
