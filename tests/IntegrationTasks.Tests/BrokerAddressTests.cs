@@ -59,12 +59,20 @@ public sealed class BrokerAddressTests
     }
 
     [TestMethod]
-    [DataRow("127.0.0.1", "yes")]
-    [DataRow("localhost", "yes")]
-    [DataRow("198.18.0.1", "no")]
-    public void The_private_redis_server_keeps_protected_mode_except_on_another_hosts_address(string bindAddress, string protectedMode)
+    [DataRow("127.0.0.1")]
+    [DataRow("198.18.0.1")]
+    public void The_private_redis_server_keeps_protected_mode_and_with_credentials_turns_the_default_user_off(string bindAddress)
     {
-        var configuration = RedisServerProcess.Configuration(new RedisServerOptions { Directory = "/tmp/unused", BindAddress = bindAddress });
-        Assert.AreEqual($"protected-mode {protectedMode}", configuration.Split('\n').Single(l => l.StartsWith("protected-mode ", StringComparison.Ordinal)).Trim());
+        using var folder = new TempDirectory("it-redis-conf-");
+        var credentials = IntegrationTasks.Queues.BrokerCredentials.ForBroker("Redis", bindAddress, Path.Combine(folder, "Redis.json"))!;
+        var open = RedisServerProcess.Configuration(new RedisServerOptions { Directory = "/tmp/unused", BindAddress = bindAddress }).Split('\n');
+        var closed = RedisServerProcess.Configuration(new RedisServerOptions { Directory = "/tmp/unused", BindAddress = bindAddress, Credentials = credentials }).Split('\n');
+        Assert.AreEqual("protected-mode yes", open.Single(l => l.StartsWith("protected-mode ", StringComparison.Ordinal)).Trim());
+        Assert.AreEqual("protected-mode yes", closed.Single(l => l.StartsWith("protected-mode ", StringComparison.Ordinal)).Trim());
+        Assert.IsFalse(open.Any(l => l.StartsWith("user ", StringComparison.Ordinal)));
+        CollectionAssert.AreEqual(new[] { "default", "off", "resetpass" }, closed.Single(l => l.StartsWith("user default ", StringComparison.Ordinal)).Split(' ')[1..4]);
+        var user = closed.Single(l => l.StartsWith($"user {credentials.UserName} ", StringComparison.Ordinal)).Split(' ');
+        Assert.AreEqual("#" + Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(credentials.Password))), user[3]);
+        Assert.IsFalse(closed.Any(l => l.Contains(credentials.Password, StringComparison.Ordinal)));
     }
 }

@@ -38,7 +38,7 @@ public sealed class BrokerLimitTests
         try
         {
             // StackExchange.Redis holds two connections a multiplexer (commands, subscriptions): the two places are taken.
-            using var holder = await RedisConnections.ConnectAsync(broker.Options.Endpoint, "holder", CancellationToken.None);
+            using var holder = await RedisConnections.ConnectAsync(broker.Options.Endpoint, "holder", null, CancellationToken.None);
             await using var databases = TestDatabases.Sqlite();
             var engine = new FakeBuildEngine();
             var client = new RedisStreams { RedisEndpoint = broker.Options.Endpoint }.For(databases, engine, totalBatches: 2, batchSize: 100);

@@ -1,3 +1,6 @@
+using IntegrationTasks.Queues;
+using IntegrationTasks.Queues.Nats;
+using IntegrationTasks.Queues.Redis;
 using IntegrationTasks.Network;
 
 namespace IntegrationTasks.Tests;
@@ -88,10 +91,65 @@ public sealed class NetworkTests
         StringAssert.EndsWith(markdown.Split('\n').Single(l => l.Contains("Not through the delay relay", StringComparison.Ordinal)), ": FileTransferRequest.");
         foreach (var queue in new[] { "RabbitMQDurable", "NatsJetStream", "RedisStreams" })
             Assert.Contains($"\"transport\":\"{queue}\"", runs.Single(r => r.Contains("\"throughRelay\":true") && r.Contains(queue)));
+        // Beyond loopback the brokers took only their own user.
+        Assert.AreEqual("- BrokerCredentials: a user of their own (CredentialsFolder)", MarkdownTable.Line(markdown, "- BrokerCredentials: "));
+        CollectionAssert.AreEquivalent(new[] { "NATS.json", "RabbitMQ.json", "Redis.json" },
+            Directory.GetFiles(Path.Combine(artifacts, "credentials")).Select(Path.GetFileName).ToArray());
         Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
         Assert.DoesNotContain("itv", Links());
         HostingTests.AssertEndedCleanly(artifacts);
     }
+
+    [TestMethod]
+    [Timeout(600_000, CooperativeCancellation = true)]
+    public async Task On_two_hosts_every_broker_refuses_a_client_without_its_credentials_as_root()
+    {
+        using var artifacts = new TempDirectory("it-twohost-brokers-");
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None);
+        var onServerHost = TwoHosts.Exec(hosts.ServerNamespace);
+        // Each broker as the build starts it on the server's host: at its address, with the credentials it made.
+        BrokerCredentials Made(string broker) => BrokerCredentials.ForBroker(broker, TwoHosts.ServerAddress, Path.Combine(artifacts, "credentials", broker + ".json"))!;
+        var (redisPort, natsPort, amqpPort) = (TestPorts.Free(), TestPorts.Free(), TestPorts.Free());
+        using var redis = await RedisServerProcess.StartAsync(new RedisServerOptions
+        {
+            Directory = Path.Combine(artifacts, "redis"), Port = redisPort, BindAddress = TwoHosts.ServerAddress, CommandPrefix = onServerHost, Credentials = Made("Redis"),
+        }, null, TimeSpan.FromSeconds(60), CancellationToken.None);
+        using var nats = await NatsServerProcess.StartAsync(new NatsServerOptions
+        {
+            Directory = Path.Combine(artifacts, "nats"), Port = natsPort, BindAddress = TwoHosts.ServerAddress, CommandPrefix = onServerHost, Credentials = Made("NATS"),
+        }, null, TimeSpan.FromSeconds(60), CancellationToken.None);
+        using var rabbitmq = await RabbitMqNode.StartAsync(new RabbitMqNodeOptions
+        {
+            Directory = Path.Combine(artifacts, "rabbitmq"), AmqpPort = amqpPort, DistributionPort = TestPorts.Free(), EpmdPort = TestPorts.Free(),
+            BindAddress = TwoHosts.ServerAddress, CommandPrefix = onServerHost, Credentials = Made("RabbitMQ"),
+        }, null, TimeSpan.FromSeconds(120), CancellationToken.None);
+        try
+        {
+            // From the client's host, without credentials (RabbitMQ's client then tries guest): each refused with IT3010, nothing moved.
+            foreach (var (transport, address) in new[]
+                     {
+                         ("RedisStreams", $"-p:RedisEndpoint={TwoHosts.ServerAddress}:{redisPort}"), ("NatsJetStream", $"-p:NatsUrl=nats://{TwoHosts.ServerAddress}:{natsPort}"),
+                         ("RabbitMQDurable", $"-p:RabbitMQHostName={TwoHosts.ServerAddress}"),
+                     })
+            {
+                var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip",
+                [
+                    .. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet", .. TestBuild.Arguments(transport, Path.Combine(artifacts, transport)),
+                    address, $"-p:RabbitMQPort={amqpPort}", "-p:BrokerCredentials=false", "-p:Records=100", "-p:BatchSize=50", "-p:TimeoutSeconds=60",
+                ]));
+                Assert.AreNotEqual(0, exitCode, stdout);
+                CollectionAssert.AreEqual(new[] { ErrorCodes.CredentialsRefused }, ErrorLines(stdout), transport + ": " + stdout + stderr);
+            }
+        }
+        finally
+        {
+            await Task.WhenAll(redis.StopAsync(CancellationToken.None), nats.StopAsync(CancellationToken.None), rabbitmq.StopAsync(CancellationToken.None));
+        }
+    }
+
+    /// <summary>The distinct codes of a build's error lines.</summary>
+    private static string[] ErrorLines(string output) =>
+        [.. System.Text.RegularExpressions.Regex.Matches(output, @"error (IT\d{4}):").Select(m => m.Groups[1].Value).Distinct()];
 
     [TestMethod]
     [Timeout(600_000, CooperativeCancellation = true)]

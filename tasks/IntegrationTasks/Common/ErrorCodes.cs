@@ -29,6 +29,7 @@ public static class ErrorCodes
     public const string ConnectionStalled = "IT3007";
     public const string ServerBusy = "IT3008";
     public const string TlsRefused = "IT3009";
+    public const string CredentialsRefused = "IT3010";
 
     // Hosting
     public const string PortInUse = "IT4001";

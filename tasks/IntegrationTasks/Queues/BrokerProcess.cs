@@ -49,7 +49,8 @@ public sealed class BrokerProcess<TOptions> : IDisposable
                 $"{program.Name} is not installed ({program.Program} is missing). Install it with: {program.InstallCommand}");
         Directory.CreateDirectory(program.Directory);
         var configFile = Path.Combine(program.Directory, program.ConfigFileName);
-        await File.WriteAllTextAsync(configFile, program.Configuration, cancellationToken).ConfigureAwait(false);
+        // The owner's only: it may hold the broker's user and password.
+        OwnerOnlyFiles.Write(configFile, program.Configuration);
         var broker = new BrokerProcess<TOptions>(options);
         var launch = new ServerLaunch(program.Program, program.Arguments(configFile), program.Directory).WithPrefix(program.CommandPrefix);
         broker._process = ServerProcess.Start(program.Name, launch, Path.Combine(program.Directory, program.LogFileName), log, program.ReadyMarker);

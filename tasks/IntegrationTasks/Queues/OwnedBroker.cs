@@ -159,6 +159,15 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     /// <summary>Run in the foreground until Ctrl+C, then stop the broker (its broker target, for use by hand).</summary>
     public bool WaitUntilCancelled { get; set; }
 
+    /// <summary>
+    /// The broker's user and password (<see cref="BrokerCredentials"/>), made there when missing; empty: none, which only a broker on
+    /// loopback may run with.
+    /// </summary>
+    public string CredentialsFile { get; set; } = "";
+
+    /// <summary>What the broker takes as its only user; null: it stays open as on loopback (RabbitMQ's guest only from loopback).</summary>
+    protected BrokerCredentials? Credentials { get; private set; }
+
     [Output] public int ProcessId { get; private set; }
 
     /// <summary>Where its process id is kept while it runs (a run's client meters the broker by it, the RestartBroker fault signals it); none when empty.</summary>
@@ -187,6 +196,7 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         Validate();
+        Credentials = BrokerCredentials.ForBroker(brokerName, BindAddress, CredentialsFile);
         // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
         if (!WaitUntilCancelled)
             BuildTermination.Watch();
@@ -208,7 +218,8 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
         if (!WaitUntilCancelled)
             process.AttachLog(null);
         BuildEngine4.RegisterTaskObject(registrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-        Log.LogMessage(MessageImportance.High, "{0} is ready on {1}.", brokerName, endpoint);
+        Log.LogMessage(MessageImportance.High, "{0} is ready on {1} ({2}).", brokerName, endpoint,
+            Credentials is null ? "no credentials: loopback only" : $"{Credentials} only, from {Path.GetFullPath(CredentialsFile)}");
         if (WaitUntilCancelled)
             await broker.ServeUntilCancelledAsync(BuildEngine4, registrationKey, () => Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName),
                 cancellationToken).ConfigureAwait(false);

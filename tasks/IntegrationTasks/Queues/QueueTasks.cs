@@ -35,7 +35,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
         var options = new RabbitMqNodeOptions
         {
             Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
-            BindAddress = BindAddress, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+            BindAddress = BindAddress, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
         };
         Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on {1}:{2} ({3}).", options.NodeName, BindAddress, Port, options.Directory);
         var node = await RabbitMqNode.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -77,6 +77,9 @@ public sealed class RabbitMQServer : TransferServerTask
 
     public int Prefetch { get; set; } = 8;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     private QueueServer? _server;
 
     protected override long? RequestsWaiting => _server?.RequestsWaiting;
@@ -84,7 +87,7 @@ public sealed class RabbitMQServer : TransferServerTask
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = _server = new QueueServer(source, new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, topology, EventLog)
+        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile), topology, EventLog)
         {
             Prefetch = Prefetch,
         };
@@ -102,6 +105,9 @@ public abstract class RabbitMQClientTask : TransferClientTask
     /// <summary>The largest reply the client accepts (a message's body).</summary>
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "RabbitMQMaxMessageBytes");
 
     protected abstract QueueTopology Topology { get; }
@@ -114,7 +120,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        var client = new QueueClient(new BrokerOptions { HostName = RabbitMQHostName, Port = RabbitMQPort }, Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
+        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);

@@ -56,6 +56,15 @@ public sealed record BrokerOptions
     public string UserName { get; init; } = "guest";
     public string Password { get; init; } = "guest";
 
+    /// <summary>The broker at <paramref name="hostName"/>, logged in as the credentials file's user, or as guest when none is given.</summary>
+    public static BrokerOptions For(string hostName, int port, string credentialsFile) =>
+        BrokerCredentials.Load(credentialsFile) is { } credentials
+            ? new BrokerOptions { HostName = hostName, Port = port, UserName = credentials.UserName, Password = credentials.Password }
+            : new BrokerOptions { HostName = hostName, Port = port };
+
+    /// <summary>Prints where and who, never the password (a record would print every property).</summary>
+    public override string ToString() => $"RabbitMQ at {HostName}:{Port} as {UserName}";
+
     public async Task<IConnection> ConnectAsync(string clientName, CancellationToken cancellationToken)
     {
         var factory = new ConnectionFactory
@@ -70,6 +79,12 @@ public sealed record BrokerOptions
         try
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (e.InnerException is RabbitMQ.Client.Exceptions.AuthenticationFailureException)
+        {
+            throw new IntegrationException(ErrorCodes.CredentialsRefused, UserName == "guest"
+                ? $"RabbitMQ at {HostName}:{Port} refused guest, which it takes only from loopback; this client needs the broker's credentials (CredentialsFile; BrokerCredentials=true)."
+                : $"RabbitMQ at {HostName}:{Port} refused user {UserName}: wrong user or password.", e);
         }
         catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (IsConnectionLimit(e.ToString()))
         {

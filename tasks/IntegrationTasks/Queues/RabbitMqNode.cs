@@ -19,8 +19,8 @@ public sealed record RabbitMqNodeOptions
     /// <summary>A command the node and its tools run through (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
-    /// <summary>On loopback only loopback clients may log in as guest; on a two-host link the client is not on loopback.</summary>
-    public bool OnLoopback => BindAddress == "127.0.0.1";
+    /// <summary>Its user besides guest (whom only loopback clients may log in as); null: guest only, on loopback.</summary>
+    public BrokerCredentials? Credentials { get; init; }
     public string NodeName => $"integrationtasks-{AmqpPort}@localhost";
 }
 
@@ -56,9 +56,14 @@ public sealed class RabbitMqNode : IDisposable
                 $"RabbitMQ is not installed ({options.Server} is missing). Install it with: {InstallCommand}");
         System.IO.Directory.CreateDirectory(options.Directory);
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
-        await File.WriteAllTextAsync(Path.Combine(options.Directory, "rabbitmq.conf"),
-            $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n{(options.OnLoopback ? "loopback_users.guest = true" : "loopback_users = none")}\n",
-            cancellationToken).ConfigureAwait(false);
+        var configuration = $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\nloopback_users.guest = true\n";
+        if (options.Credentials is { } credentials)
+        {
+            var definitions = Path.Combine(options.Directory, "definitions.json");
+            OwnerOnlyFiles.Write(definitions, Definitions(credentials));
+            configuration += $"load_definitions = {definitions}\n";
+        }
+        OwnerOnlyFiles.Write(Path.Combine(options.Directory, "rabbitmq.conf"), configuration);
 
         var node = new RabbitMqNode(options);
         var launch = new ServerLaunch(options.Server, [], options.Directory).WithPrefix(options.CommandPrefix);
@@ -75,6 +80,23 @@ public sealed class RabbitMqNode : IDisposable
             node.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// The node's user, its default virtual host and its rights there, imported at each boot. The password is there only as RabbitMQ's
+    /// salted SHA-256 (<c>rabbit_password_hashing_sha256</c>: base64 of a 4-byte salt and SHA-256 of the salt and the password).
+    /// A new node given definitions makes no guest at all.
+    /// </summary>
+    public static string Definitions(BrokerCredentials credentials)
+    {
+        var salt = System.Security.Cryptography.RandomNumberGenerator.GetBytes(4);
+        var hash = System.Security.Cryptography.SHA256.HashData([.. salt, .. System.Text.Encoding.UTF8.GetBytes(credentials.Password)]);
+        return System.Text.Json.JsonSerializer.Serialize(new
+        {
+            users = new[] { new { name = credentials.UserName, password_hash = Convert.ToBase64String([.. salt, .. hash]), hashing_algorithm = "rabbit_password_hashing_sha256", tags = Array.Empty<string>() } },
+            vhosts = new[] { new { name = "/" } },
+            permissions = new[] { new { user = credentials.UserName, vhost = "/", configure = ".*", write = ".*", read = ".*" } },
+        });
     }
 
     public static IReadOnlyDictionary<string, string> Environment(RabbitMqNodeOptions options) => new Dictionary<string, string>

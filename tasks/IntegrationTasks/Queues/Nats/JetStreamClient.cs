@@ -17,14 +17,15 @@ public sealed class JetStreamClient(string url, int client, string runId)
 {
     public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
+    public BrokerCredentials? Credentials { get; init; }
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks JetStream client"));
-        await NatsConnections.ConnectAsync(connection, url, cancellationToken).ConfigureAwait(false);
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks JetStream client", Credentials));
+        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
         var js = new NatsJSContext(connection);
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;

@@ -11,14 +11,15 @@ internal static class NatsConnections
     /// messages silently — here the reader waits instead, and the socket with it (back-pressure). Pings every 5 s, two unanswered: a
     /// silent peer is noticed in about 15 s, not the library's 4 minutes.
     /// </summary>
-    public static NatsOpts ClientOptions(string url, string name) => new()
+    public static NatsOpts ClientOptions(string url, string name, BrokerCredentials? credentials) => new()
     {
         Url = CheckedUrl(url), Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
         ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
+        AuthOpts = credentials is null ? NatsAuthOpts.Default : NatsAuthOpts.Default with { Username = credentials.UserName, Password = credentials.Password },
     };
 
     /// <summary>A server's connection: as a client's, and it reconnects (without limit, the library's default) soon after a broker restart.</summary>
-    public static NatsOpts ServerOptions(string url, string name) => ClientOptions(url, name) with
+    public static NatsOpts ServerOptions(string url, string name, BrokerCredentials? credentials) => ClientOptions(url, name, credentials) with
     {
         ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
     };
@@ -38,7 +39,7 @@ internal static class NatsConnections
         return url;
     }
 
-    public static async Task ConnectAsync(NatsConnection connection, string url, CancellationToken cancellationToken)
+    public static async Task ConnectAsync(NatsConnection connection, string url, BrokerCredentials? credentials, CancellationToken cancellationToken)
     {
         try
         {
@@ -48,6 +49,12 @@ internal static class NatsConnections
         {
             throw new IntegrationException(ErrorCodes.ServerBusy,
                 $"NATS at {url} refused the connection: its connection limit is reached ({refusal}); raise NatsMaxConnections or run fewer clients.", e);
+        }
+        catch (NatsException e) when (e.InnerException is NatsServerException { Message: var refusal } && refusal.Contains("authorization violation", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new IntegrationException(ErrorCodes.CredentialsRefused, credentials is null
+                ? $"NATS at {url} takes only its user, and this client has no credentials (CredentialsFile; BrokerCredentials=true)."
+                : $"NATS at {url} refused {credentials}: wrong user or password.", e);
         }
         catch (NatsException e)
         {

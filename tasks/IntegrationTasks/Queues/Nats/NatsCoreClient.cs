@@ -15,6 +15,7 @@ public sealed class NatsCoreClient(string url, string subject)
 {
     public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
+    public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>
     /// How long one request waits for its answer: a request in the hands of a server that was killed is never answered, and this is
@@ -27,8 +28,8 @@ public sealed class NatsCoreClient(string url, string subject)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client"));
-        await NatsConnections.ConnectAsync(connection, url, cancellationToken).ConfigureAwait(false);
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client", Credentials));
+        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
         connected();
         importer.MarkSetupDone();
         long sent = 0, received = 0;

@@ -10,6 +10,7 @@ namespace IntegrationTasks.Queues.Nats;
 public abstract class NatsResponder(RecordSource source, string url, string connectionName)
 {
     public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
+    public BrokerCredentials? Credentials { get; init; }
 
     private long _answered;
     private long _refused;
@@ -26,10 +27,10 @@ public abstract class NatsResponder(RecordSource source, string url, string conn
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
-        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName));
+        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName, Credentials));
         try
         {
-            await NatsConnections.ConnectAsync(connection, url, cancellationToken).ConfigureAwait(false);
+            await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
             var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
             var stopping = new CancellationTokenSource();
             var (serving, beforeStop) = await ServeAsync(connection, lookup, stopping.Token, cancellationToken).ConfigureAwait(false);

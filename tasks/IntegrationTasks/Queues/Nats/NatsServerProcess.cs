@@ -21,6 +21,9 @@ public sealed record NatsServerOptions
     /// <summary>A command the server runs through (<c>ip netns exec NAME</c> on two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
+    /// <summary>Its only user; null: open to any client (on loopback only, <see cref="BrokerCredentials.ForBroker"/>).</summary>
+    public BrokerCredentials? Credentials { get; init; }
+
     public string Url => $"nats://{BindAddress}:{Port.ToString(CultureInfo.InvariantCulture)}";
     public string StoreDirectory => Path.Combine(Directory, "jetstream");
 }
@@ -41,6 +44,7 @@ public static class NatsServerProcess
         server_name: "integrationtasks-{{options.Port}}"
         max_payload: {{options.MaxPayloadBytes}}
         max_connections: {{options.MaxConnections}}
+        {{(options.Credentials is { } credentials ? $"authorization {{ users = [ {{ user: \"{credentials.UserName}\", password: \"{credentials.Password}\" }} ] }}" : "")}}
         jetstream {
           store_dir: "{{options.StoreDirectory}}"
         }

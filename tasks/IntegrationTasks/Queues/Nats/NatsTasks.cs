@@ -33,7 +33,7 @@ public sealed class StartNats() : StartOwnedBroker(BrokerName)
         var options = new NatsServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, MaxPayloadBytes = MaxPayloadBytes,
-            MaxConnections = MaxConnections, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+            MaxConnections = MaxConnections, Credentials = Credentials, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
         Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
         var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -60,9 +60,15 @@ public sealed class NatsServer : TransferServerTask
     public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog) { MaxMessageBytes = MaxMessageBytes };
+        var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog)
+        {
+            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+        };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{NatsCoreServer.Subject}", serve);
     }
@@ -75,9 +81,15 @@ public sealed class NatsJetStreamServer : TransferServerTask
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
     public int Prefetch { get; set; } = 8;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        var server = new JetStreamServer(source, NatsUrl, EventLog) { Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes };
+        var server = new JetStreamServer(source, NatsUrl, EventLog)
+        {
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+        };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{JetStreamTopology.RequestStream}", serve);
     }
@@ -91,6 +103,9 @@ public abstract class NatsClientTask : ResumingQueueClientTask
     /// <summary>The largest reply the client accepts (nats-server's max_payload bounds what it carries).</summary>
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
 }
 
@@ -101,7 +116,10 @@ public sealed class NatsClient : NatsClientTask
 
     protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
         CancellationToken cancellationToken) =>
-        new NatsCoreClient(NatsUrl, NatsCoreServer.Subject) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+        new NatsCoreClient(NatsUrl, NatsCoreServer.Subject)
+            {
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
 
@@ -119,6 +137,9 @@ public sealed class NatsJetStream : NatsClientTask
 
     protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
         CancellationToken cancellationToken) =>
-        new JetStreamClient(NatsUrl, ClientIndex, _runId) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+        new JetStreamClient(NatsUrl, ClientIndex, _runId)
+            {
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }

@@ -16,12 +16,12 @@ internal static class RedisConnections
     /// Redis is served again), a client's transfer fails at the first break instead and its resume loop asks again on new
     /// connections. Commands time out after 10 s, far above a batch's milliseconds and the 1 s a blocking read waits.
     /// </summary>
-    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, CancellationToken cancellationToken)
+    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, CancellationToken cancellationToken)
     {
         var options = new ConfigurationOptions
         {
             EndPoints = { CheckedEndpoint(endpoint) }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
-            SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1,
+            SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1, User = credentials?.UserName, Password = credentials?.Password,
         };
         try
         {
@@ -31,6 +31,10 @@ internal static class RedisConnections
         {
             // The library says only that it could not connect; the server says why to whoever asks.
             var refusal = await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false);
+            if (e.FailureType == ConnectionFailureType.AuthenticationFailure || refusal is not null && refusal.StartsWith("-NOAUTH", StringComparison.Ordinal))
+                throw new IntegrationException(ErrorCodes.CredentialsRefused, credentials is null
+                    ? $"Redis at {endpoint} takes only its user, and this client has no credentials (CredentialsFile; BrokerCredentials=true)."
+                    : $"Redis at {endpoint} refused {credentials}: wrong user or password.", e);
             if (refusal is not null && refusal.Contains(MaxClientsRefusal, StringComparison.OrdinalIgnoreCase))
                 throw new IntegrationException(ErrorCodes.ServerBusy,
                     $"Redis at {endpoint} refused the connection: its connection limit is reached ({refusal}); raise RedisMaxClients or run fewer clients.", e);

@@ -1,5 +1,6 @@
 using System.Globalization;
-using System.Net;
+using System.Security.Cryptography;
+using System.Text;
 
 namespace IntegrationTasks.Queues.Redis;
 
@@ -18,6 +19,9 @@ public sealed record RedisServerOptions
     public int MaxClients { get; init; } = RedisDefaults.RedisMaxClients;
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
+    /// <summary>Its only user; null: the default user, open, which protected mode keeps to loopback.</summary>
+    public BrokerCredentials? Credentials { get; init; }
+
     public string Endpoint => $"{BindAddress}:{Port.ToString(CultureInfo.InvariantCulture)}";
 }
 
@@ -34,12 +38,14 @@ public static class RedisServerProcess
     public static readonly IReadOnlyList<string> AppendFsyncValues = ["everysec", "always"];
 
     /// <summary>
-    /// Its configuration. Protected mode (Redis's refusal of every client not on loopback while no password is set) stays on for
-    /// loopback and is off on two hosts, whose link only the client host's namespace reaches.
+    /// Its configuration. Protected mode (Redis's refusal of every client not on loopback while the default user needs no password)
+    /// stays on. With credentials the default user is off and has no password, so every client logs in as the one user, whose
+    /// password the file holds only as its SHA-256 (Redis's ACL form).
     /// </summary>
     public static string Configuration(RedisServerOptions options) => string.Create(CultureInfo.InvariantCulture, $"""
         bind {options.BindAddress}
-        protected-mode {(IPAddress.TryParse(options.BindAddress, out var address) && !IPAddress.IsLoopback(address) ? "no" : "yes")}
+        protected-mode yes
+        {Users(options.Credentials)}
         port {options.Port}
         dir "{options.Directory}"
         daemonize no
@@ -51,6 +57,11 @@ public static class RedisServerProcess
         logfile ""
 
         """);
+
+    /// <summary>The ACL lines: none without credentials; else the default user off, without password, and the one user.</summary>
+    private static string Users(BrokerCredentials? credentials) => credentials is null ? "" : string.Join('\n',
+        "user default off resetpass resetkeys resetchannels -@all",
+        $"user {credentials.UserName} on #{Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(credentials.Password)))} ~* &* +@all");
 
     public static Task<BrokerProcess<RedisServerOptions>> StartAsync(RedisServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {

@@ -16,14 +16,15 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
 {
     public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
+    public BrokerCredentials? Credentials { get; init; }
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        using var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client", cancellationToken).ConfigureAwait(false);
-        using var reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client reads", cancellationToken).ConfigureAwait(false);
+        using var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client", Credentials, cancellationToken).ConfigureAwait(false);
+        using var reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client reads", Credentials, cancellationToken).ConfigureAwait(false);
         var db = commands.GetDatabase();
         var readDb = reads.GetDatabase();
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

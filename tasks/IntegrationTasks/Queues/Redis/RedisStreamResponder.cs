@@ -16,6 +16,7 @@ public sealed class RedisStreamResponder(RecordSource source, string endpoint, I
 {
     public int Prefetch { get; init; } = 8;
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
+    public BrokerCredentials? Credentials { get; init; }
 
     private long _answered;
     private long _refused;
@@ -27,12 +28,12 @@ public sealed class RedisStreamResponder(RecordSource source, string endpoint, I
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
-        var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server", cancellationToken).ConfigureAwait(false);
+        var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server", Credentials, cancellationToken).ConfigureAwait(false);
         ConnectionMultiplexer? reads = null;
         try
         {
             // Blocking reads on a connection of their own: StackExchange.Redis pipelines every command on a connection.
-            reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server reads", cancellationToken).ConfigureAwait(false);
+            reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server reads", Credentials, cancellationToken).ConfigureAwait(false);
             var db = commands.GetDatabase();
             await RedisStreamTopology.EnsureGroupAsync(db, RedisStreamTopology.RequestStream, RedisStreamTopology.ServerGroup).ConfigureAwait(false);
             var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);

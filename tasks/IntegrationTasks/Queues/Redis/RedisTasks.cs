@@ -34,7 +34,7 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
         var options = new RedisServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, AppendFsync = AppendFsync,
-            MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+            MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
         };
         Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);
         var server = await RedisServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -63,9 +63,15 @@ public sealed class RedisStreamsServer : TransferServerTask
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
     public int Prefetch { get; set; } = 8;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
-        var server = new RedisStreamResponder(source, RedisEndpoint, EventLog) { Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes };
+        var server = new RedisStreamResponder(source, RedisEndpoint, EventLog)
+        {
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+        };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"redis://{RedisEndpoint}/{RedisStreamTopology.RequestStream}", serve);
     }
@@ -84,6 +90,9 @@ public sealed class RedisStreams : ResumingQueueClientTask
     /// <summary>The largest reply the client accepts.</summary>
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
+    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
+    public string CredentialsFile { get; set; } = "";
+
     protected override string TransportName => "RedisStreams";
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
     protected override bool IdempotentImport => true;
@@ -93,6 +102,9 @@ public sealed class RedisStreams : ResumingQueueClientTask
 
     protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
         CancellationToken cancellationToken) =>
-        new RedisStreamClient(RedisEndpoint, ClientIndex, _runId) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes }
+        new RedisStreamClient(RedisEndpoint, ClientIndex, _runId)
+            {
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
