@@ -53,6 +53,9 @@ public sealed record TransportDefinition(string Name)
     /// <summary>Carries its traffic over TLS when the build says Tls=true (else it is listed as not run then).</summary>
     public bool Tls { get; init; }
 
+    /// <summary>Why no TLS could carry it, and what protects it instead (said where Tls=true leaves it out); empty: it may yet.</summary>
+    public string NotEncryptable { get; init; } = "";
+
     private delegate TransportDefinition Reader(TransportDefinition definition, string value);
 
     private static readonly IReadOnlyDictionary<string, Reader> Readers = new Dictionary<string, Reader>(StringComparer.Ordinal)
@@ -81,6 +84,7 @@ public sealed record TransportDefinition(string Name)
         [nameof(MaxRecords)] = (d, v) => d with { MaxRecords = Whole(v) },
         [nameof(MaxRecordsProperty)] = (d, v) => d with { MaxRecordsProperty = v },
         [nameof(Tls)] = (d, v) => d with { Tls = Flag(v) },
+        [nameof(NotEncryptable)] = (d, v) => d with { NotEncryptable = v },
     };
 
     /// <summary>The names a definition may declare: the orchestration reads nothing else, so another is a misspelling.</summary>

@@ -246,8 +246,16 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
 }
 
 /// <summary>Opens a WebSocket to the server's endpoint: the stream connector of the WebSocket transport.</summary>
-public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive) : IStreamConnector
+public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.Security.SslClientAuthenticationOptions? tls = null, TimeSpan? handshakeTimeout = null)
+    : IStreamConnector
 {
+    /// <summary>
+    /// Over wss://, the handler whose TLS trusts the server's authority alone (no callback that accepts anything): one for the
+    /// connector's connections, kept while they live (an upgraded connection is its own, not the handler's pool's).
+    /// </summary>
+    private readonly HttpMessageInvoker? _secured = tls is null ? null
+        : new HttpMessageInvoker(new SocketsHttpHandler { SslOptions = tls, ConnectTimeout = handshakeTimeout ?? TimeSpan.FromSeconds(30) });
+
     public string Endpoint => uri.ToString();
 
     public async Task<StreamConnection> ConnectAsync(string serverTarget, CancellationToken cancellationToken)
@@ -258,8 +266,13 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive) : IStreamCon
         socket.Options.CollectHttpResponseDetails = true; // a refusal's status (503 at the connection limit) is read below
         try
         {
-            await socket.ConnectAsync(uri, cancellationToken).ConfigureAwait(false);
+            await (_secured is null ? socket.ConnectAsync(uri, cancellationToken) : socket.ConnectAsync(uri, _secured, cancellationToken)).ConfigureAwait(false);
             return WebSocketConnections.Of(socket, Endpoint);
+        }
+        catch (WebSocketException e) when (Refusal(e) is { } refused)
+        {
+            socket.Dispose();
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {uri.Authority} failed: {refused.Message}", e);
         }
         catch (WebSocketException e)
         {
@@ -280,5 +293,16 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive) : IStreamCon
             socket.Dispose();
             throw;
         }
+    }
+
+    /// <summary>The handshake's refusal (an untrusted, expired or wrong-name certificate; no common TLS version) behind a failed connect.</summary>
+    private static System.Security.Authentication.AuthenticationException? Refusal(Exception e)
+    {
+        for (Exception? inner = e; inner is not null; inner = inner.InnerException)
+        {
+            if (inner is System.Security.Authentication.AuthenticationException refused)
+                return refused;
+        }
+        return null;
     }
 }

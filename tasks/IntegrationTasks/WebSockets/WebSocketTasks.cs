@@ -39,15 +39,26 @@ public sealed class WebSocketClient : StreamClientTask
 
     public int KeepAliveSeconds { get; set; } = WebSocketProtocol.DefaultKeepAliveSeconds;
 
+    /// <summary>Over wss://: the server's certificate must come from the authority in TlsFolder and name the Uri's host.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
+
     protected override string TransportName => "WebSocketClient";
     protected override string ServerTarget => "WebSocketServer";
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
     protected override bool Resumes => true;
 
-    protected override IStreamConnector CreateConnector() =>
-        !System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || uri.Scheme is not ("ws" or "wss")
-            ? throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not a ws:// (or wss://) URL.")
-            : KeepAliveSeconds < 1
-                ? throw new IntegrationException(ErrorCodes.InvalidParameter, $"KeepAliveSeconds must be at least 1 (was {KeepAliveSeconds}).")
-                : new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds));
+    protected override IStreamConnector CreateConnector()
+    {
+        var scheme = Tls ? "wss" : "ws";
+        if (!System.Uri.TryCreate(Uri, UriKind.Absolute, out var uri) || uri.Scheme != scheme)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not a {scheme}:// URL{(Tls ? " (Tls=true)" : "")}.");
+        if (KeepAliveSeconds < 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"KeepAliveSeconds must be at least 1 (was {KeepAliveSeconds}).");
+        return Tls
+            ? new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds), TlsConnector.TrustingFolder(TlsFolder, uri.Host), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds))
+            : new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds));
+    }
 }
