@@ -1,3 +1,4 @@
+using System.Net.Security;
 using System.Security.Cryptography.X509Certificates;
 using IntegrationTasks.Hosting;
 using IntegrationTasks.Rest;
@@ -175,6 +176,21 @@ public sealed class TlsTransferTests
             });
 
     [TestMethod]
+    [DataRow("SoapSmallBatchesAsync")]
+    [DataRow("SoapSmallRequests")]
+    public Task SOAP_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009(string transport) =>
+        AssertHostTransportOverTlsAsync(new IntegrationTasks.Wcf.SoapServer { Connections = 2, Answerers = 2 }, IntegrationTasks.Wcf.ServiceNames.SoapPath,
+            (server, databases, tlsFolder, engine) =>
+            {
+                var client = (IntegrationTasks.Wcf.WcfClientTask)Activator.CreateInstance(typeof(IntegrationTasks.Wcf.WcfClientTask).Assembly.GetType($"IntegrationTasks.Wcf.{transport}", throwOnError: true)!)!;
+                client.Address = server.Url;
+                client.MaxInFlight = 3;
+                client.Tls = true;
+                client.TlsFolder = tlsFolder;
+                return client.For(databases, engine, 8, 250, timeoutSeconds: 30);
+            });
+
+    [TestMethod]
     public Task HttpRequest_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009() =>
         AssertHostTransportOverTlsAsync(new IntegrationTasks.Http.HttpServer(), IntegrationTasks.Http.HttpRecordsProtocol.Path,
             (server, databases, tlsFolder, engine) => new IntegrationTasks.Http.HttpRequest { Uri = server.Url, Tls = true, TlsFolder = tlsFolder }
@@ -235,6 +251,29 @@ public sealed class TlsTransferTests
         Assert.IsNotEmpty(written.Where(f => f.Contains("/logs/", StringComparison.Ordinal)), "the servers' logs are among those read");
         foreach (var text in written.Where(f => !f.EndsWith(".db", StringComparison.Ordinal)).Select(File.ReadAllText).Append(output))
             Assert.IsFalse(key.Any(line => text.Contains(line, StringComparison.Ordinal)));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void A_callback_judged_certificate_must_chain_to_the_authority_alone_and_keep_the_stacks_name_check()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        using var other = new TempDirectory("it-tls-other-");
+        using var expired = new TempDirectory("it-tls-expired-");
+        var made = TlsCertificates.MakeNew(folder);
+        using var authority = made.LoadAuthority();
+        using var server = made.LoadServerContext().TargetCertificate;
+        using var otherServer = TlsCertificates.MakeNew(other).LoadServerContext().TargetCertificate;
+        var old = TlsCertificates.MakeNew(expired, notBefore: DateTimeOffset.UtcNow.AddDays(-10), validity: TimeSpan.FromDays(2));
+        using var oldAuthority = old.LoadAuthority();
+        using var oldServer = old.LoadServerContext().TargetCertificate;
+        // The system's own chain does not know the private authority: that finding alone is what the authority answers.
+        Assert.IsTrue(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
+        Assert.IsTrue(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.None, authority));
+        Assert.IsFalse(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.RemoteCertificateChainErrors | SslPolicyErrors.RemoteCertificateNameMismatch, authority));
+        Assert.IsFalse(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.RemoteCertificateNotAvailable, authority));
+        Assert.IsFalse(TlsCertificates.IsFromAuthority(otherServer, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
+        Assert.IsFalse(TlsCertificates.IsFromAuthority(oldServer, null, SslPolicyErrors.RemoteCertificateChainErrors, oldAuthority));
     }
 
     [TestMethod]

@@ -126,6 +126,21 @@ public sealed class TlsCertificates
     }
 
     /// <summary>
+    /// For a client whose stack lets only a callback judge the server's certificate (WCF's HTTP handler): the stack's own findings
+    /// stand except an untrusted chain (its name check among them), and the chain must then build to <paramref name="authority"/>
+    /// alone, with what the server presented as its intermediates.
+    /// </summary>
+    public static bool IsFromAuthority(X509Certificate2 certificate, X509Chain? presented, SslPolicyErrors errors, X509Certificate2 authority)
+    {
+        if ((errors & ~SslPolicyErrors.RemoteCertificateChainErrors) != SslPolicyErrors.None)
+            return false;
+        using var chain = new X509Chain { ChainPolicy = ClientOptions("", authority).CertificateChainPolicy! };
+        foreach (var element in presented?.ChainElements.Skip(1) ?? [])
+            chain.ChainPolicy.ExtraStore.Add(element.Certificate);
+        return chain.Build(certificate);
+    }
+
+    /// <summary>
     /// Present, valid for more than a day, naming every one of <paramref name="names"/> (a server bound elsewhere needs more), chained
     /// to the authority beside it, and with the key that belongs to it: a folder left half made is made again, never served.
     /// </summary>

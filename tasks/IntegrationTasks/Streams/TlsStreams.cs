@@ -171,7 +171,11 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
     }
 
     /// <summary>The options of a client that trusts the authority in <paramref name="tlsFolder"/> and reaches the server as <paramref name="serverName"/>.</summary>
-    public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName)
+    public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName) =>
+        TlsCertificates.ClientOptions(serverName, AuthorityIn(tlsFolder));
+
+    /// <summary>The authority's certificate in <paramref name="tlsFolder"/>, what a client trusts alone; IT3009 when there is none to read.</summary>
+    public static System.Security.Cryptography.X509Certificates.X509Certificate2 AuthorityIn(string tlsFolder)
     {
         var authority = Path.Combine(TlsCertificates.RequireFolder(tlsFolder), TlsCertificates.AuthorityFile);
         if (!File.Exists(authority))
@@ -179,7 +183,7 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
                 $"No certificate authority at {authority} to check the server's certificate against: start the server with Tls=true first (it makes them), or point TlsFolder at its folder.");
         try
         {
-            return TlsCertificates.ClientOptions(serverName, System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(authority));
+            return System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(authority);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException)
         {

@@ -40,16 +40,19 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     public long MaxMessageBytes { get; init; } = 64L * 1024 * 1024;
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromMinutes(30);
 
+    /// <summary>Over https:// (SOAP only): the server's certificate must chain to this authority and name the address's host.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+
     /// <summary>The net.tcp client's connection buffer (and so its socket receive buffer).</summary>
     public const int ConnectionBufferBytes = 64 * 1024;
 
-    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout)
+    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout, bool tls = false)
     {
         var size = (int)Math.Min(maxMessageBytes, int.MaxValue);
         var quotas = new XmlDictionaryReaderQuotas { MaxArrayLength = size, MaxStringContentLength = size, MaxDepth = 32, MaxBytesPerRead = 64 * 1024, MaxNameTableCharCount = 16 * 1024 };
         Binding result = binding switch
         {
-            WcfBinding.Soap => new BasicHttpBinding(BasicHttpSecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
+            WcfBinding.Soap => new BasicHttpBinding(tls ? BasicHttpSecurityMode.Transport : BasicHttpSecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
             _ => new NetTcpBinding(SecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
         };
         result.OpenTimeout = result.CloseTimeout = TimeSpan.FromSeconds(Math.Min(60, timeout.TotalSeconds));
@@ -83,7 +86,9 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     private async Task RunChannelAsync(BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports, BatchImporter importer,
         ResumingTransfer resumption, CancellationToken cancellationToken)
     {
-        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout), new EndpointAddress(address));
+        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null), new EndpointAddress(address));
+        if (Authority is { } authority)
+            factory.Endpoint.EndpointBehaviors.Add(new TrustingAuthority(authority));
         IIntegrationTestsClient? service = null;
         try
         {
@@ -116,6 +121,8 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         return e switch
         {
             IntegrationException => e,
+            _ when Inner<System.Security.Authentication.AuthenticationException>(e) is { } refused =>
+                new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {refused.Message}", e),
             FaultException fault => CodedError.TryParse(fault.Message, out var code, out var message)
                 ? new IntegrationException(code, $"The service answered with a fault: {message}", e)
                 : new IntegrationException(ErrorCodes.RequestRefused, $"The service answered with a fault: {fault.Message}", e),
@@ -127,6 +134,35 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
                 new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
             _ => e,
         };
+    }
+
+    private static T? Inner<T>(Exception? e) where T : Exception
+    {
+        for (; e is not null; e = e.InnerException)
+        {
+            if (e is T found)
+                return found;
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// WCF's HTTP handler judged by the suite's authority alone (<see cref="Hosting.TlsCertificates.IsFromAuthority"/>): the handler
+    /// is WCF's own, given to this before use (its Func binding parameter), so every other setting of the binding stays.
+    /// </summary>
+    private sealed class TrustingAuthority(System.Security.Cryptography.X509Certificates.X509Certificate2 authority) : System.ServiceModel.Description.IEndpointBehavior
+    {
+        public void AddBindingParameters(System.ServiceModel.Description.ServiceEndpoint endpoint, BindingParameterCollection bindingParameters) =>
+            bindingParameters.Add(new Func<System.Net.Http.HttpClientHandler, System.Net.Http.HttpMessageHandler>(handler =>
+            {
+                handler.ServerCertificateCustomValidationCallback = (_, certificate, chain, errors) =>
+                    certificate is not null && Hosting.TlsCertificates.IsFromAuthority(certificate, chain, errors, authority);
+                return handler;
+            }));
+
+        public void ApplyClientBehavior(System.ServiceModel.Description.ServiceEndpoint endpoint, System.ServiceModel.Dispatcher.ClientRuntime clientRuntime) { }
+        public void ApplyDispatchBehavior(System.ServiceModel.Description.ServiceEndpoint endpoint, System.ServiceModel.Dispatcher.EndpointDispatcher endpointDispatcher) { }
+        public void Validate(System.ServiceModel.Description.ServiceEndpoint endpoint) { }
     }
 
     /// <summary>Nothing listens there (HTTP reports it as a plain CommunicationException).</summary>

@@ -16,6 +16,12 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
     /// <summary>The largest reply the client accepts (the binding's MaxReceivedMessageSize and reader quotas).</summary>
     public long MaxMessageBytes { get; set; } = 64L * 1024 * 1024;
 
+    /// <summary>SOAP over https://: the server's certificate must come from the authority in TlsFolder and name the address's host.</summary>
+    public bool Tls { get; set; }
+
+    /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
+    public string TlsFolder { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "WcfMaxMessageBytes");
 
     protected WcfBinding Binding { get; } = binding;
@@ -33,9 +39,14 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
     {
         if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
+        if (Tls && Binding != WcfBinding.Soap)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true: net.tcp does not carry TLS here yet (SOAP does).");
+        if (Tls != (address.Scheme == Uri.UriSchemeHttps))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' and Tls={Tls} disagree: SOAP over TLS is https://, without it http://.");
         var client = new WcfClient(Binding, Variant, address, Binding == WcfBinding.Soap ? "SoapServer" : "NetTcpServer")
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, CallTimeout = TimeSpan.FromSeconds(TimeoutSeconds),
+            Authority = Tls ? Streams.TlsConnector.AuthorityIn(TlsFolder) : null,
         };
         return client.RunAsync(plan, importer, Resumption(plan, resumes: true), cancellationToken);
     }
