@@ -254,6 +254,32 @@ public sealed class TlsTransferTests
     }
 
     [TestMethod]
+    public void RunAll_with_Tls_false_and_true_runs_both_passes_verified_and_reports_each_transports_TLS_cost()
+    {
+        using var artifacts = new TempDirectory("it-runall-tls-axis-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=TcpClient2+RestJson+FileTransferRequest+PipelinedCopy", "-p:Tls=false+true",
+            "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.IsTrue(runs.All(r => r.Verified), output);
+        // FileTransferRequest reads ranges, so PipelinedCopyRange comes with the plan; the references run in both passes.
+        CollectionAssert.AreEquivalent(new[] { "FileTransferRequest", "PipelinedCopy", "PipelinedCopyRange", "RestJson", "TcpClient2" },
+            runs.Where(r => !r.Key.Tls).Select(r => r.Transport).Distinct().ToArray());
+        CollectionAssert.AreEquivalent(new[] { "PipelinedCopy", "PipelinedCopyRange", "RestJson", "TcpClient2" },
+            runs.Where(r => r.Key.Tls).Select(r => r.Transport).Distinct().ToArray());
+        Assert.AreEqual(18, runs.Count);
+        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        var costs = MarkdownTable.With(markdown, "Paired TLS × plaintext");
+        CollectionAssert.AreEquivalent(new[] { "RestJson", "TcpClient2" }, costs.Rows.Select(r => r[0]).ToArray());
+        foreach (var row in costs.Rows)
+            Assert.IsGreaterThan(0.0, double.Parse(row[3], System.Globalization.CultureInfo.InvariantCulture), string.Join(" | ", row));
+        using var results = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(artifacts, "results", "results.json")));
+        var files = results.RootElement.GetProperty("notRun").EnumerateArray().Single(n => n.GetProperty("transport").GetString() == "FileTransferRequest");
+        Assert.IsTrue(files.GetProperty("key").GetProperty("tls").GetBoolean(), "left out of the TLS pass only");
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
     [TestCategory("Unit")]
     public void A_callback_judged_certificate_must_chain_to_the_authority_alone_and_keep_the_stacks_name_check()
     {

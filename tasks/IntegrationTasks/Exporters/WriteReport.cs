@@ -123,7 +123,11 @@ public sealed class WriteReport : IntegrationTask
                 .Select(g => $"{g.Key} ({ReportContent.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
         var settings = (BuildEngine as IBuildEngine6)?.GetGlobalProperties() ?? new Dictionary<string, string>();
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
-            i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement")) { Key = RunKey.Asked(i.ItemSpec, settings) }).ToList();
+            i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))
+        {
+            // Left out of a TLS pass: its key says so (on a Tls=false+true axis the build's own setting names both).
+            Key = RunKey.Asked(i.ItemSpec, settings) is var key && i.GetMetadata("Tls") == "true" ? key with { Tls = true } : key,
+        }).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();
         var noise = MachineNoise.Read(NoiseFile);

@@ -50,6 +50,12 @@ public sealed class PlanRunAll : IntegrationTask
     /// <summary>LatencySweep's axis: every relayed run at each of these added round trips in ms ("0+5+20"); empty: the network as set.</summary>
     public string LatenciesMs { get; set; } = "";
 
+    /// <summary>
+    /// TLS's axis: "false", "true", or both ("false+true"), each a pass of the whole plan in turn; a TLS pass runs the transports that
+    /// carry TLS and the references (their pairs), its servers started over TLS.
+    /// </summary>
+    public string Tls { get; set; } = "false";
+
     /// <summary>Load's: each client count runs at this many records a client (its record count); 0: every record count at every client count.</summary>
     public int RecordsPerClient { get; set; }
 
@@ -90,12 +96,20 @@ public sealed class PlanRunAll : IntegrationTask
         var latencies = Latencies();
         if (latencies is not null && !UseRelay)
             throw new IntegrationException(ErrorCodes.InvalidParameter, "LatenciesMs needs the relay (UseRelay=true): it is what adds the round trip.");
-        foreach (var pass in passes)
+        var tlsPasses = TlsPasses(Tls);
+        if (StopAtPrecision.Length > 0 && tlsPasses.Count > 1)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"StopAtPrecision judges the rounds of one plan, and Tls={Tls} makes {tlsPasses.Count}: run one RunAll each.");
+        foreach (var (tls, pass) in tlsPasses.SelectMany(tls => passes.Select(pass => (tls, pass))))
         {
             var settings = new RunPlanSettings(Counts.Parse(ClientCounts, "Clients"), pass.BatchSize, Repetitions, RunMatrix.WarmupCount(Warmup, WarmupRuns),
                 order, seed, ReferenceEvery, BatchSizesAt(pass), latencies, RecordsPerClient);
-            var plan = RunPlanner.Plan([.. transports.Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) })], settings, Ports.Free, Log);
-            steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups, UseRelay));
+            var passTransports = transports.Where(t => !tls || t.RunsOverTls).Select(t => t with { RecordCounts = pass.RecordCountsFor(t.RecordCounts) }).ToList();
+            if (tlsPasses.Count > 1 && !passTransports.Any(t => t.Kind == RunKind.Transport))
+                continue; // a TLS pass of references alone would measure nothing against the plaintext one
+            var plan = RunPlanner.Plan(passTransports, settings, Ports.Free, Log);
+            var tlsProperty = tlsPasses.Count > 1 ? [$"Tls={(tls ? "true" : "false")}"] : Array.Empty<string>();
+            steps.AddRange(ToItems(plan, Progress, payloads ? pass : null, groups, UseRelay, tlsProperty));
             groups += plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).DefaultIfEmpty(0).Max();
             if (first is null)
             {
@@ -103,6 +117,9 @@ public sealed class PlanRunAll : IntegrationTask
                 MaxRecords = plan.Runs.Count == 0 ? 0 : plan.Runs.Max(r => r.Run.Records);
                 FirstPayloadBytes = pass.PayloadBytes;
             }
+            if (Progress && tlsPasses.Count > 1)
+                Log.LogMessage(MessageImportance.High, "RunAll's {0} pass: {1}.", tls ? "TLS" : "plaintext",
+                    string.Join(", ", passTransports.Select(t => t.Name)));
             if (Progress && payloads)
                 Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
                     $"RunAll at {pass}: batches of {pass.BatchSize:N0} (BatchSize {BatchSize:N0}, at most {BatchBytes:N0} bytes of payload a batch: BatchBytes), record counts {string.Join(" + ", plan.Runs.Select(r => r.Run.Records).Distinct().Order().Select(r => r.ToString("N0", CultureInfo.InvariantCulture)))} (at most {MaxRunBytes:N0} bytes of payload a run: MaxRunBytes)."));
@@ -132,6 +149,15 @@ public sealed class PlanRunAll : IntegrationTask
         return within.Count > 0 ? within : [most];
     }
 
+    /// <summary>The TLS axis' values in the order given: false, true, or both.</summary>
+    internal static List<bool> TlsPasses(string tls)
+    {
+        var values = tls.Split('+', ';').Select(t => t.Trim()).Where(t => t.Length > 0).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
+        return values.Count == 0 ? [false]
+            : [.. values.Select(v => bool.TryParse(v, out var on) ? on
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls must be true, false or false+true (was '{tls}')."))];
+    }
+
     /// <summary>The round trips of the latency axis, in ms (0 or more); null: no axis.</summary>
     private List<double>? Latencies() =>
         LatenciesMs.Trim().Length == 0 ? null
@@ -159,7 +185,9 @@ public sealed class PlanRunAll : IntegrationTask
     /// <param name="pass">With a payload pass: its payload and batch size go with every step (the group's data and each run's).</param>
     /// <param name="groupOffset">The groups of the passes before: this plan's groups follow theirs.</param>
     /// <param name="useRelay">Runs go through a relay (of the transports with a port to put it in front of).</param>
-    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress, PayloadPass? pass = null, int groupOffset = 0, bool useRelay = false)
+    /// <param name="passProperties">What every step of this pass is run with (Tls=… on a TLS axis).</param>
+    internal static IEnumerable<ITaskItem> ToItems(RunPlan plan, bool progress, PayloadPass? pass = null, int groupOffset = 0, bool useRelay = false,
+        IReadOnlyList<string>? passProperties = null)
     {
         var stopOnFailure = plan.Order == RunOrder.ByTransport ? "true" : "false";
         var ports = plan.Servers.Where(s => s.Port != 0 && s.Transport.PortProperty.Length > 0)
@@ -179,7 +207,8 @@ public sealed class PlanRunAll : IntegrationTask
             item.SetMetadata("StopOnFailure", stopOnFailure);
             var payload = pass is null ? [] : new[] { $"PayloadBytes={pass.PayloadBytes.ToString(CultureInfo.InvariantCulture)}" };
             item.SetMetadata("AdditionalProperties", string.Join(";",
-                new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(payload).Concat(properties).Concat(PortOf(transport))));
+                new[] { $"Transport={transport.Name}", $"RecordCounts={string.Join('+', transport.RecordCounts)}" }.Concat(payload).Concat(passProperties ?? [])
+                    .Concat(properties).Concat(PortOf(transport))));
             return item;
         }
         foreach (var group in plan.Runs.Select(r => r.Group).Concat(plan.Servers.Select(s => s.Group)).Distinct().Order())

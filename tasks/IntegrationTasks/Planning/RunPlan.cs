@@ -8,8 +8,11 @@ public enum RunOrder { Interleaved, ByTransport }
 
 /// <summary>What the plan needs of a transport: its definition's metadata and the record counts it runs at (after CapRecordCounts).</summary>
 public sealed record PlanTransport(string Name, IReadOnlyList<int> RecordCounts, RunKind Kind = RunKind.Transport, string ServerTarget = "",
-    string PortProperty = "", int ServerPort = 0, bool OneClient = false, string ServerWork = "", string ClientTarget = "")
+    string PortProperty = "", int ServerPort = 0, bool OneClient = false, string ServerWork = "", string ClientTarget = "", bool CarriesTls = false)
 {
+    /// <summary>Runs in a TLS pass: its traffic goes over TLS, or it moves nothing over a wire (a reference, the baseline, a peer).</summary>
+    public bool RunsOverTls => CarriesTls || Kind != RunKind.Transport;
+
     public bool HasServer => ServerTarget.Length > 0 && Kind != RunKind.Peer;
 
     /// <summary>
@@ -24,7 +27,8 @@ public sealed record PlanTransport(string Name, IReadOnlyList<int> RecordCounts,
             Enum.TryParse<RunKind>(item.GetMetadata("Kind"), out var kind) ? kind
             : item.GetMetadata("Peer") == "true" ? RunKind.Peer : definition.Reference ? RunKind.Reference
             : definition.Baseline ? RunKind.Baseline : RunKind.Transport,
-            definition.ServerTarget, definition.PortProperty, definition.ServerPort, definition.OneClient, definition.ServerWork, definition.ClientTarget);
+            definition.ServerTarget, definition.PortProperty, definition.ServerPort, definition.OneClient, definition.ServerWork, definition.ClientTarget,
+            definition.Tls);
     }
 }
 

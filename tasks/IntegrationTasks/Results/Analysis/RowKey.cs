@@ -13,7 +13,8 @@ namespace IntegrationTasks.Results;
 public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int ClientMachines = 1, double? Rate = null, int? BatchSize = null,
     double? LatencyMs = null,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)] int PayloadBytes = 0,
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] string? PayloadKind = null)
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] string? PayloadKind = null,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)] bool Tls = false)
 {
     /// <summary>The same row without its payload: a transport's rows at different payloads compared with each other.</summary>
     [JsonIgnore] public RowKey WithoutPayload => this with { PayloadBytes = 0, PayloadKind = null };
@@ -27,7 +28,7 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     /// <summary>DirectCopy, PipelinedCopy and the peers: references, drawn grey in the charts.</summary>
     [JsonIgnore] public bool IsReference => Kind != RunKind.Transport;
 
-    /// <summary>"TcpClient2", "TcpClient2 (16 clients, open loop 50/s each)", "TcpClient2 (batch 100)", "TcpClient2 (RTT 20 ms)".</summary>
+    /// <summary>"TcpClient2", "TcpClient2 (16 clients, open loop 50/s each)", "TcpClient2 (batch 100)", "TcpClient2 (RTT 20 ms)", "RestJson (TLS)".</summary>
     public string Label
     {
         get
@@ -39,6 +40,9 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"{ClientMachines} client machines"));
             if (Rate is { } rate)
                 parts.Add(string.Create(CultureInfo.InvariantCulture, $"open loop {rate:0.##}/s{(Clients > 1 ? " each" : "")}"));
+            // A transport's traffic went over TLS; a reference's moved nothing over a wire and is only the TLS runs' pair.
+            if (Tls)
+                parts.Add(Kind == RunKind.Transport ? "TLS" : "TLS pass");
             var label = parts.Count > 0 ? $"{Transport} ({string.Join(", ", parts)})" : Transport;
             return BatchSize is { } batch ? string.Create(CultureInfo.InvariantCulture, $"{label} (batch {batch})")
                 : LatencyMs is { } latency ? LatencyLabel(label, latency)
@@ -68,7 +72,7 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     /// <summary>A run's row, apart from the sweeps (<see cref="Of"/> adds them).</summary>
     public static RowKey Concurrency(Measurement run) =>
         new(run.Transport, KindOf(run), run.Clients, run.ClientMachines ?? 1, run.Rate, PayloadBytes: run.PayloadBytes ?? 0,
-            PayloadKind: run.PayloadBytes > 0 ? run.PayloadKind ?? nameof(Data.PayloadKind.Bytes) : null);
+            PayloadKind: run.PayloadBytes > 0 ? run.PayloadKind ?? nameof(Data.PayloadKind.Bytes) : null, Tls: run.Tls == true);
 
     /// <summary>
     /// Every run with its row. Runs of one row at several batch sizes (a FindBatchSize sweep) are rows of their own, one a batch

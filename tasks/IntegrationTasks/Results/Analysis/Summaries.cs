@@ -219,10 +219,10 @@ public static class Summaries
                 key.Transport == PipelinedRange && pipelinedReads is not null && runs[0].ServerReads != pipelinedReads;
             var fastest = groups.FirstOrDefault(g => !g.Key.IsPeer && !OtherWork(g.Key, g.Runs)).Seconds?.Mean ?? groups[0].Seconds.Mean;
             // A Load run's record count is its clients' (N × RecordsPerClient): a reference found here ran at the same concurrency.
-            var baseline = groups.FirstOrDefault(g => g.Key?.Transport == Baseline).Seconds?.Mean;
+            // With a Tls=false+true plan each pass has its own references: a row is measured against its pass's.
+            double? BaselineOf(RowKey row) => groups.Where(g => g.Key.Transport == Baseline).OrderBy(g => g.Key.Tls == row.Tls ? 0 : 1).FirstOrDefault().Seconds?.Mean;
             // PipelinedCopy first: where both limits read alike (a Range run), it is the one.
-            var limits = groups.Where(g => g.Key.IsLimit).OrderBy(g => g.Key.Transport == Pipelined ? 0 : 1).ToList();
-            var pipelinedCopy = limits.FirstOrDefault();
+            var allLimits = groups.Where(g => g.Key.IsLimit).OrderBy(g => g.Key.Transport == Pipelined ? 0 : 1).ToList();
             var peer = groups.Where(g => g.Key.IsPeer).Select(g => g.Seconds).MinBy(s => s.Mean);
             Summary? faster = null;
             foreach (var (key, runs, warmups, seconds) in groups)
@@ -231,9 +231,12 @@ public static class Summaries
                     faster = null;
                 var unranked = OtherWork(key, runs);
                 // A transport's limit reads as its server did (range reads or per ID); a limit's own ratio is to PipelinedCopy's.
+                var sameTls = allLimits.Where(g => g.Key.Tls == key.Tls).ToList();
+                var limits = sameTls.Count > 0 ? sameTls : allLimits;
                 var limit = limits.FirstOrDefault(g => !key.IsLimit && g.Runs[0].ServerReads == runs[0].ServerReads);
                 if (limit.Key is null)
-                    limit = pipelinedCopy;
+                    limit = limits.FirstOrDefault();
+                var baseline = BaselineOf(key);
                 var pipelined = limit.Seconds;
                 var measuredAgainstLimit = !key.IsLimit && !key.IsPeer;
                 var pairs = measuredAgainstLimit ? Pairs(runs, limit.Runs) : null;

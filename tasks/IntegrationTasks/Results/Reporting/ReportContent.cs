@@ -176,6 +176,7 @@ public static class ReportContent
             var warmup = WarmupText(summaries, records.Key);
             doc.AddHeading(2, string.Create(Invariant, $"{records.Key.Heading}, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
             doc.AddTable(ReportColumns.SummaryFor(size), Ranked(size));
+            doc.Append(TlsCostSection(TlsCost.Of(size)));
             if (peers.Count > 0)
             {
                 var fastestTransport = size.FirstOrDefault(s => !s.Key.IsReference);
@@ -202,6 +203,35 @@ public static class ReportContent
         }
         return doc;
     }
+
+    /// <summary>Each transport's plaintext and TLS rows side by side (a Tls=false+true plan), with what TLS adds.</summary>
+    public static ReportDocument TlsCostSection(IReadOnlyList<TlsCost> costs)
+    {
+        var doc = new ReportDocument();
+        if (costs.Count == 0)
+            return doc;
+        string Ratio(TlsCost c) => (c.PairedRatio ?? c.Ratio).ToString("F2", Invariant);
+        var (most, least) = (costs[0], costs[^1]);
+        return doc.AddParagraph(string.Create(Invariant,
+                $"What TLS costs each transport that carries it (the plaintext and the TLS pass, each run paired with its own pass's reference run nearest in time): most {most.Transport} ×{Ratio(most)}, least {least.Transport} ×{Ratio(least)}."))
+            .AddTable(TlsCostColumns, costs);
+    }
+
+    private static string PerMB((double Plain, double Tls)? cpu) =>
+        cpu is { } c ? string.Create(Invariant, $"{c.Plain:F1} → {c.Tls:F1}") : "–";
+
+    public static readonly IReadOnlyList<ReportColumn<TlsCost>> TlsCostColumns =
+    [
+        new("transport", "Transport", c => c.Transport, Numeric: false),
+        new("plainSeconds", "Plaintext (s)", c => c.Plain.Seconds.Mean.ToString("F3", Invariant)),
+        new("tlsSeconds", "TLS (s)", c => c.Tls.Seconds.Mean.ToString("F3", Invariant)),
+        new("tlsRatio", "TLS × plaintext", c => c.Ratio.ToString("F2", Invariant)),
+        new("pairedTlsRatio", "Paired TLS × plaintext", c => c.PairedRatio is { } r
+            ? string.Create(Invariant, $"{r:F2}{(c.PairedRatioCi95 is { } ci ? $" ±{ci:F2}" : "")}") : "–"),
+        new("tlsMicrosPerRecord", "TLS µs/record", c => c.MicrosPerRecord.ToString("F1", Invariant)),
+        new("clientCpuMsPerMB", "Client CPU ms/MB", c => PerMB(c.ClientCpuMsPerMB)),
+        new("serverCpuMsPerMB", "Server CPU ms/MB", c => PerMB(c.ServerCpuMsPerMB)),
+    ];
 
     public static ReportDocument NotRunSection(IReadOnlyList<NotRunEntry> notRun) => notRun.Count == 0 ? new ReportDocument()
         : new ReportDocument().AddHeading(2, "Not run here").AddTable(ReportColumns.NotRun, notRun);
