@@ -54,10 +54,10 @@ public sealed class TlsAxisTests
         var plain = new PlanRunAll { BuildEngine = engine, BatchSize = 500, Repetitions = 1, Warmup = false, Seed = "7", Transports = [Item("TcpClient2", "TcpServer2", ("Tls", "true"))] };
         Assert.IsTrue(plain.Execute(), engine.Log);
         Assert.IsTrue(plain.Steps.All(s => !Properties(s).ContainsKey("Tls")));
-        CollectionAssert.AreEqual(new[] { false, true }, PlanRunAll.TlsPasses("false+true"));
-        CollectionAssert.AreEqual(new[] { true, false }, PlanRunAll.TlsPasses("true;false"));
-        CollectionAssert.AreEqual(new[] { false }, PlanRunAll.TlsPasses(""));
-        Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => PlanRunAll.TlsPasses("false+yes")).Code);
+        CollectionAssert.AreEqual(new[] { false, true }, TlsSetting.Values("false+true"));
+        CollectionAssert.AreEqual(new[] { true, false }, TlsSetting.Values("true;false"));
+        CollectionAssert.AreEqual(new[] { false }, TlsSetting.Values(""));
+        Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => TlsSetting.Values("false+yes")).Code);
     }
 
     private static IEnumerable<Measurement> Runs(string transport, bool tls, DateTimeOffset start, params double[] seconds) =>

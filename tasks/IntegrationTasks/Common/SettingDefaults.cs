@@ -57,4 +57,7 @@ public static class SettingDefaults
 
     /// <summary>The private RabbitMQ node's AMQP port.</summary>
     public const int RabbitMQPort = 5673;
+
+    /// <summary>Its AMQPS port (with Tls=true or false+true).</summary>
+    public const int RabbitMQTlsPort = 5674;
 }

@@ -96,7 +96,7 @@ public sealed class PlanRunAll : IntegrationTask
         var latencies = Latencies();
         if (latencies is not null && !UseRelay)
             throw new IntegrationException(ErrorCodes.InvalidParameter, "LatenciesMs needs the relay (UseRelay=true): it is what adds the round trip.");
-        var tlsPasses = TlsPasses(Tls);
+        var tlsPasses = TlsSetting.Values(Tls);
         if (StopAtPrecision.Length > 0 && tlsPasses.Count > 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"StopAtPrecision judges the rounds of one plan, and Tls={Tls} makes {tlsPasses.Count}: run one RunAll each.");
@@ -147,15 +147,6 @@ public sealed class PlanRunAll : IntegrationTask
         Log.LogMessage(MessageImportance.High, "{0}", string.Create(CultureInfo.InvariantCulture,
             $"Batch sizes {string.Join(", ", asked.Except(within))} left out: at {pass.PayloadBytes:N0} bytes of payload a row, a batch holds at most {most:N0} records (BatchBytes {BatchBytes:N0}; -p:BatchBytes= raises it)."));
         return within.Count > 0 ? within : [most];
-    }
-
-    /// <summary>The TLS axis' values in the order given: false, true, or both.</summary>
-    internal static List<bool> TlsPasses(string tls)
-    {
-        var values = tls.Split('+', ';').Select(t => t.Trim()).Where(t => t.Length > 0).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
-        return values.Count == 0 ? [false]
-            : [.. values.Select(v => bool.TryParse(v, out var on) ? on
-                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls must be true, false or false+true (was '{tls}')."))];
     }
 
     /// <summary>The round trips of the latency axis, in ms (0 or more); null: no axis.</summary>

@@ -168,6 +168,15 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     /// <summary>What the broker takes as its only user; null: it stays open as on loopback (RabbitMQ's guest only from loopback).</summary>
     protected BrokerCredentials? Credentials { get; private set; }
 
+    /// <summary>The build's Tls (false, true, false+true): the broker listens over TLS, plaintext, or both.</summary>
+    public string Tls { get; set; } = "false";
+
+    /// <summary>Where the suite's authority and the server certificate are (made there when missing).</summary>
+    public string TlsFolder { get; set; } = "";
+
+    /// <summary>Its listeners and certificate, from <see cref="Tls"/>.</summary>
+    protected BrokerTls Listeners { get; private set; } = BrokerTls.None;
+
     [Output] public int ProcessId { get; private set; }
 
     /// <summary>Where its process id is kept while it runs (a run's client meters the broker by it, the RestartBroker fault signals it); none when empty.</summary>
@@ -197,6 +206,7 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     {
         Validate();
         Credentials = BrokerCredentials.ForBroker(brokerName, BindAddress, CredentialsFile);
+        Listeners = BrokerTls.For(Tls, TlsFolder, BindAddress);
         // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
         if (!WaitUntilCancelled)
             BuildTermination.Watch();
@@ -219,7 +229,8 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
             process.AttachLog(null);
         BuildEngine4.RegisterTaskObject(registrationKey, broker, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
         Log.LogMessage(MessageImportance.High, "{0} is ready on {1} ({2}).", brokerName, endpoint,
-            Credentials is null ? "no credentials: loopback only" : $"{Credentials} only, from {Path.GetFullPath(CredentialsFile)}");
+            (Credentials is null ? "no credentials: loopback only" : $"{Credentials} only, from {Path.GetFullPath(CredentialsFile)}")
+            + (Listeners.Encrypted ? Listeners.Plaintext ? "; plaintext and TLS" : "; TLS only" : ""));
         if (WaitUntilCancelled)
             await broker.ServeUntilCancelledAsync(BuildEngine4, registrationKey, () => Log.LogMessage(MessageImportance.High, "{0} stopped.", brokerName),
                 cancellationToken).ConfigureAwait(false);

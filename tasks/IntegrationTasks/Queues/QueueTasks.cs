@@ -14,6 +14,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
     internal const string BrokerName = "RabbitMQ";
 
     public int Port { get; set; } = 5673;
+    public int TlsPort { get; set; } = SettingDefaults.RabbitMQTlsPort;
     public int DistributionPort { get; set; } = 25673;
     /// <summary>The Erlang port mapper's port (epmd), loopback only; stopped with the node.</summary>
     public int EpmdPort { get; set; } = 4370;
@@ -36,6 +37,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
         {
             Directory = Path.GetFullPath(Directory), AmqpPort = Port, DistributionPort = DistributionPort, EpmdPort = EpmdPort,
             BindAddress = BindAddress, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
+            Tls = Listeners, AmqpsPort = TlsPort,
         };
         Log.LogMessage(MessageImportance.High, "Starting RabbitMQ node {0} on {1}:{2} ({3}).", options.NodeName, BindAddress, Port, options.Directory);
         var node = await RabbitMqNode.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -80,6 +82,10 @@ public sealed class RabbitMQServer : TransferServerTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>AMQPS: the broker's certificate must come from the authority in TlsFolder and name RabbitMQHostName.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     private QueueServer? _server;
 
     protected override long? RequestsWaiting => _server?.RequestsWaiting;
@@ -87,7 +93,7 @@ public sealed class RabbitMQServer : TransferServerTask
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile), topology, EventLog)
+        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.Authority(Tls, TlsFolder)), topology, EventLog)
         {
             Prefetch = Prefetch,
         };
@@ -108,6 +114,10 @@ public abstract class RabbitMQClientTask : TransferClientTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>AMQPS: the broker's certificate must come from the authority in TlsFolder and name RabbitMQHostName.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "RabbitMQMaxMessageBytes");
 
     protected abstract QueueTopology Topology { get; }
@@ -120,7 +130,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
+        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.Authority(Tls, TlsFolder)), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);

@@ -56,11 +56,14 @@ public sealed record BrokerOptions
     public string UserName { get; init; } = "guest";
     public string Password { get; init; } = "guest";
 
+    /// <summary>AMQPS: the authority the broker's certificate must chain to; null: plaintext AMQP.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+
     /// <summary>The broker at <paramref name="hostName"/>, logged in as the credentials file's user, or as guest when none is given.</summary>
-    public static BrokerOptions For(string hostName, int port, string credentialsFile) =>
+    public static BrokerOptions For(string hostName, int port, string credentialsFile, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) =>
         BrokerCredentials.Load(credentialsFile) is { } credentials
-            ? new BrokerOptions { HostName = hostName, Port = port, UserName = credentials.UserName, Password = credentials.Password }
-            : new BrokerOptions { HostName = hostName, Port = port };
+            ? new BrokerOptions { HostName = hostName, Port = port, UserName = credentials.UserName, Password = credentials.Password, Authority = authority }
+            : new BrokerOptions { HostName = hostName, Port = port, Authority = authority };
 
     /// <summary>Prints where and who, never the password (a record would print every property).</summary>
     public override string ToString() => $"RabbitMQ at {HostName}:{Port} as {UserName}";
@@ -76,9 +79,20 @@ public sealed record BrokerOptions
             // minutes with the default 60 s). 10 s bounds that and is still far above any honest pause.
             RequestedHeartbeat = TimeSpan.FromSeconds(10),
         };
+        if (Authority is { } authority)
+            factory.Ssl = new SslOption
+            {
+                Enabled = true, ServerName = HostName, Version = Hosting.TlsCertificates.Protocols,
+                CertificateValidationCallback = (_, certificate, chain, errors) =>
+                    certificate is System.Security.Cryptography.X509Certificates.X509Certificate2 presented && Hosting.TlsCertificates.IsFromAuthority(presented, chain, errors, authority),
+            };
         try
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (Authority is not null && BrokerClientTls.Refusal(e) is { } refused)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with RabbitMQ at {HostName}:{Port} failed: {refused.Message}", e);
         }
         catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (e.InnerException is RabbitMQ.Client.Exceptions.AuthenticationFailureException)
         {

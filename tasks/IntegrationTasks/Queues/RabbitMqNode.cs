@@ -19,6 +19,10 @@ public sealed record RabbitMqNodeOptions
     /// <summary>A command the node and its tools run through (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
+    /// <summary>Its AMQPS listener (<see cref="Tls"/>), beside the plaintext one when that is kept too.</summary>
+    public int AmqpsPort { get; init; } = SettingDefaults.RabbitMQTlsPort;
+    public BrokerTls Tls { get; init; } = BrokerTls.None;
+
     /// <summary>Its user besides guest (whom only loopback clients may log in as); null: guest only, on loopback.</summary>
     public BrokerCredentials? Credentials { get; init; }
     public string NodeName => $"integrationtasks-{AmqpPort}@localhost";
@@ -56,7 +60,8 @@ public sealed class RabbitMqNode : IDisposable
                 $"RabbitMQ is not installed ({options.Server} is missing). Install it with: {InstallCommand}");
         System.IO.Directory.CreateDirectory(options.Directory);
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
-        var configuration = $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\nloopback_users.guest = true\n";
+        var configuration = (options.Tls.Plaintext ? $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n" : "listeners.tcp = none\n")
+            + "loopback_users.guest = true\n" + Listener(options);
         if (options.Credentials is { } credentials)
         {
             var definitions = Path.Combine(options.Directory, "definitions.json");
@@ -82,6 +87,12 @@ public sealed class RabbitMqNode : IDisposable
         }
     }
 
+    /// <summary>AMQPS: TLS 1.2 and 1.3 with the suite's certificate, no client certificate asked for.</summary>
+    private static string Listener(RabbitMqNodeOptions options) => options.Tls.Certificates is not { } tls ? "" : string.Join("",
+        $"listeners.ssl.default = {options.BindAddress}:{options.AmqpsPort.ToString(CultureInfo.InvariantCulture)}\n",
+        $"ssl_options.cacertfile = {tls.AuthorityPath}\n", $"ssl_options.certfile = {tls.ServerCertificatePath}\n", $"ssl_options.keyfile = {tls.ServerKeyPath}\n",
+        "ssl_options.verify = verify_none\n", "ssl_options.fail_if_no_peer_cert = false\n", "ssl_options.versions.1 = tlsv1.3\n", "ssl_options.versions.2 = tlsv1.2\n");
+
     /// <summary>
     /// The node's user, its default virtual host and its rights there, imported at each boot. The password is there only as RabbitMQ's
     /// salted SHA-256 (<c>rabbit_password_hashing_sha256</c>: base64 of a 4-byte salt and SHA-256 of the salt and the password).
@@ -99,7 +110,19 @@ public sealed class RabbitMqNode : IDisposable
         });
     }
 
-    public static IReadOnlyDictionary<string, string> Environment(RabbitMqNodeOptions options) => new Dictionary<string, string>
+    public static IReadOnlyDictionary<string, string> Environment(RabbitMqNodeOptions options)
+    {
+        var environment = EnvironmentOf(options);
+        // TLS only: no plaintext listener, which these would open again.
+        if (!options.Tls.Plaintext)
+        {
+            environment.Remove("RABBITMQ_NODE_IP_ADDRESS");
+            environment.Remove("RABBITMQ_NODE_PORT");
+        }
+        return environment;
+    }
+
+    private static Dictionary<string, string> EnvironmentOf(RabbitMqNodeOptions options) => new()
     {
         ["HOME"] = options.Directory,
         ["RABBITMQ_NODENAME"] = options.NodeName,

@@ -11,15 +11,34 @@ internal static class NatsConnections
     /// messages silently — here the reader waits instead, and the socket with it (back-pressure). Pings every 5 s, two unanswered: a
     /// silent peer is noticed in about 15 s, not the library's 4 minutes.
     /// </summary>
-    public static NatsOpts ClientOptions(string url, string name, BrokerCredentials? credentials) => new()
+    public static NatsOpts ClientOptions(string url, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) => new()
     {
         Url = CheckedUrl(url), Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
         ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
         AuthOpts = credentials is null ? NatsAuthOpts.Default : NatsAuthOpts.Default with { Username = credentials.UserName, Password = credentials.Password },
+        // Plaintext stays plaintext at a broker that also offers TLS (a Tls=false+true build's), where the library would otherwise
+        // prefer TLS; a tls:// URL of the user's own keeps the library's default.
+        TlsOpts = authority is not null ? Secured(url, authority)
+            : url.StartsWith("tls://", StringComparison.OrdinalIgnoreCase) ? NatsTlsOpts.Default : NatsTlsOpts.Default with { Mode = TlsMode.Disable },
+    };
+
+    /// <summary>TLS required, the server's certificate chained to <paramref name="authority"/> alone and naming the URL's host (the library's own checks replaced).</summary>
+    private static NatsTlsOpts Secured(string url, System.Security.Cryptography.X509Certificates.X509Certificate2 authority) => NatsTlsOpts.Default with
+    {
+        Mode = TlsMode.Require,
+        ConfigureClientAuthentication = options =>
+        {
+            var ours = Hosting.TlsCertificates.ClientOptions(new Uri(url.Split(',')[0]).Host, authority);
+            options.TargetHost = ours.TargetHost;
+            options.EnabledSslProtocols = ours.EnabledSslProtocols;
+            options.CertificateChainPolicy = ours.CertificateChainPolicy;
+            options.RemoteCertificateValidationCallback = null;
+            return ValueTask.CompletedTask;
+        },
     };
 
     /// <summary>A server's connection: as a client's, and it reconnects (without limit, the library's default) soon after a broker restart.</summary>
-    public static NatsOpts ServerOptions(string url, string name, BrokerCredentials? credentials) => ClientOptions(url, name, credentials) with
+    public static NatsOpts ServerOptions(string url, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) => ClientOptions(url, name, credentials, authority) with
     {
         ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
     };
@@ -49,6 +68,10 @@ internal static class NatsConnections
         {
             throw new IntegrationException(ErrorCodes.ServerBusy,
                 $"NATS at {url} refused the connection: its connection limit is reached ({refusal}); raise NatsMaxConnections or run fewer clients.", e);
+        }
+        catch (NatsException e) when (BrokerClientTls.Refusal(e) is { } refused)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with NATS at {url} failed: {refused.Message}", e);
         }
         catch (NatsException e) when (e.InnerException is NatsServerException { Message: var refusal } && refusal.Contains("authorization violation", StringComparison.OrdinalIgnoreCase))
         {

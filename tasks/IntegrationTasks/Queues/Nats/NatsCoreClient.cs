@@ -17,6 +17,9 @@ public sealed class NatsCoreClient(string url, string subject)
     public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
     public BrokerCredentials? Credentials { get; init; }
 
+    /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+
     /// <summary>
     /// How long one request waits for its answer: a request in the hands of a server that was killed is never answered, and this is
     /// what notices it (batches are answered in milliseconds; 16 clients of 1 MiB rows wait seconds in the server's queue).
@@ -28,7 +31,7 @@ public sealed class NatsCoreClient(string url, string subject)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client", Credentials));
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client", Credentials, Authority));
         await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
         connected();
         importer.MarkSetupDone();

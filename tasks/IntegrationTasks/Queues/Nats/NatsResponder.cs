@@ -12,6 +12,9 @@ public abstract class NatsResponder(RecordSource source, string url, string conn
     public int MaxMessageBytes { get; init; } = NatsDefaults.NatsMaxPayloadBytes;
     public BrokerCredentials? Credentials { get; init; }
 
+    /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+
     private long _answered;
     private long _refused;
 
@@ -27,7 +30,7 @@ public abstract class NatsResponder(RecordSource source, string url, string conn
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
-        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName, Credentials));
+        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName, Credentials, Authority));
         try
         {
             await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);

@@ -21,6 +21,9 @@ public sealed record NatsServerOptions
     /// <summary>A command the server runs through (<c>ip netns exec NAME</c> on two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
+    /// <summary>Over TLS, or both (TLS clients upgrade after the server's INFO; allow_non_tls keeps plaintext ones on the same port).</summary>
+    public BrokerTls Tls { get; init; } = BrokerTls.None;
+
     /// <summary>Its only user; null: open to any client (on loopback only, <see cref="BrokerCredentials.ForBroker"/>).</summary>
     public BrokerCredentials? Credentials { get; init; }
 
@@ -44,12 +47,16 @@ public static class NatsServerProcess
         server_name: "integrationtasks-{{options.Port}}"
         max_payload: {{options.MaxPayloadBytes}}
         max_connections: {{options.MaxConnections}}
+        {{Listener(options.Tls)}}
         {{(options.Credentials is { } credentials ? $"authorization {{ users = [ {{ user: \"{credentials.UserName}\", password: \"{credentials.Password}\" }} ] }}" : "")}}
         jetstream {
           store_dir: "{{options.StoreDirectory}}"
         }
 
         """);
+
+    private static string Listener(BrokerTls tls) => tls.Certificates is not { } certificates ? ""
+        : $"tls {{ cert_file: \"{certificates.ServerCertificatePath}\", key_file: \"{certificates.ServerKeyPath}\" }}" + (tls.Plaintext ? "\nallow_non_tls: true" : "");
 
     public static Task<BrokerProcess<NatsServerOptions>> StartAsync(NatsServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {

@@ -33,7 +33,7 @@ public sealed class StartNats() : StartOwnedBroker(BrokerName)
         var options = new NatsServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, MaxPayloadBytes = MaxPayloadBytes,
-            MaxConnections = MaxConnections, Credentials = Credentials, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+            MaxConnections = MaxConnections, Credentials = Credentials, Tls = Listeners, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
         Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
         var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -63,11 +63,15 @@ public sealed class NatsServer : TransferServerTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog)
         {
-            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{NatsCoreServer.Subject}", serve);
@@ -84,11 +88,15 @@ public sealed class NatsJetStreamServer : TransferServerTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new JetStreamServer(source, NatsUrl, EventLog)
         {
-            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{JetStreamTopology.RequestStream}", serve);
@@ -106,6 +114,10 @@ public abstract class NatsClientTask : ResumingQueueClientTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
 }
 
@@ -118,7 +130,7 @@ public sealed class NatsClient : NatsClientTask
         CancellationToken cancellationToken) =>
         new NatsCoreClient(NatsUrl, NatsCoreServer.Subject)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
@@ -139,7 +151,7 @@ public sealed class NatsJetStream : NatsClientTask
         CancellationToken cancellationToken) =>
         new JetStreamClient(NatsUrl, ClientIndex, _runId)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }

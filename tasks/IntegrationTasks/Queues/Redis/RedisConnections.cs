@@ -16,16 +16,33 @@ internal static class RedisConnections
     /// Redis is served again), a client's transfer fails at the first break instead and its resume loop asks again on new
     /// connections. Commands time out after 10 s, far above a batch's milliseconds and the 1 s a blocking read waits.
     /// </summary>
-    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, CancellationToken cancellationToken)
+    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, CancellationToken cancellationToken) =>
+        await ConnectAsync(endpoint, name, credentials, null, cancellationToken).ConfigureAwait(false);
+
+    /// <summary>As above, over TLS when <paramref name="authority"/> is given: the server's certificate must chain to it and name the endpoint's host.</summary>
+    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority,
+        CancellationToken cancellationToken)
     {
         var options = new ConfigurationOptions
         {
             EndPoints = { CheckedEndpoint(endpoint) }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
             SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1, User = credentials?.UserName, Password = credentials?.Password,
         };
+        if (authority is not null)
+        {
+            options.Ssl = true;
+            options.SslHost = HostAndPort(endpoint).Host;
+            options.SslProtocols = Hosting.TlsCertificates.Protocols;
+            options.CertificateValidation += (_, certificate, chain, errors) =>
+                certificate is System.Security.Cryptography.X509Certificates.X509Certificate2 presented && Hosting.TlsCertificates.IsFromAuthority(presented, chain, errors, authority);
+        }
         try
         {
             return await ConnectionMultiplexer.ConnectAsync(options).WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (RedisConnectionException e) when (authority is not null && BrokerClientTls.Refusal(e) is { } refused)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with Redis at {endpoint} failed: {refused.Message}", e);
         }
         catch (RedisConnectionException e)
         {

@@ -5,6 +5,9 @@ public static class RedisDefaults
 {
     public const int RedisPort = 6380;
 
+    /// <summary>Its TLS listener's port (with Tls=true or false+true).</summary>
+    public const int RedisTlsPort = 6381;
+
     /// <summary>When the append-only file is flushed to disk: everysec (a second of writes at risk on a crash of the machine) or always.</summary>
     public const string RedisAppendFsync = "everysec";
 

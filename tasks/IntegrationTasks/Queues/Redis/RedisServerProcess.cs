@@ -19,6 +19,10 @@ public sealed record RedisServerOptions
     public int MaxClients { get; init; } = RedisDefaults.RedisMaxClients;
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
+    /// <summary>Its TLS listener's port (<see cref="Tls"/>), beside the plaintext one when that is kept too.</summary>
+    public int TlsPort { get; init; } = RedisDefaults.RedisTlsPort;
+    public BrokerTls Tls { get; init; } = BrokerTls.None;
+
     /// <summary>Its only user; null: the default user, open, which protected mode keeps to loopback.</summary>
     public BrokerCredentials? Credentials { get; init; }
 
@@ -46,7 +50,8 @@ public static class RedisServerProcess
         bind {options.BindAddress}
         protected-mode yes
         {Users(options.Credentials)}
-        port {options.Port}
+        port {(options.Tls.Plaintext ? options.Port : 0)}
+        {Listener(options)}
         dir "{options.Directory}"
         daemonize no
         supervised no
@@ -57,6 +62,11 @@ public static class RedisServerProcess
         logfile ""
 
         """);
+
+    /// <summary>The TLS listener's lines: TLS 1.2 and 1.3, the suite's certificate, no client certificates asked for.</summary>
+    private static string Listener(RedisServerOptions options) => options.Tls.Certificates is not { } tls ? "" : string.Join('\n',
+        string.Create(CultureInfo.InvariantCulture, $"tls-port {options.TlsPort}"), $"tls-cert-file \"{tls.ServerCertificatePath}\"", $"tls-key-file \"{tls.ServerKeyPath}\"",
+        $"tls-ca-cert-file \"{tls.AuthorityPath}\"", "tls-auth-clients no", "tls-protocols \"TLSv1.2 TLSv1.3\"");
 
     /// <summary>The ACL lines: none without credentials; else the default user off, without password, and the one user.</summary>
     private static string Users(BrokerCredentials? credentials) => credentials is null ? "" : string.Join('\n',

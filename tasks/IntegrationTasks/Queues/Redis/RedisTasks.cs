@@ -14,6 +14,7 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
     internal const string BrokerName = "Redis";
 
     public int Port { get; set; } = RedisDefaults.RedisPort;
+    public int TlsPort { get; set; } = RedisDefaults.RedisTlsPort;
     public string Program { get; set; } = RedisServerOptions.DebianProgram;
 
     /// <summary>When the append-only file is flushed to disk: <c>everysec</c> or <c>always</c>.</summary>
@@ -35,6 +36,7 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, AppendFsync = AppendFsync,
             MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
+            Tls = Listeners, TlsPort = TlsPort,
         };
         Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);
         var server = await RedisServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);
@@ -66,11 +68,16 @@ public sealed class RedisStreamsServer : TransferServerTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new RedisStreamResponder(source, RedisEndpoint, EventLog)
         {
             Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+            Authority = BrokerClientTls.Authority(Tls, TlsFolder),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"redis://{RedisEndpoint}/{RedisStreamTopology.RequestStream}", serve);
@@ -93,6 +100,10 @@ public sealed class RedisStreams : ResumingQueueClientTask
     /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
     public string CredentialsFile { get; set; } = "";
 
+    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name RedisEndpoint's host.</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override string TransportName => "RedisStreams";
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
     protected override bool IdempotentImport => true;
@@ -105,6 +116,7 @@ public sealed class RedisStreams : ResumingQueueClientTask
         new RedisStreamClient(RedisEndpoint, ClientIndex, _runId)
             {
                 MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
+                Authority = BrokerClientTls.Authority(Tls, TlsFolder),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }

@@ -1,0 +1,83 @@
+using IntegrationTasks.Queues;
+using IntegrationTasks.Queues.Nats;
+using IntegrationTasks.Queues.Redis;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>The brokers over TLS (AMQPS, NATS's and Redis's TLS listeners): certificates from the suite's authority only.</summary>
+[TestClass]
+[TestCategory("EndToEnd")]
+public sealed class BrokerTlsTests
+{
+    [TestMethod]
+    public async Task Each_TLS_only_broker_takes_a_client_of_its_authority_and_refuses_another_authoritys_with_IT3009()
+    {
+        using var folder = new TempDirectory("it-broker-tls-");
+        using var other = new TempDirectory("it-broker-tls-other-");
+        Hosting.TlsCertificates.MakeNew(other);
+        var tls = BrokerTls.For("true", Path.Combine(folder, "tls"), "127.0.0.1");
+        Assert.IsFalse(tls.Plaintext);
+        var authority = tls.Certificates!.LoadAuthority();
+        using var redis = await RedisServerProcess.StartAsync(new RedisServerOptions
+        {
+            Directory = Path.Combine(folder, "redis"), Port = TestPorts.Free(), TlsPort = TestPorts.Free(), Tls = tls,
+        }, log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
+        using var nats = await NatsServerProcess.StartAsync(new NatsServerOptions { Directory = Path.Combine(folder, "nats"), Port = TestPorts.Free(), Tls = tls },
+            log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
+        using var rabbitmq = await RabbitMqNode.StartAsync(new RabbitMqNodeOptions
+        {
+            Directory = Path.Combine(folder, "rabbitmq"), AmqpPort = TestPorts.Free(), AmqpsPort = TestPorts.Free(), DistributionPort = TestPorts.Free(),
+            EpmdPort = TestPorts.Free(), Tls = tls,
+        }, log: null, TimeSpan.FromSeconds(120), CancellationToken.None);
+        try
+        {
+            var redisEndpoint = $"127.0.0.1:{redis.Options.TlsPort}";
+            foreach (var client in new IntegrationTasks.Transfer.TransferClientTask[]
+                     {
+                         new RedisStreams { RedisEndpoint = redisEndpoint, Tls = true, TlsFolder = other },
+                         new NatsJetStream { NatsUrl = nats.Options.Url, Tls = true, TlsFolder = other },
+                         new RabbitMQDurable { RabbitMQPort = rabbitmq.Options.AmqpsPort, Tls = true, TlsFolder = other },
+                     })
+            {
+                await using var databases = TestDatabases.Sqlite();
+                var engine = new FakeBuildEngine();
+                client.For(databases, engine, totalBatches: 2, batchSize: 10);
+                Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
+                CollectionAssert.AreEqual(new[] { ErrorCodes.TlsRefused }, engine.Errors.Select(e => e.Code).ToArray(), $"{client.GetType().Name}: {engine.Log}");
+            }
+            // A client of the broker's own authority is let in, over TLS only: nothing listens in plaintext.
+            using (var connection = await RedisConnections.ConnectAsync(redisEndpoint, "test", null, authority, CancellationToken.None))
+                Assert.AreEqual("PONG", (await connection.GetDatabase().ExecuteAsync("PING")).ToString());
+            Assert.AreEqual(ErrorCodes.BrokerUnavailable, (await Assert.ThrowsExactlyAsync<IntegrationException>(() =>
+                RedisConnections.ConnectAsync($"127.0.0.1:{redis.Options.Port}", "plain", null, CancellationToken.None))).Code);
+            await using (var connection = new NATS.Client.Core.NatsConnection(NatsConnections.ClientOptions(nats.Options.Url, "test", null, authority)))
+                await NatsConnections.ConnectAsync(connection, nats.Options.Url, null, CancellationToken.None);
+            await using (var connection = await new BrokerOptions { Port = rabbitmq.Options.AmqpsPort, Authority = authority }.ConnectAsync("test", CancellationToken.None))
+                Assert.IsTrue(connection.IsOpen);
+        }
+        finally
+        {
+            await Task.WhenAll(redis.StopAsync(CancellationToken.None), nats.StopAsync(CancellationToken.None), rabbitmq.StopAsync(CancellationToken.None));
+        }
+    }
+
+    [TestMethod]
+    public void RunAll_with_Tls_false_and_true_and_credentials_moves_every_queue_transports_rows_both_ways()
+    {
+        using var artifacts = new TempDirectory("it-broker-tls-runall-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=RabbitMQDurable+NatsJetStream+RedisStreams+PipelinedCopy",
+            "-p:Tls=false+true", "-p:BrokerCredentials=true", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(16, runs, output);
+        Assert.IsTrue(runs.All(r => r.Verified), output);
+        foreach (var tls in new[] { false, true })
+            CollectionAssert.AreEquivalent(new[] { "NatsJetStream", "PipelinedCopy", "RabbitMQDurable", "RedisStreams" },
+                runs.Where(r => r.Key.Tls == tls).Select(r => r.Transport).Distinct().ToArray(), $"tls {tls}");
+        var costs = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Paired TLS × plaintext");
+        CollectionAssert.AreEquivalent(new[] { "NatsJetStream", "RabbitMQDurable", "RedisStreams" }, costs.Rows.Select(r => r[0]).ToArray());
+        // The TLS pass went to the brokers' TLS listeners (the servers' ready lines name them).
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "rabbitmq", "rabbitmq.conf")), "listeners.ssl.default");
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+}
