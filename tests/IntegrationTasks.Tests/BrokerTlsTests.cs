@@ -80,4 +80,19 @@ public sealed class BrokerTlsTests
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "rabbitmq", "rabbitmq.conf")), "listeners.ssl.default");
         HostingTests.AssertEndedCleanly(artifacts);
     }
+
+    [TestMethod]
+    public void Over_TLS_a_reset_connection_and_two_clients_still_move_every_row()
+    {
+        using var artifacts = new TempDirectory("it-tls-faults-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=WebSocketClient+RedisStreams+PipelinedCopy", "-p:Tls=true",
+            "-p:Fault=Reset", "-p:Clients=2", "-p:RecordCounts=4000", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=false", "-p:BatchSize=500");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        CollectionAssert.AreEquivalent(new[] { "PipelinedCopy", "RedisStreams", "WebSocketClient" }, runs.Select(r => r.Transport).ToArray());
+        Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls && r.Clients == 2), output);
+        // The relay passed TLS through untouched and cut each transport's connection once; each resumed over a new handshake.
+        Assert.IsTrue(runs.Where(r => r.Kind == RunKind.Transport).All(r => r.Key.Fault == "Reset" && r.Reconnects > 0), string.Join("\n", runs));
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
 }

@@ -87,6 +87,31 @@ public sealed class TlsTransferTests
     }
 
     [TestMethod]
+    public async Task A_client_offering_only_TLS_1_1_is_refused_by_the_server_with_one_coded_line_and_a_good_client_is_still_served()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, tls: certificates.ServerOptions(), connectionTimeout: TimeSpan.FromSeconds(5));
+        // A client no one here wrote, offering TLS 1.1 alone (the server takes 1.2 and 1.3 only).
+        using (var old = new System.Net.Sockets.TcpClient())
+        {
+            await old.ConnectAsync("127.0.0.1", server.Port);
+            await using var tls = new SslStream(old.GetStream());
+#pragma warning disable SYSLIB0039 // the obsolete protocol is the point
+            var options = certificates.ClientOptions("localhost");
+            options.EnabledSslProtocols = System.Security.Authentication.SslProtocols.Tls11;
+#pragma warning restore SYSLIB0039
+            await Assert.ThrowsAsync<Exception>(() => tls.AuthenticateAsClientAsync(options));
+        }
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal)),
+            "the server's coded line", TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
+        Assert.IsFalse(server.Log.Lines.Any(l => l.Contains(ErrorCodes.Unexpected, StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+        var engine = new FakeBuildEngine();
+        await Client(databases, server.Port, engine, folder).AssertMovesEveryRowAsync(engine, databases, Records);
+    }
+
+    [TestMethod]
     public async Task A_connection_reset_mid_transfer_over_TLS_is_resumed_and_every_row_arrives_once()
     {
         using var folder = new TempDirectory("it-tls-");

@@ -197,6 +197,14 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     protected abstract Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
         CancellationToken cancellationToken);
 
+    /// <summary>"127.0.0.1:6380", "127.0.0.1:6381 (TLS)" or both: where a broker with a TLS port of its own listens.</summary>
+    protected string Listening(int port, int tlsPort)
+    {
+        var tls = FormattableString.Invariant($"{BindAddress}:{tlsPort} (TLS)");
+        var plain = FormattableString.Invariant($"{BindAddress}:{port}");
+        return !Listeners.Encrypted ? plain : Listeners.Plaintext ? $"{plain} and {tls}" : tls;
+    }
+
     /// <summary>Its settings checked before anything else (an IntegrationException with its code).</summary>
     protected virtual void Validate()
     {

@@ -61,7 +61,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
             await StopAsync(CancellationToken.None).ConfigureAwait(false);
             throw;
         }
-        return (node.Process, StopAsync, $"{BindAddress}:{Port}");
+        return (node.Process, StopAsync, Listening(Port, TlsPort));
     }
 }
 

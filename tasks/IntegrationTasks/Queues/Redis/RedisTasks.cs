@@ -50,7 +50,7 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
             {
                 server.Dispose();
             }
-        }, options.Endpoint);
+        }, Listening(Port, TlsPort));
     }
 }
 
