@@ -101,6 +101,24 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    public void RunAll_on_two_hosts_over_TLS_verifies_every_row_through_the_relay_as_root()
+    {
+        using var artifacts = new TempDirectory("it-twohosts-tls-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014", "-p:Tls=true",
+            "-p:Transports=TcpClient2+WebSocketClient+RabbitMQDurable+RedisStreams+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=1",
+            "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.HasCount(5, runs, output);
+        Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls), output);
+        // The certificate names the server host's address; the relay on the client's host passes TLS through untouched.
+        Assert.IsTrue(runs.Where(r => r.Kind == RunKind.Transport).All(r => r.ThroughRelay == true), output);
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
+        Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
     [Timeout(600_000, CooperativeCancellation = true)]
     public async Task On_two_hosts_every_broker_refuses_a_client_without_its_credentials_as_root()
     {
