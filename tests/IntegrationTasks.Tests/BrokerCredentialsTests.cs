@@ -116,6 +116,17 @@ public sealed class BrokerCredentialsTests
         {
             await node.StopAsync(CancellationToken.None);
         }
+        // The node's database outlives it: started again without credentials (a later loopback run), it takes guest from loopback.
+        using var again = await RabbitMqNode.StartAsync(node.Options with { Credentials = null }, log: null, TimeSpan.FromSeconds(120), CancellationToken.None);
+        try
+        {
+            await using var guest = await new BrokerOptions { Port = again.Options.AmqpPort }.ConnectAsync("test", CancellationToken.None);
+            Assert.IsTrue(guest.IsOpen);
+        }
+        finally
+        {
+            await again.StopAsync(CancellationToken.None);
+        }
     }
 
     [TestMethod]

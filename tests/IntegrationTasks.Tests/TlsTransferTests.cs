@@ -306,6 +306,25 @@ public sealed class TlsTransferTests
 
     [TestMethod]
     [TestCategory("Unit")]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public void A_server_needing_more_names_gets_them_from_the_same_authority_and_the_names_before_are_kept()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var first = TlsCertificates.Ensure(folder, ["localhost", "127.0.0.1", "broker.example"]);
+        var authorityBefore = File.ReadAllText(first.AuthorityPath);
+        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(Path.Combine(folder, TlsCertificates.AuthorityKeyFile)));
+        var second = TlsCertificates.Ensure(folder, ["localhost", "127.0.0.1", "10.1.2.3"]);
+        Assert.AreEqual(authorityBefore, File.ReadAllText(second.AuthorityPath), "the same authority: what already serves stays trusted");
+        using var server = second.LoadServerContext().TargetCertificate;
+        var names = server.Extensions.OfType<X509SubjectAlternativeNameExtension>().Single();
+        CollectionAssert.IsSubsetOf(new[] { "localhost", "broker.example" }, names.EnumerateDnsNames().ToArray());
+        CollectionAssert.IsSubsetOf(new[] { "127.0.0.1", "10.1.2.3" }, names.EnumerateIPAddresses().Select(a => a.ToString()).ToArray());
+        using var authority = second.LoadAuthority();
+        Assert.IsTrue(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.None, authority));
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
     public void A_callback_judged_certificate_must_chain_to_the_authority_alone_and_keep_the_stacks_name_check()
     {
         using var folder = new TempDirectory("it-tls-");

@@ -18,6 +18,12 @@ public sealed class TlsCertificates
     public const string ServerCertificateFile = "server.crt";
     public const string ServerKeyFile = "server.key";
 
+    /// <summary>
+    /// The authority's key, kept (owner-only) so that a server bound elsewhere gets a certificate with more names from the same
+    /// authority: the brokers and servers of one build share this folder, and a new authority would leave those already serving stale.
+    /// </summary>
+    public const string AuthorityKeyFile = "authority.key";
+
     /// <summary>Marks a folder whose certificates the suite made (and may make again); files without it are the user's, never replaced.</summary>
     public const string MadeHereFile = ".made-by-integrationtasks";
 
@@ -68,8 +74,47 @@ public sealed class TlsCertificates
         if (File.Exists(certificates.ServerCertificatePath) && !File.Exists(Path.Combine(certificates.Folder, MadeHereFile)))
             throw new IntegrationException(ErrorCodes.TlsRefused,
                 $"The certificate in {certificates.Folder} is not one this suite made and does not serve here (expired or about to, its key not an ECDSA key that matches it, or it lacks one of: {string.Join(", ", names)}); it is left as it is. Replace it, or point TlsFolder elsewhere.");
-        certificates.Make(names, now);
+        // A remake for names the server certificate lacks keeps every name it had and, while valid, the authority.
+        certificates.Make(names.Union(certificates.MadeNames(), StringComparer.OrdinalIgnoreCase), now, keepAuthority: true);
         return certificates;
+    }
+
+    /// <summary>The names of the server certificate the suite made here (none when it is not there, not ours, or unreadable).</summary>
+    private IEnumerable<string> MadeNames()
+    {
+        if (!File.Exists(Path.Combine(Folder, MadeHereFile)) || !File.Exists(ServerCertificatePath))
+            return [];
+        try
+        {
+            using var server = X509CertificateLoader.LoadCertificateFromFile(ServerCertificatePath);
+            return server.Extensions.OfType<X509SubjectAlternativeNameExtension>()
+                .SelectMany(e => e.EnumerateDnsNames().Concat(e.EnumerateIPAddresses().Select(a => a.ToString()))).ToList();
+        }
+        catch (CryptographicException)
+        {
+            return [];
+        }
+    }
+
+    /// <summary>The authority made here before, with its key, when both are still good for more than a day; null otherwise.</summary>
+    private X509Certificate2? KeptAuthority(DateTimeOffset now)
+    {
+        var keyPath = Path.Combine(Folder, AuthorityKeyFile);
+        if (!File.Exists(Path.Combine(Folder, MadeHereFile)) || !File.Exists(AuthorityPath) || !File.Exists(keyPath))
+            return null;
+        try
+        {
+            using var certificate = LoadAuthority();
+            if (certificate.NotAfter.ToUniversalTime() < now.UtcDateTime.AddDays(1))
+                return null;
+            using var key = ECDsa.Create();
+            key.ImportFromPem(File.ReadAllText(keyPath));
+            return certificate.CopyWithPrivateKey(key);
+        }
+        catch (Exception e) when (e is CryptographicException or ArgumentException or IOException)
+        {
+            return null;
+        }
     }
 
     /// <summary>The certificates already in <paramref name="folder"/>, made by a server task (the host process only reads them).</summary>
@@ -167,16 +212,14 @@ public sealed class TlsCertificates
         }
     }
 
-    private void Make(IEnumerable<string> serverNames, DateTimeOffset notBefore, TimeSpan? validity = null)
+    private void Make(IEnumerable<string> serverNames, DateTimeOffset notBefore, TimeSpan? validity = null, bool keepAuthority = false)
     {
         var lifetime = validity ?? TimeSpan.FromDays(30);
         OwnerOnlyFiles.CreateDirectory(Folder);
+        using var kept = keepAuthority ? KeptAuthority(notBefore) : null;
         using var authorityKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
-        var authorityRequest = new CertificateRequest("CN=IntegrationTasks private authority", authorityKey, HashAlgorithmName.SHA256);
-        authorityRequest.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: true, hasPathLengthConstraint: true, pathLengthConstraint: 0, critical: true));
-        authorityRequest.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, critical: true));
-        authorityRequest.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(authorityRequest.PublicKey, critical: false));
-        using var authority = authorityRequest.CreateSelfSigned(notBefore.AddMinutes(-5), notBefore + lifetime);
+        using var authority = kept ?? NewAuthority(authorityKey, notBefore, lifetime);
+        var authorityEnd = new DateTimeOffset(authority.NotAfter.ToUniversalTime());
 
         using var serverKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
         var names = new SubjectAlternativeNameBuilder();
@@ -195,11 +238,23 @@ public sealed class TlsCertificates
         serverRequest.CertificateExtensions.Add(X509AuthorityKeyIdentifierExtension.CreateFromCertificate(authority, true, false));
         var serial = RandomNumberGenerator.GetBytes(16);
         serial[0] &= 0x7F; // a positive serial number
-        using var server = serverRequest.Create(authority, notBefore.AddMinutes(-5), notBefore + lifetime - TimeSpan.FromMinutes(1), serial);
+        var serverEnd = notBefore + lifetime - TimeSpan.FromMinutes(1);
+        using var server = serverRequest.Create(authority, notBefore.AddMinutes(-5), serverEnd < authorityEnd ? serverEnd : authorityEnd.AddMinutes(-1), serial);
 
         OwnerOnlyFiles.Write(Path.Combine(Folder, MadeHereFile), "Made by IntegrationTasks: a private authority and a server certificate for its tests; made again when needed.\n");
         OwnerOnlyFiles.Write(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
         OwnerOnlyFiles.Write(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
         OwnerOnlyFiles.Write(AuthorityPath, authority.ExportCertificatePem() + "\n");
+        if (kept is null)
+            OwnerOnlyFiles.Write(Path.Combine(Folder, AuthorityKeyFile), authorityKey.ExportPkcs8PrivateKeyPem());
+    }
+
+    private static X509Certificate2 NewAuthority(ECDsa key, DateTimeOffset notBefore, TimeSpan lifetime)
+    {
+        var request = new CertificateRequest("CN=IntegrationTasks private authority", key, HashAlgorithmName.SHA256);
+        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: true, hasPathLengthConstraint: true, pathLengthConstraint: 0, critical: true));
+        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, critical: true));
+        request.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(request.PublicKey, critical: false));
+        return request.CreateSelfSigned(notBefore.AddMinutes(-5), notBefore + lifetime);
     }
 }

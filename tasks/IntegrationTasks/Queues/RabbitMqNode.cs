@@ -62,12 +62,11 @@ public sealed class RabbitMqNode : IDisposable
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
         var configuration = (options.Tls.Plaintext ? $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n" : "listeners.tcp = none\n")
             + "loopback_users.guest = true\n" + Listener(options);
-        if (options.Credentials is { } credentials)
-        {
-            var definitions = Path.Combine(options.Directory, "definitions.json");
-            OwnerOnlyFiles.Write(definitions, Definitions(credentials));
-            configuration += $"load_definitions = {definitions}\n";
-        }
+        // Always the user this start needs: the node's database outlives the build, and a node once started with the suite's user
+        // alone has no guest for a later start without credentials.
+        var definitions = Path.Combine(options.Directory, "definitions.json");
+        OwnerOnlyFiles.Write(definitions, Definitions(options.Credentials));
+        configuration += $"load_definitions = {definitions}\n";
         OwnerOnlyFiles.Write(Path.Combine(options.Directory, "rabbitmq.conf"), configuration);
 
         var node = new RabbitMqNode(options);
@@ -94,19 +93,21 @@ public sealed class RabbitMqNode : IDisposable
         "ssl_options.verify = verify_none\n", "ssl_options.fail_if_no_peer_cert = false\n", "ssl_options.versions.1 = tlsv1.3\n", "ssl_options.versions.2 = tlsv1.2\n");
 
     /// <summary>
-    /// The node's user, its default virtual host and its rights there, imported at each boot. The password is there only as RabbitMQ's
-    /// salted SHA-256 (<c>rabbit_password_hashing_sha256</c>: base64 of a 4-byte salt and SHA-256 of the salt and the password).
-    /// A new node given definitions makes no guest at all.
+    /// The node's user (the suite's, or guest without credentials, whom loopback_users keeps to loopback), its default virtual host and
+    /// its rights there, imported at each boot. The password is there only as RabbitMQ's salted SHA-256
+    /// (<c>rabbit_password_hashing_sha256</c>: base64 of a 4-byte salt and SHA-256 of the salt and the password). A new node given
+    /// the suite's user makes no guest at all.
     /// </summary>
-    public static string Definitions(BrokerCredentials credentials)
+    public static string Definitions(BrokerCredentials? credentials)
     {
+        var (user, password) = credentials is null ? ("guest", "guest") : (credentials.UserName, credentials.Password);
         var salt = System.Security.Cryptography.RandomNumberGenerator.GetBytes(4);
-        var hash = System.Security.Cryptography.SHA256.HashData([.. salt, .. System.Text.Encoding.UTF8.GetBytes(credentials.Password)]);
+        var hash = System.Security.Cryptography.SHA256.HashData([.. salt, .. System.Text.Encoding.UTF8.GetBytes(password)]);
         return System.Text.Json.JsonSerializer.Serialize(new
         {
-            users = new[] { new { name = credentials.UserName, password_hash = Convert.ToBase64String([.. salt, .. hash]), hashing_algorithm = "rabbit_password_hashing_sha256", tags = Array.Empty<string>() } },
+            users = new[] { new { name = user, password_hash = Convert.ToBase64String([.. salt, .. hash]), hashing_algorithm = "rabbit_password_hashing_sha256", tags = credentials is null ? new[] { "administrator" } : [] } },
             vhosts = new[] { new { name = "/" } },
-            permissions = new[] { new { user = credentials.UserName, vhost = "/", configure = ".*", write = ".*", read = ".*" } },
+            permissions = new[] { new { user, vhost = "/", configure = ".*", write = ".*", read = ".*" } },
         });
     }
 

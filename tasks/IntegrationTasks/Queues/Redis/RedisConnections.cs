@@ -47,8 +47,11 @@ internal static class RedisConnections
         catch (RedisConnectionException e)
         {
             // The library says only that it could not connect; the server says why to whoever asks.
-            var refusal = await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false);
-            if (e.FailureType == ConnectionFailureType.AuthenticationFailure || refusal is not null && refusal.StartsWith("-NOAUTH", StringComparison.Ordinal))
+            // Asked in plaintext, so not of a TLS listener (it would not answer); without logging in, so a server that takes only its user
+            // answers NOAUTH whatever went wrong: that says "refused" only to a client that has no credentials to offer.
+            var refusal = authority is null ? await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) : null;
+            if (e.FailureType == ConnectionFailureType.AuthenticationFailure
+                || credentials is null && refusal is not null && refusal.StartsWith("-NOAUTH", StringComparison.Ordinal))
                 throw new IntegrationException(ErrorCodes.CredentialsRefused, credentials is null
                     ? $"Redis at {endpoint} takes only its user, and this client has no credentials (CredentialsFile; BrokerCredentials=true)."
                     : $"Redis at {endpoint} refused {credentials}: wrong user or password.", e);
