@@ -90,6 +90,6 @@ public sealed class TlsAxisTests
         using var folder = new TempDirectory("it-tls-report-");
         IntegrationTasks.Exporters.ReportFiles.Write(folder, runs, new Dictionary<string, string> { ["CPU"] = "test" }, new ReportOptions());
         var table = MarkdownTable.With(File.ReadAllText(Path.Combine(folder, "results.md")), "Paired TLS × plaintext");
-        CollectionAssert.AreEqual(new[] { "RestJson", "2.000", "2.640", "1.32", "1.20 ±0.00", "32.0", "–", "–" }, table.Rows.Single().ToArray());
+        CollectionAssert.AreEqual(new[] { "RestJson", "2.000", "2.640", "1.32", "1.20 ±0.00", "32.0", "0.0 → 0.0", "–", "–" }, table.Rows.Single().ToArray());
     }
 }

@@ -213,7 +213,7 @@ public static class ReportContent
         string Ratio(TlsCost c) => (c.PairedRatio ?? c.Ratio).ToString("F2", Invariant);
         var (most, least) = (costs[0], costs[^1]);
         return doc.AddParagraph(string.Create(Invariant,
-                $"What TLS costs each transport that carries it (the plaintext and the TLS pass, each run paired with its own pass's reference run nearest in time): most {most.Transport} ×{Ratio(most)}, least {least.Transport} ×{Ratio(least)}."))
+                $"What TLS costs each transport that carries it (the plaintext and the TLS pass, each run paired with its own pass's reference run nearest in time): most {most.Transport} ×{Ratio(most)}, least {least.Transport} ×{Ratio(least)}. Setup is connecting and the handshakes before the first request (an HTTP client's are inside its first request)."))
             .AddTable(TlsCostColumns, costs);
     }
 
@@ -229,6 +229,7 @@ public static class ReportContent
         new("pairedTlsRatio", "Paired TLS × plaintext", c => c.PairedRatio is { } r
             ? string.Create(Invariant, $"{r:F2}{(c.PairedRatioCi95 is { } ci ? $" ±{ci:F2}" : "")}") : "–"),
         new("tlsMicrosPerRecord", "TLS µs/record", c => c.MicrosPerRecord.ToString("F1", Invariant)),
+        new("setupMs", "Setup ms", c => c.SetupMs is { } setup ? string.Create(Invariant, $"{setup.Plain:F1} → {setup.Tls:F1}") : "–"),
         new("clientCpuMsPerMB", "Client CPU ms/MB", c => PerMB(c.ClientCpuMsPerMB)),
         new("serverCpuMsPerMB", "Server CPU ms/MB", c => PerMB(c.ServerCpuMsPerMB)),
     ];

@@ -23,6 +23,12 @@ public sealed record TlsCost(TransportSummary Plain, TransportSummary Tls)
     /// <summary>What TLS adds a record, in µs: for the one-call-per-record designs, the cost of a call's TLS.</summary>
     public double MicrosPerRecord => (Tls.Seconds.Mean - Plain.Seconds.Mean) / Records * 1e6;
 
+    /// <summary>
+    /// Connecting and handshakes before the first request, mean ms a run, each pass: the TLS handshake's own time shows as the
+    /// difference (an HTTP client connects inside its first request, so its setup is near none either way); null where not measured.
+    /// </summary>
+    public (double Plain, double Tls)? SetupMs => Plain.Costs is { } plain && Tls.Costs is { } tls ? (plain.SetupSeconds * 1000, tls.SetupSeconds * 1000) : null;
+
     /// <summary>The client's and the server's CPU per MB the transport carried (its plaintext bytes on the wire), each pass; null where not measured.</summary>
     public (double Plain, double Tls)? ClientCpuMsPerMB => PerMB(Plain.Costs?.ClientCpuMsPer1000, Tls.Costs?.ClientCpuMsPer1000);
     public (double Plain, double Tls)? ServerCpuMsPerMB => PerMB(Plain.Costs?.ServerCpuMsPer1000, Tls.Costs?.ServerCpuMsPer1000);
