@@ -12,6 +12,9 @@ internal sealed class HostArguments
 
     public string Url => Value("--url") ?? "http://127.0.0.1:8082";
     public bool StopOnStdinClose => _flags.Contains("--stop-on-stdin-close");
+
+    /// <summary>Mutual TLS: clients must present a certificate from the --tls-folder's authority.</summary>
+    public bool ClientCertificates => _flags.Contains("--client-certificates");
     public string? StatsFile => Value("--stats-file");
 
     public string? Value(string name) => _values.GetValueOrDefault(name);
@@ -35,7 +38,7 @@ internal sealed class HostArguments
         var parsed = new HostArguments();
         for (var i = 0; i < args.Length; i++)
         {
-            if (args[i] == "--stop-on-stdin-close")
+            if (args[i] is "--stop-on-stdin-close" or "--client-certificates")
                 parsed._flags.Add(args[i]);
             else if (args[i] == "--module" && i + 1 < args.Length)
                 parsed.Modules.Add(args[++i]);

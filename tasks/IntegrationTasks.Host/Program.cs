@@ -9,6 +9,7 @@ using IntegrationTasks.Hosting;
 HostArguments arguments;
 List<IHostModule> modules;
 System.Net.Security.SslStreamCertificateContext? tlsCertificate = null;
+System.Security.Cryptography.X509Certificates.X509Certificate2? clientAuthority = null;
 var builder = WebApplication.CreateSlimBuilder();
 try
 {
@@ -23,6 +24,8 @@ try
         try
         {
             tlsCertificate = TlsCertificates.In(tlsFolder).LoadServerContext();
+            if (arguments.ClientCertificates)
+                clientAuthority = TlsCertificates.In(tlsFolder).LoadAuthority();
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException)
         {
@@ -62,6 +65,12 @@ builder.WebHost.ConfigureKestrel(kestrel =>
             https.ServerCertificateChain = [.. certificate.IntermediateCertificates];
             https.SslProtocols = TlsCertificates.Protocols;
             https.HandshakeTimeout = TimeSpan.FromSeconds(Math.Min(30, arguments.Number("--connection-timeout-seconds", SettingDefaults.ConnectionTimeoutSeconds)));
+            if (arguments.ClientCertificates && clientAuthority is { } authority)
+            {
+                // Mutual TLS: a client certificate from the same authority, made for client authentication, or no connection.
+                https.ClientCertificateMode = Microsoft.AspNetCore.Server.Kestrel.Https.ClientCertificateMode.RequireCertificate;
+                https.ClientCertificateValidation = (certificate, chain, errors) => TlsCertificates.IsClientFromAuthority(certificate, chain, errors, authority);
+            }
         });
     }
     // A client that has not sent its headers within the connection timeout is answered 408 and dropped, as the TCP servers drop one

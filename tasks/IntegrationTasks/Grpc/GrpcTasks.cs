@@ -23,6 +23,9 @@ public abstract class GrpcClientTask : TransferClientTask
 
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
+
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "GrpcMaxMessageBytes");
@@ -45,7 +48,7 @@ public abstract class GrpcClientTask : TransferClientTask
         var client = new GrpcRecordsClient(address, "GrpcServer")
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
-            Tls = Tls ? Streams.TlsConnector.TrustingFolder(TlsFolder, address.Host) : null,
+            Tls = Tls ? Streams.TlsConnector.TrustingFolder(TlsFolder, address.Host, ClientCertificates) : null,
         };
         return client.RunAsync(plan, importer, Streaming, Resumption(plan, resumes: true), cancellationToken);
     }

@@ -24,6 +24,13 @@ public sealed class TlsCertificates
     /// </summary>
     public const string AuthorityKeyFile = "authority.key";
 
+    /// <summary>A client certificate from the same authority (client authentication only), for mutual TLS (ClientCertificates=true).</summary>
+    public const string ClientCertificateFile = "client.crt";
+    public const string ClientKeyFile = "client.key";
+
+    private static readonly Oid ServerAuthentication = new("1.3.6.1.5.5.7.3.1");
+    private static readonly Oid ClientAuthentication = new("1.3.6.1.5.5.7.3.2");
+
     /// <summary>Marks a folder whose certificates the suite made (and may make again); files without it are the user's, never replaced.</summary>
     public const string MadeHereFile = ".made-by-integrationtasks";
 
@@ -69,7 +76,8 @@ public sealed class TlsCertificates
         var certificates = new TlsCertificates(Path.GetFullPath(folder));
         var now = (clock ?? TimeProvider.System).GetUtcNow();
         var names = serverNames?.ToList() ?? [.. LocalNames];
-        if (certificates.IsUsable(now, names))
+        // A folder the suite made before client certificates were is made again (from the same authority) to hold one too.
+        if (certificates.IsUsable(now, names) && (File.Exists(certificates.ClientCertificatePath) || !File.Exists(Path.Combine(certificates.Folder, MadeHereFile))))
             return certificates;
         if (File.Exists(certificates.ServerCertificatePath) && !File.Exists(Path.Combine(certificates.Folder, MadeHereFile)))
             throw new IntegrationException(ErrorCodes.TlsRefused,
@@ -130,30 +138,65 @@ public sealed class TlsCertificates
 
     public X509Certificate2 LoadAuthority() => X509CertificateLoader.LoadCertificateFromFile(AuthorityPath);
 
+    public string ClientCertificatePath => Path.Combine(Folder, ClientCertificateFile);
+
     /// <summary>The server's certificate with its key, and the chain it sends (its authority's certificate).</summary>
-    public SslStreamCertificateContext LoadServerContext()
+    public SslStreamCertificateContext LoadServerContext() => LoadContext(ServerCertificatePath, ServerKeyPath);
+
+    /// <summary>The client certificate with its key, for mutual TLS; IT3009 when the folder has none.</summary>
+    public SslStreamCertificateContext LoadClientContext() => File.Exists(ClientCertificatePath)
+        ? LoadContext(ClientCertificatePath, Path.Combine(Folder, ClientKeyFile))
+        : throw new IntegrationException(ErrorCodes.TlsRefused,
+            $"No client certificate at {ClientCertificatePath} for ClientCertificates=true: start the server with it first (it makes one), or point TlsFolder at its folder.");
+
+    private static SslStreamCertificateContext LoadContext(string certificatePath, string keyPath)
     {
         var collection = new X509Certificate2Collection();
-        collection.ImportFromPemFile(ServerCertificatePath);
+        collection.ImportFromPemFile(certificatePath);
         using var withoutKey = collection[0];
         using var key = ECDsa.Create();
-        key.ImportFromPem(File.ReadAllText(ServerKeyPath));
-        // Held by the context for the server's life (the key is in memory only: nothing is written to a key store).
-        var server = withoutKey.CopyWithPrivateKey(key);
-        return SslStreamCertificateContext.Create(server, new X509Certificate2Collection(collection.Skip(1).ToArray()), offline: true);
+        key.ImportFromPem(File.ReadAllText(keyPath));
+        // Held by the context for the connection's life (the key is in memory only: nothing is written to a key store).
+        var certificate = withoutKey.CopyWithPrivateKey(key);
+        return SslStreamCertificateContext.Create(certificate, new X509Certificate2Collection(collection.Skip(1).ToArray()), offline: true);
     }
 
-    public SslServerAuthenticationOptions ServerOptions() => new()
+    /// <summary>A server's options; with <paramref name="requireClientCertificate"/>, mutual TLS: a client certificate from this authority or no connection.</summary>
+    public SslServerAuthenticationOptions ServerOptions(bool requireClientCertificate = false)
     {
-        ServerCertificateContext = LoadServerContext(),
-        EnabledSslProtocols = Protocols,
-        ClientCertificateRequired = false,
-    };
+        var options = new SslServerAuthenticationOptions
+        {
+            ServerCertificateContext = LoadServerContext(), EnabledSslProtocols = Protocols, ClientCertificateRequired = requireClientCertificate,
+        };
+        if (requireClientCertificate)
+        {
+            var authority = LoadAuthority();
+            options.RemoteCertificateValidationCallback = (_, certificate, chain, errors) =>
+                certificate is X509Certificate2 presented && IsClientFromAuthority(presented, chain, errors, authority);
+        }
+        return options;
+    }
+
+    /// <summary>
+    /// A client's certificate judged: present, chained to <paramref name="authority"/> alone, made for client authentication (no name
+    /// to check: the certificate stands for whoever holds its key).
+    /// </summary>
+    public static bool IsClientFromAuthority(X509Certificate2 certificate, X509Chain? presented, SslPolicyErrors errors, X509Certificate2 authority)
+    {
+        if ((errors & SslPolicyErrors.RemoteCertificateNotAvailable) != 0)
+            return false;
+        using var chain = new X509Chain { ChainPolicy = ClientOptions("", authority).CertificateChainPolicy! };
+        chain.ChainPolicy.ApplicationPolicy.Add(ClientAuthentication);
+        foreach (var element in presented?.ChainElements.Skip(1) ?? [])
+            chain.ChainPolicy.ExtraStore.Add(element.Certificate);
+        return chain.Build(certificate);
+    }
 
     /// <summary>A client's options: the server's name checked against its certificate, its chain against this authority alone.</summary>
     public SslClientAuthenticationOptions ClientOptions(string serverName) => ClientOptions(serverName, LoadAuthority());
 
-    public static SslClientAuthenticationOptions ClientOptions(string serverName, X509Certificate2 authority)
+    /// <param name="clientCertificate">For mutual TLS, the certificate (with its key) the client presents.</param>
+    public static SslClientAuthenticationOptions ClientOptions(string serverName, X509Certificate2 authority, SslStreamCertificateContext? clientCertificate = null)
     {
         var policy = new X509ChainPolicy
         {
@@ -167,6 +210,7 @@ public sealed class TlsCertificates
             TargetHost = serverName,
             EnabledSslProtocols = Protocols,
             CertificateChainPolicy = policy,
+            ClientCertificateContext = clientCertificate,
         };
     }
 
@@ -233,7 +277,7 @@ public sealed class TlsCertificates
         var serverRequest = new CertificateRequest("CN=IntegrationTasks server", serverKey, HashAlgorithmName.SHA256);
         serverRequest.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, critical: true));
         serverRequest.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature, critical: true));
-        serverRequest.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.1")], critical: false)); // server authentication
+        serverRequest.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([ServerAuthentication], critical: false));
         serverRequest.CertificateExtensions.Add(names.Build(critical: false));
         serverRequest.CertificateExtensions.Add(X509AuthorityKeyIdentifierExtension.CreateFromCertificate(authority, true, false));
         var serial = RandomNumberGenerator.GetBytes(16);
@@ -245,8 +289,24 @@ public sealed class TlsCertificates
         OwnerOnlyFiles.Write(ServerKeyPath, serverKey.ExportPkcs8PrivateKeyPem());
         OwnerOnlyFiles.Write(ServerCertificatePath, server.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
         OwnerOnlyFiles.Write(AuthorityPath, authority.ExportCertificatePem() + "\n");
+        MakeClient(authority, notBefore, serverEnd < authorityEnd ? serverEnd : authorityEnd.AddMinutes(-1));
         if (kept is null)
             OwnerOnlyFiles.Write(Path.Combine(Folder, AuthorityKeyFile), authorityKey.ExportPkcs8PrivateKeyPem());
+    }
+
+    private void MakeClient(X509Certificate2 authority, DateTimeOffset notBefore, DateTimeOffset notAfter)
+    {
+        using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var request = new CertificateRequest("CN=IntegrationTasks client", key, HashAlgorithmName.SHA256);
+        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, critical: true));
+        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature, critical: true));
+        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([ClientAuthentication], critical: false));
+        request.CertificateExtensions.Add(X509AuthorityKeyIdentifierExtension.CreateFromCertificate(authority, true, false));
+        var serial = RandomNumberGenerator.GetBytes(16);
+        serial[0] &= 0x7F;
+        using var client = request.Create(authority, notBefore.AddMinutes(-5), notAfter, serial);
+        OwnerOnlyFiles.Write(Path.Combine(Folder, ClientKeyFile), key.ExportPkcs8PrivateKeyPem());
+        OwnerOnlyFiles.Write(ClientCertificatePath, client.ExportCertificatePem() + "\n" + authority.ExportCertificatePem() + "\n");
     }
 
     private static X509Certificate2 NewAuthority(ECDsa key, DateTimeOffset notBefore, TimeSpan lifetime)

@@ -39,13 +39,16 @@ public sealed class HttpRequest : TransferClientTask
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     private HttpClient? _tlsClient;
 
     /// <summary>The shared client, or with Tls this task's own, whose handler trusts the authority in TlsFolder alone.</summary>
     private HttpClient Http => !Tls ? Client : LazyInitializer.EnsureInitialized(ref _tlsClient, () =>
     {
         var handler = new SocketsHttpHandler { AutomaticDecompression = DecompressionMethods.None };
-        Streams.TlsConnector.Secure(handler, TlsFolder, new System.Uri(Uri).Host, TimeoutSeconds);
+        Streams.TlsConnector.Secure(handler, TlsFolder, new System.Uri(Uri).Host, TimeoutSeconds, ClientCertificates);
         return new HttpClient(handler) { Timeout = Timeout.InfiniteTimeSpan };
     });
 

@@ -57,6 +57,9 @@ public sealed class RestJson : TransferClientTask
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override string TransportName => "RestJson";
 
     /// <summary>Each client its own HttpClient, connections and resume loop.</summary>
@@ -75,7 +78,7 @@ public sealed class RestJson : TransferClientTask
         var wire = new CountedHttpConnections(resumption);
         using var handler = wire.CreateHandler();
         if (Tls)
-            Streams.TlsConnector.Secure(handler, TlsFolder, uri.Host, TimeoutSeconds);
+            Streams.TlsConnector.Secure(handler, TlsFolder, uri.Host, TimeoutSeconds, ClientCertificates);
         using var http = new HttpClient(handler, disposeHandler: false)
         {
             Timeout = Timeout.InfiniteTimeSpan, // the task's own TimeoutSeconds bounds the transfer

@@ -164,15 +164,16 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
     }
 
     /// <summary>An HTTP client's handler made to trust the authority in <paramref name="tlsFolder"/> alone, its handshake bounded (it is part of the connect).</summary>
-    public static void Secure(System.Net.Http.SocketsHttpHandler handler, string tlsFolder, string serverName, int timeoutSeconds)
+    public static void Secure(System.Net.Http.SocketsHttpHandler handler, string tlsFolder, string serverName, int timeoutSeconds, bool clientCertificate = false)
     {
-        handler.SslOptions = TrustingFolder(tlsFolder, serverName);
+        handler.SslOptions = TrustingFolder(tlsFolder, serverName, clientCertificate);
         handler.ConnectTimeout = TlsCertificates.HandshakeTimeout(timeoutSeconds);
     }
 
     /// <summary>The options of a client that trusts the authority in <paramref name="tlsFolder"/> and reaches the server as <paramref name="serverName"/>.</summary>
-    public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName) =>
-        TlsCertificates.ClientOptions(serverName, AuthorityIn(tlsFolder));
+    /// <param name="clientCertificate">Mutual TLS: also present the folder's client certificate.</param>
+    public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName, bool clientCertificate = false) =>
+        TlsCertificates.ClientOptions(serverName, AuthorityIn(tlsFolder), clientCertificate ? TlsCertificates.In(tlsFolder).LoadClientContext() : null);
 
     /// <summary>The authority's certificate in <paramref name="tlsFolder"/>, what a client trusts alone; IT3009 when there is none to read.</summary>
     public static System.Security.Cryptography.X509Certificates.X509Certificate2 AuthorityIn(string tlsFolder)

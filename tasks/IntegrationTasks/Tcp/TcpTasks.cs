@@ -43,6 +43,9 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>Where the authority's and the server's certificates are (the build's default: artifacts/tls).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected virtual FrameFormat Format => FrameFormat.Plain;
     protected virtual StreamIo Io => StreamIo.Streams;
     protected abstract ServerModel CreateModel();
@@ -59,7 +62,7 @@ public abstract class TcpServerTask : TransferServerTask
         {
             MaxFrameBytes = MaxFrameBytes, Format = Format, Io = Io,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
-            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions(ClientCertificates) : null,
         };
         IStreamListener listener = StreamConnections.Parse(Connector) switch
         {
@@ -96,6 +99,9 @@ public abstract class TcpClientTask : StreamClientTask
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override IStreamConnector CreateConnector()
     {
         IStreamConnector plain = StreamConnections.Parse(Connector) switch
@@ -103,7 +109,7 @@ public abstract class TcpClientTask : StreamClientTask
             Streams.Connector.Unix => new UnixConnector(TcpServerTask.RequireSocketPath(SocketPath)),
             _ => new TcpConnector(HostName, Port),
         };
-        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TlsFolder, HostName), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds)) : plain;
+        return Tls ? new TlsConnector(plain, TlsConnector.TrustingFolder(TlsFolder, HostName, ClientCertificates), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds)) : plain;
     }
 }
 

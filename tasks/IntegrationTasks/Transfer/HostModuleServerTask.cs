@@ -35,6 +35,9 @@ public abstract class HostModuleServerTask : TransferServerTask
     /// <summary>Where the authority's and the server's certificates are (the build's default: artifacts/tls).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: only clients presenting a certificate from the same authority are served.</summary>
+    public bool ClientCertificates { get; set; }
+
     /// <summary>The host module that serves this family (its --module name).</summary>
     protected abstract string Module { get; }
 
@@ -56,7 +59,8 @@ public abstract class HostModuleServerTask : TransferServerTask
             if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || url.Scheme != Uri.UriSchemeHttps)
                 throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls=true needs an https:// Url (was '{Url}').");
             // Made here, where the build's log is: the host only reads them.
-            tls = ["--tls-folder", TlsCertificates.Ensure(TlsCertificates.RequireFolder(TlsFolder), TlsCertificates.NamesFor(url.Host)).Folder];
+            tls = ["--tls-folder", TlsCertificates.Ensure(TlsCertificates.RequireFolder(TlsFolder), TlsCertificates.NamesFor(url.Host)).Folder,
+                .. ClientCertificates ? new[] { "--client-certificates" } : []];
         }
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",

@@ -45,6 +45,9 @@ public sealed class WebSocketClient : StreamClientTask
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override string TransportName => "WebSocketClient";
     protected override string ServerTarget => "WebSocketServer";
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
@@ -58,7 +61,7 @@ public sealed class WebSocketClient : StreamClientTask
         if (KeepAliveSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"KeepAliveSeconds must be at least 1 (was {KeepAliveSeconds}).");
         return Tls
-            ? new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds), TlsConnector.TrustingFolder(TlsFolder, uri.Host), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds))
+            ? new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds), TlsConnector.TrustingFolder(TlsFolder, uri.Host, ClientCertificates), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds))
             : new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds));
     }
 }
