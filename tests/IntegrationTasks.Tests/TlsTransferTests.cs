@@ -17,7 +17,9 @@ public sealed class TlsTransferTests
 {
     private const int Records = 2000;
 
-    private static TcpClientTask Client(TestDatabases databases, int port, FakeBuildEngine engine, string? tlsFolder, string generation = "TcpClient2")
+    /// <summary>A TCP client of the TLS tests: over TLS trusting <paramref name="tlsFolder"/>'s authority (plaintext when null).</summary>
+    internal static TcpClientTask Client(TestDatabases databases, int port, FakeBuildEngine engine, string? tlsFolder, string generation = "TcpClient2",
+        bool clientCertificate = false, int? maxReconnects = null)
     {
         var client = TcpGeneration.All[generation].NewClient();
         client.HostName = "127.0.0.1";
@@ -25,6 +27,9 @@ public sealed class TlsTransferTests
         client.MaxInFlight = 3;
         client.Tls = tlsFolder is not null;
         client.TlsFolder = tlsFolder ?? "";
+        client.ClientCertificates = clientCertificate;
+        if (maxReconnects is { } reconnects)
+            client.MaxReconnects = reconnects;
         return client.For(databases, engine, totalBatches: 8, batchSize: 250, timeoutSeconds: 30);
     }
 
