@@ -221,6 +221,49 @@ public sealed class TlsTransferTests
             });
 
     [TestMethod]
+    [DataRow("localhost")]
+    [DataRow("127.0.0.1")]
+    public async Task NetTcp_moves_every_row_over_its_TLS_upgrade_and_refuses_another_authority_with_IT3009(string host)
+    {
+        using var folder = new TempDirectory("it-tls-");
+        using var other = new TempDirectory("it-tls-other-");
+        TlsCertificates.MakeNew(other);
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, tls: certificates.ServerOptions());
+        IntegrationTasks.Wcf.WcfClientTask Client(string tlsFolder, FakeBuildEngine engine) =>
+            new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync
+            {
+                Address = host == "localhost" ? server.LocalhostAddress : server.Address, Tls = true, TlsFolder = tlsFolder, MaxInFlight = 3, MaxReconnects = 1,
+            }.For(databases, engine, 8, 250, timeoutSeconds: 30);
+        var refused = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Client(other, refused).Execute), refused.Log);
+        Assert.IsTrue(refused.HasErrorCode(ErrorCodes.TlsRefused), refused.Log);
+        var engine = new FakeBuildEngine();
+        await Client(folder, engine).AssertMovesEveryRowAsync(engine, databases, Records);
+
+        // A plaintext client at the TLS endpoint: refused, the server's line coded.
+        var plaintext = new FakeBuildEngine();
+        var plain = new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync { Address = server.Address, MaxReconnects = 1 }.For(databases, plaintext, 8, 250, timeoutSeconds: 30);
+        Assert.IsFalse(await Task.Run(plain.Execute), plaintext.Log);
+        Assert.IsFalse(plaintext.HasErrorCode(ErrorCodes.Unexpected), plaintext.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal)), "the server's coded line",
+            TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
+
+        // A server whose certificate, from the trusted authority, names another host: refused by the name check.
+        using var misnamed = new TempDirectory("it-tls-misnamed-");
+        var wrongName = TlsCertificates.MakeNew(misnamed, ["other.example"]);
+        await using var elsewhere = await RunningNetTcpServer.StartAsync(databases.Server, tls: wrongName.ServerOptions());
+        var named = new FakeBuildEngine();
+        var client = new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync
+        {
+            Address = host == "localhost" ? elsewhere.LocalhostAddress : elsewhere.Address, Tls = true, TlsFolder = misnamed, MaxReconnects = 1,
+        }.For(databases, named, 8, 250, timeoutSeconds: 30);
+        Assert.IsFalse(await Task.Run(client.Execute), named.Log);
+        Assert.IsTrue(named.HasErrorCode(ErrorCodes.TlsRefused), named.Log);
+    }
+
+    [TestMethod]
     public Task HttpRequest_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009() =>
         AssertHostTransportOverTlsAsync(new IntegrationTasks.Http.HttpServer(), IntegrationTasks.Http.HttpRecordsProtocol.Path,
             (server, databases, tlsFolder, engine) => new IntegrationTasks.Http.HttpRequest { Uri = server.Url, Tls = true, TlsFolder = tlsFolder }

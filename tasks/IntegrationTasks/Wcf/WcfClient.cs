@@ -46,14 +46,19 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     /// <summary>The net.tcp client's connection buffer (and so its socket receive buffer).</summary>
     public const int ConnectionBufferBytes = 64 * 1024;
 
-    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout, bool tls = false)
+    /// <param name="tlsHost">net.tcp over TLS: the host the certificate must name (checked by <see cref="HostNameVerifier"/>).</param>
+    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout, bool tls = false, string? tlsHost = null)
     {
         var size = (int)Math.Min(maxMessageBytes, int.MaxValue);
         var quotas = new XmlDictionaryReaderQuotas { MaxArrayLength = size, MaxStringContentLength = size, MaxDepth = 32, MaxBytesPerRead = 64 * 1024, MaxNameTableCharCount = 16 * 1024 };
         Binding result = binding switch
         {
             WcfBinding.Soap => new BasicHttpBinding(tls ? BasicHttpSecurityMode.Transport : BasicHttpSecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
-            _ => new NetTcpBinding(SecurityMode.None) { MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas },
+            _ => new NetTcpBinding(tls ? SecurityMode.Transport : SecurityMode.None)
+            {
+                MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas,
+                Security = { Transport = { ClientCredentialType = TcpClientCredentialType.None, SslProtocols = Hosting.TlsCertificates.Protocols } },
+            },
         };
         result.OpenTimeout = result.CloseTimeout = TimeSpan.FromSeconds(Math.Min(60, timeout.TotalSeconds));
         result.SendTimeout = result.ReceiveTimeout = timeout;
@@ -63,6 +68,8 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         // then reopens only slowly, and a large reply crawled even on loopback; 64 KB lets it flow.
         var elements = result.CreateBindingElements();
         elements.Find<TcpTransportBindingElement>()!.ConnectionBufferSize = ConnectionBufferBytes;
+        if (elements.Find<SslStreamSecurityBindingElement>() is { } ssl && tlsHost is not null)
+            ssl.IdentityVerifier = new HostNameVerifier(tlsHost);
         return new CustomBinding(elements)
         {
             OpenTimeout = result.OpenTimeout, CloseTimeout = result.CloseTimeout, SendTimeout = result.SendTimeout, ReceiveTimeout = result.ReceiveTimeout,
@@ -86,9 +93,15 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     private async Task RunChannelAsync(BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports, BatchImporter importer,
         ResumingTransfer resumption, CancellationToken cancellationToken)
     {
-        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null), new EndpointAddress(address));
-        if (Authority is { } authority)
+        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null, address.Host), new EndpointAddress(address));
+        if (Authority is { } authority && binding == WcfBinding.Soap)
             factory.Endpoint.EndpointBehaviors.Add(new TrustingAuthority(authority));
+        else if (Authority is { } netTcpAuthority)
+            factory.Credentials.ServiceCertificate.SslCertificateAuthentication = new System.ServiceModel.Security.X509ServiceCertificateAuthentication
+            {
+                CertificateValidationMode = System.ServiceModel.Security.X509CertificateValidationMode.Custom,
+                CustomCertificateValidator = new AuthorityValidator(netTcpAuthority), RevocationMode = System.Security.Cryptography.X509Certificates.X509RevocationMode.NoCheck,
+            };
         IIntegrationTestsClient? service = null;
         try
         {
@@ -123,6 +136,9 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             IntegrationException => e,
             _ when Inner<System.Security.Authentication.AuthenticationException>(e) is { } refused =>
                 new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {refused.Message}", e),
+            // net.tcp's upgrade: the certificate refused by the validator, or a name WCF's identity check does not find in it.
+            System.ServiceModel.Security.SecurityNegotiationException or System.ServiceModel.Security.MessageSecurityException =>
+                new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {e.Message}", e),
             FaultException fault => CodedError.TryParse(fault.Message, out var code, out var message)
                 ? new IntegrationException(code, $"The service answered with a fault: {message}", e)
                 : new IntegrationException(ErrorCodes.RequestRefused, $"The service answered with a fault: {fault.Message}", e),
@@ -163,6 +179,36 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         public void ApplyClientBehavior(System.ServiceModel.Description.ServiceEndpoint endpoint, System.ServiceModel.Dispatcher.ClientRuntime clientRuntime) { }
         public void ApplyDispatchBehavior(System.ServiceModel.Description.ServiceEndpoint endpoint, System.ServiceModel.Dispatcher.EndpointDispatcher endpointDispatcher) { }
         public void Validate(System.ServiceModel.Description.ServiceEndpoint endpoint) { }
+    }
+
+    /// <summary>
+    /// net.tcp's TLS: WCF hands the validator the server's certificate alone; its chain must build to the authority. The name is
+    /// WCF's own check (the endpoint's DNS identity against the certificate).
+    /// </summary>
+    private sealed class AuthorityValidator(System.Security.Cryptography.X509Certificates.X509Certificate2 authority) : System.IdentityModel.Selectors.X509CertificateValidator
+    {
+        public override void Validate(System.Security.Cryptography.X509Certificates.X509Certificate2 certificate)
+        {
+            if (!Hosting.TlsCertificates.IsFromAuthority(certificate, null, System.Net.Security.SslPolicyErrors.RemoteCertificateChainErrors, authority))
+                throw new System.IdentityModel.Tokens.SecurityTokenValidationException("The server's certificate does not chain to the suite's authority.");
+        }
+    }
+
+    /// <summary>
+    /// net.tcp's name check: the certificate must name the host connected to, by DNS name or IP address (WCF's own check compares a
+    /// DNS identity with DNS names alone, so an address such as 127.0.0.1 could never match its IP entry).
+    /// </summary>
+    private sealed class HostNameVerifier(string host) : System.ServiceModel.Security.IdentityVerifier
+    {
+        public override bool CheckAccess(EndpointIdentity identity, System.IdentityModel.Policy.AuthorizationContext authContext) =>
+            authContext.ClaimSets.OfType<System.IdentityModel.Claims.X509CertificateClaimSet>()
+                .Any(claims => claims.X509Certificate.MatchesHostname(host, allowWildcards: false, allowCommonName: false));
+
+        public override bool TryGetIdentity(EndpointAddress reference, out EndpointIdentity identity)
+        {
+            identity = new DnsEndpointIdentity(host);
+            return true;
+        }
     }
 
     /// <summary>Nothing listens there (HTTP reports it as a plain CommunicationException).</summary>

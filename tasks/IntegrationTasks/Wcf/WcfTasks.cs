@@ -39,9 +39,7 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
     {
         if (!Uri.TryCreate(Address, UriKind.Absolute, out var address))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
-        if (Tls && Binding != WcfBinding.Soap)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, "Tls=true: net.tcp does not carry TLS here yet (SOAP does).");
-        if (Tls != (address.Scheme == Uri.UriSchemeHttps))
+        if (Binding == WcfBinding.Soap && Tls != (address.Scheme == Uri.UriSchemeHttps))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' and Tls={Tls} disagree: SOAP over TLS is https://, without it http://.");
         var client = new WcfClient(Binding, Variant, address, Binding == WcfBinding.Soap ? "SoapServer" : "NetTcpServer")
         {
@@ -122,6 +120,10 @@ public sealed class NetTcpServer : TransferServerTask
     /// <summary>Clients (connections) served at once; one more gets a fault with IT3008 for its first call, and the others go on.</summary>
     public int MaxConnections { get; set; } = 100;
 
+    /// <summary>net.tcp's transport security: TLS by its stream upgrade, with the certificate in TlsFolder (made there when missing).</summary>
+    public bool Tls { get; set; }
+    public string TlsFolder { get; set; } = "";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1 || MaxMessageBytes < 1024 || ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
@@ -133,6 +135,7 @@ public sealed class NetTcpServer : TransferServerTask
         {
             BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxConnections = MaxConnections,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
         }, EventLog);
         System.Net.IPEndPoint endpoint;
         try

@@ -15,14 +15,18 @@ internal sealed class RunningNetTcpServer : IAsyncDisposable
     public int Port { get; private set; }
     public string Address => $"net.tcp://127.0.0.1:{Port}{ServiceNames.NetTcpPath}";
 
+    /// <summary>By a name its certificate holds as a DNS name (WCF checks the endpoint's DNS identity against those).</summary>
+    public string LocalhostAddress => $"net.tcp://localhost:{Port}{ServiceNames.NetTcpPath}";
+
     public static async Task<RunningNetTcpServer> StartAsync(Database database, int maxBatchRecords = 100_000, int maxMessageBytes = 64 << 20,
-        TimeSpan? connectionTimeout = null, int maxConnections = 100)
+        TimeSpan? connectionTimeout = null, int maxConnections = 100, System.Net.Security.SslServerAuthenticationOptions? tls = null)
     {
         var server = new RunningNetTcpServer();
         server._service = await IntegrationTestsService.OpenAsync(new RecordSource(database, ServerWork.PerRecord), 4, 2, maxBatchRecords, CancellationToken.None);
         server.Host = new NetTcpServiceHost(server._service, new NetTcpOptions
         {
             Port = 0, MaxMessageBytes = maxMessageBytes, ConnectionTimeout = connectionTimeout ?? TimeSpan.FromSeconds(120), MaxConnections = maxConnections,
+            Tls = tls,
         }, server.Log);
         server.Port = server.Host.Start().Port;
         server._serving = server.Host.RunAsync(server._stop.Token);

@@ -18,6 +18,10 @@ public static class MessageFraming
     public const byte End = 0x07;
     public const byte Fault = 0x08;
     public const byte UpgradeRequest = 0x09;
+    public const byte UpgradeResponse = 0x0A;
+
+    /// <summary>The upgrade net.tcp's transport security with a certificate asks for: TLS over the connection ([MC-NMF] 2.2.3.7).</summary>
+    public const string SslTlsUpgrade = "application/ssl-tls";
     public const byte PreambleAck = 0x0B;
     public const byte PreambleEnd = 0x0C;
 
@@ -116,10 +120,10 @@ public sealed class FramingReader(Stream input)
     }
 
     /// <summary>
-    /// Reads a client's preamble after its first byte (the version record's type) and returns its Via.
-    /// Only what net.tcp with security None sends is accepted: version 1.0, duplex mode, binary session encoding, no upgrade.
+    /// Reads a client's preamble after its first byte (the version record's type) and returns its Via, and the upgrade it asks for
+    /// (null: none; then the preamble has ended). Accepted: version 1.0, duplex mode, binary session encoding.
     /// </summary>
-    public async Task<string> ReadPreambleAsync(CancellationToken cancellationToken)
+    public async Task<(string Via, string? Upgrade)> ReadPreambleAsync(CancellationToken cancellationToken)
     {
         var major = await ReadByteAsync(cancellationToken).ConfigureAwait(false);
         var minor = await ReadByteAsync(cancellationToken).ConfigureAwait(false);
@@ -139,11 +143,24 @@ public sealed class FramingReader(Stream input)
             throw new FramingException(ErrorCodes.MalformedMessage, $"Encoding {encoding} is not supported (binary session, 8, is).", MessageFraming.ContentTypeInvalidFault);
         var next = await ReadByteAsync(cancellationToken).ConfigureAwait(false);
         if (next == MessageFraming.UpgradeRequest)
-            throw new FramingException(ErrorCodes.MalformedMessage, "Transport security (a stream upgrade) is not supported: use SecurityMode.None.", MessageFraming.UpgradeInvalidFault);
-        if (next != MessageFraming.PreambleEnd)
-            throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {next} where the preamble should end.", MessageFraming.ContentTypeInvalidFault);
-        return Encoding.UTF8.GetString(via);
+        {
+            var upgradeLength = await ReadSizeAsync(cancellationToken).ConfigureAwait(false);
+            if (upgradeLength > MessageFraming.MaxViaBytes)
+                throw new FramingException(ErrorCodes.FrameTooLarge, $"The upgrade's name is {upgradeLength:N0} bytes, over {MessageFraming.MaxViaBytes:N0}.", MessageFraming.UpgradeInvalidFault);
+            var upgrade = new byte[upgradeLength];
+            await ReadExactlyAsync(upgrade, cancellationToken).ConfigureAwait(false);
+            return (Encoding.UTF8.GetString(via), Encoding.UTF8.GetString(upgrade));
+        }
+        await EndPreambleAsync(next).ConfigureAwait(false);
+        return (Encoding.UTF8.GetString(via), null);
     }
+
+    /// <summary>After an upgrade, on its secured stream: the preamble's end (no second upgrade).</summary>
+    public async Task ReadPreambleEndAsync(CancellationToken cancellationToken) =>
+        await EndPreambleAsync(await ReadByteAsync(cancellationToken).ConfigureAwait(false)).ConfigureAwait(false);
+
+    private static Task EndPreambleAsync(byte next) => next == MessageFraming.PreambleEnd ? Task.CompletedTask
+        : throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {next} where the preamble should end.", MessageFraming.ContentTypeInvalidFault);
 
     private async Task ExpectAsync(byte type, string what, string fault, CancellationToken cancellationToken)
     {

@@ -20,6 +20,9 @@ public sealed record NetTcpOptions
     /// <summary>A connection that sends no complete record for this long (idle, or stalled mid-record) is dropped (IT3007).</summary>
     public TimeSpan ConnectionTimeout { get; init; } = TimeSpan.FromSeconds(120);
 
+    /// <summary>TLS (1.2 or 1.3) by net.tcp's stream upgrade, with these; null: security None only (an upgrade is refused with a fault).</summary>
+    public System.Net.Security.SslServerAuthenticationOptions? Tls { get; init; }
+
     /// <summary>Connections served at once; each call of one more is answered with a fault carrying IT3008 (until the client closes it).</summary>
     public int MaxConnections { get; init; } = 100;
 }
@@ -28,8 +31,8 @@ public sealed record NetTcpOptions
 /// A net.tcp endpoint of our own, for WCF's NetTcpBinding with security None: the .NET Message Framing
 /// records (duplex session mode) are ours (<see cref="MessageFraming"/>); the envelopes are read and written
 /// by WCF's own binary session encoder (System.ServiceModel.Primitives), one per session, and dispatched to
-/// the service by <see cref="NetTcpDispatcher"/>. Not implemented: transport security (stream upgrades),
-/// streamed transfer, one-way operations, other modes and encodings — each is refused with a framing fault.
+/// the service by <see cref="NetTcpDispatcher"/>. With <see cref="NetTcpOptions.Tls"/>, transport security by
+/// the stream upgrade to TLS (<c>application/ssl-tls</c>), and nothing in plaintext. Not implemented: other upgrades, streamed transfer, one-way operations, other modes and encodings — each is refused with a framing fault.
 /// A connection that breaks the protocol is answered with a fault record, closed, and logged with a code;
 /// the other connections go on.
 /// </summary>
@@ -112,7 +115,8 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
     /// <summary>One connection: sessions one after another (the client pools connections and starts a new preamble after an End).</summary>
     private sealed class Connection(NetTcpServiceHost host, Stream stream, string? refusal)
     {
-        private readonly FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
+        private FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
+        private Stream _stream = stream;
         private readonly SemaphoreSlim _writeLock = new(1, 1);
         private readonly StallGuard _guard = new(host._options.ConnectionTimeout);
         private const int WriteSlice = 64 * 1024;
@@ -127,7 +131,12 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                 if (first != MessageFraming.Version)
                     throw new FramingException(ErrorCodes.MalformedMessage, $"Record type {first} where a preamble's version record was expected (not a net.tcp client?).",
                         MessageFraming.UnsupportedVersionFault);
-                var via = await WithinTimeoutAsync(token => new ValueTask<string>(_reader.ReadPreambleAsync(token)), "preamble", cancellationToken).ConfigureAwait(false);
+                var (via, upgrade) = await WithinTimeoutAsync(token => new ValueTask<(string, string?)>(_reader.ReadPreambleAsync(token)), "preamble", cancellationToken).ConfigureAwait(false);
+                if (upgrade is not null)
+                    await UpgradeAsync(upgrade, cancellationToken).ConfigureAwait(false);
+                else if (host._options.Tls is not null && _stream is not System.Net.Security.SslStream)
+                    throw new FramingException(ErrorCodes.TlsRefused, "A plaintext session at a TLS endpoint: this server takes net.tcp with transport security only.",
+                        MessageFraming.UpgradeInvalidFault);
                 if (!Uri.TryCreate(via, UriKind.Absolute, out var uri) || uri.Scheme != "net.tcp"
                     || !string.Equals(uri.AbsolutePath.TrimEnd('/'), ServiceNames.NetTcpPath, StringComparison.OrdinalIgnoreCase))
                     throw new FramingException(ErrorCodes.InvalidParameter, $"No service at '{via}' (this endpoint serves net.tcp://…{ServiceNames.NetTcpPath}).",
@@ -135,6 +144,40 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                 await WriteAsync([MessageFraming.PreambleAck], cancellationToken).ConfigureAwait(false);
                 await RunSessionAsync(host._encoders.CreateSessionEncoder(), cancellationToken).ConfigureAwait(false);
             }
+        }
+
+        /// <summary>
+        /// net.tcp's transport security: the upgrade answered, TLS on the connection within the connection timeout, then the rest of the
+        /// preamble and every record after it over TLS. A failed handshake is IT3009 (the client's own refusal, or one it caused).
+        /// </summary>
+        private async Task UpgradeAsync(string upgrade, CancellationToken cancellationToken)
+        {
+            if (upgrade != MessageFraming.SslTlsUpgrade || host._options.Tls is not { } tls || _stream is System.Net.Security.SslStream)
+                throw new FramingException(ErrorCodes.MalformedMessage,
+                    host._options.Tls is null ? "Transport security (a stream upgrade) is not served here: Tls=false (use SecurityMode.None)."
+                    : $"The upgrade '{upgrade}' is not served (only {MessageFraming.SslTlsUpgrade}, once).", MessageFraming.UpgradeInvalidFault);
+            await WriteAsync([MessageFraming.UpgradeResponse], cancellationToken).ConfigureAwait(false);
+            var secured = new System.Net.Security.SslStream(_stream, leaveInnerStreamOpen: false);
+            using (var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
+            {
+                deadline.CancelAfter(host._options.ConnectionTimeout);
+                try
+                {
+                    await secured.AuthenticateAsServerAsync(tls, deadline.Token).ConfigureAwait(false);
+                }
+                catch (Exception e) when (e is System.Security.Authentication.AuthenticationException or IOException or OperationCanceledException && !cancellationToken.IsCancellationRequested)
+                {
+                    await secured.DisposeAsync().ConfigureAwait(false);
+                    throw new IntegrationException(ErrorCodes.TlsRefused, $"The TLS handshake of net.tcp's upgrade failed: {e.Message}");
+                }
+            }
+            _stream = secured;
+            _reader = new FramingReader(new BufferedStream(secured, 16 * 1024));
+            await WithinTimeoutAsync(async token =>
+            {
+                await _reader.ReadPreambleEndAsync(token).ConfigureAwait(false);
+                return true;
+            }, "preamble", cancellationToken).ConfigureAwait(false);
         }
 
         private async Task RunSessionAsync(MessageEncoder encoder, CancellationToken serverToken)
@@ -325,10 +368,10 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                 for (var offset = 0; offset < bytes.Length; offset += WriteSlice)
                 {
                     deadline.CancelAfter(host._options.ConnectionTimeout);
-                    await stream.WriteAsync(bytes.Slice(offset, Math.Min(WriteSlice, bytes.Length - offset)), deadline.Token).ConfigureAwait(false);
+                    await _stream.WriteAsync(bytes.Slice(offset, Math.Min(WriteSlice, bytes.Length - offset)), deadline.Token).ConfigureAwait(false);
                 }
                 deadline.CancelAfter(host._options.ConnectionTimeout);
-                await stream.FlushAsync(deadline.Token).ConfigureAwait(false);
+                await _stream.FlushAsync(deadline.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
