@@ -41,10 +41,18 @@ public sealed class MutualTlsTests
         using var folder = new TempDirectory("it-mtls-");
         await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
         await using var server = await RunningHostModule.StartAsync(new RestServer { Tls = true, TlsFolder = folder, ClientCertificates = true }, databases, RestProtocol.Path);
-        var refused = new FakeBuildEngine();
-        var without = new RestJson { Uri = server.Url, Tls = true, TlsFolder = folder, MaxInFlight = 2 }.For(databases, refused, 8, 250, timeoutSeconds: 30);
-        Assert.IsFalse(await Task.Run(without.Execute), refused.Log);
-        Assert.IsFalse(refused.HasErrorCode(ErrorCodes.Unexpected), refused.Log);
+        // Without a certificate, and with another authority's (the server's authority trusted, the client's own from elsewhere).
+        using var other = new TempDirectory("it-mtls-other-");
+        TlsCertificates.MakeNew(other);
+        File.Copy(Path.Combine(folder, TlsCertificates.AuthorityFile), Path.Combine(other, TlsCertificates.AuthorityFile), overwrite: true);
+        foreach (var (tlsFolder, clientCertificate) in new[] { (folder.Path, false), (other.Path, true) })
+        {
+            var refused = new FakeBuildEngine();
+            var client = new RestJson { Uri = server.Url, Tls = true, TlsFolder = tlsFolder, ClientCertificates = clientCertificate, MaxInFlight = 2, MaxReconnects = 1 }
+                .For(databases, refused, 8, 250, timeoutSeconds: 30);
+            Assert.IsFalse(await Task.Run(client.Execute), refused.Log);
+            Assert.IsFalse(refused.HasErrorCode(ErrorCodes.Unexpected), refused.Log);
+        }
         var engine = new FakeBuildEngine();
         await new RestJson { Uri = server.Url, Tls = true, TlsFolder = folder, ClientCertificates = true, MaxInFlight = 2 }.For(databases, engine, 8, 250, timeoutSeconds: 30)
             .AssertMovesEveryRowAsync(engine, databases, Records);

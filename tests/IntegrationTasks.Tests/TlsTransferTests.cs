@@ -264,6 +264,37 @@ public sealed class TlsTransferTests
     }
 
     [TestMethod]
+    public async Task A_pooled_net_tcp_connection_upgrades_to_TLS_again_for_its_next_session()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, tls: certificates.ServerOptions());
+        var factory = new IntegrationTasks.Wcf.WcfClient(IntegrationTasks.Wcf.WcfBinding.NetTcp, IntegrationTasks.Wcf.WcfVariant.SmallBatches, new Uri(server.Address), "NetTcpServer")
+        {
+            Authority = certificates.LoadAuthority(), CallTimeout = TimeSpan.FromSeconds(20),
+        }.CreateFactory();
+        try
+        {
+            // WCF returns a closed channel's raw connection to its factory's pool; the next channel sends its preamble, and its own
+            // upgrade, on that connection in plaintext.
+            for (var channel = 0; channel < 3; channel++)
+            {
+                var service = factory.CreateChannel();
+                ((System.ServiceModel.IClientChannel)service).Open();
+                Assert.HasCount(10, await service.GetRecordsAsync(1 + 10 * channel, 10), $"channel {channel}");
+                ((System.ServiceModel.IClientChannel)service).Close();
+            }
+            factory.Close();
+        }
+        finally
+        {
+            factory.Abort();
+        }
+        Assert.IsFalse(server.Log.Lines.Any(l => l.StartsWith("warning", StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+    }
+
+    [TestMethod]
     public Task HttpRequest_moves_every_row_over_HTTPS_and_refuses_another_authority_with_IT3009() =>
         AssertHostTransportOverTlsAsync(new IntegrationTasks.Http.HttpServer(), IntegrationTasks.Http.HttpRecordsProtocol.Path,
             (server, databases, tlsFolder, engine) => new IntegrationTasks.Http.HttpRequest { Uri = server.Url, Tls = true, TlsFolder = tlsFolder }
@@ -392,6 +423,11 @@ public sealed class TlsTransferTests
         Assert.IsFalse(TlsCertificates.IsFromAuthority(server, null, SslPolicyErrors.RemoteCertificateNotAvailable, authority));
         Assert.IsFalse(TlsCertificates.IsFromAuthority(otherServer, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
         Assert.IsFalse(TlsCertificates.IsFromAuthority(oldServer, null, SslPolicyErrors.RemoteCertificateChainErrors, oldAuthority));
+        // The client certificate, from the same authority, is no server's: made for client authentication only.
+        using var client = made.LoadClientContext().TargetCertificate;
+        Assert.IsFalse(TlsCertificates.IsFromAuthority(client, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
+        Assert.IsTrue(TlsCertificates.IsClientFromAuthority(client, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
+        Assert.IsFalse(TlsCertificates.IsClientFromAuthority(server, null, SslPolicyErrors.RemoteCertificateChainErrors, authority));
     }
 
     [TestMethod]

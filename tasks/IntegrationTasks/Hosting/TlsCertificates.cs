@@ -77,7 +77,8 @@ public sealed class TlsCertificates
         var now = (clock ?? TimeProvider.System).GetUtcNow();
         var names = serverNames?.ToList() ?? [.. LocalNames];
         // A folder the suite made before client certificates were is made again (from the same authority) to hold one too.
-        if (certificates.IsUsable(now, names) && (File.Exists(certificates.ClientCertificatePath) || !File.Exists(Path.Combine(certificates.Folder, MadeHereFile))))
+        if (certificates.IsUsable(now, names) && (File.Exists(certificates.ClientCertificatePath) && File.Exists(Path.Combine(certificates.Folder, ClientKeyFile))
+                                                  || !File.Exists(Path.Combine(certificates.Folder, MadeHereFile))))
             return certificates;
         if (File.Exists(certificates.ServerCertificatePath) && !File.Exists(Path.Combine(certificates.Folder, MadeHereFile)))
             throw new IntegrationException(ErrorCodes.TlsRefused,
@@ -144,10 +145,18 @@ public sealed class TlsCertificates
     public SslStreamCertificateContext LoadServerContext() => LoadContext(ServerCertificatePath, ServerKeyPath);
 
     /// <summary>The client certificate with its key, for mutual TLS; IT3009 when the folder has none.</summary>
-    public SslStreamCertificateContext LoadClientContext() => File.Exists(ClientCertificatePath)
-        ? LoadContext(ClientCertificatePath, Path.Combine(Folder, ClientKeyFile))
-        : throw new IntegrationException(ErrorCodes.TlsRefused,
-            $"No client certificate at {ClientCertificatePath} for ClientCertificates=true: start the server with it first (it makes one), or point TlsFolder at its folder.");
+    public SslStreamCertificateContext LoadClientContext()
+    {
+        try
+        {
+            return LoadContext(ClientCertificatePath, Path.Combine(Folder, ClientKeyFile));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or CryptographicException or ArgumentException)
+        {
+            throw new IntegrationException(ErrorCodes.TlsRefused,
+                $"No usable client certificate and key at {ClientCertificatePath} for ClientCertificates=true ({e.GetType().Name}): start the server with it first (it makes them), or point TlsFolder at its folder.", e);
+        }
+    }
 
     private static SslStreamCertificateContext LoadContext(string certificatePath, string keyPath)
     {
@@ -185,8 +194,7 @@ public sealed class TlsCertificates
     {
         if ((errors & SslPolicyErrors.RemoteCertificateNotAvailable) != 0)
             return false;
-        using var chain = new X509Chain { ChainPolicy = ClientOptions("", authority).CertificateChainPolicy! };
-        chain.ChainPolicy.ApplicationPolicy.Add(ClientAuthentication);
+        using var chain = new X509Chain { ChainPolicy = ChainPolicy(authority, ClientAuthentication) };
         foreach (var element in presented?.ChainElements.Skip(1) ?? [])
             chain.ChainPolicy.ExtraStore.Add(element.Certificate);
         return chain.Build(certificate);
@@ -198,13 +206,8 @@ public sealed class TlsCertificates
     /// <param name="clientCertificate">For mutual TLS, the certificate (with its key) the client presents.</param>
     public static SslClientAuthenticationOptions ClientOptions(string serverName, X509Certificate2 authority, SslStreamCertificateContext? clientCertificate = null)
     {
-        var policy = new X509ChainPolicy
-        {
-            TrustMode = X509ChainTrustMode.CustomRootTrust,
-            RevocationMode = X509RevocationMode.NoCheck, // a private authority publishes no revocation list
-            DisableCertificateDownloads = true,
-        };
-        policy.CustomTrustStore.Add(authority);
+        // Made for server authentication: the client certificate, from the same authority, can never pass as a server's.
+        var policy = ChainPolicy(authority, ServerAuthentication);
         return new SslClientAuthenticationOptions
         {
             TargetHost = serverName,
@@ -212,6 +215,20 @@ public sealed class TlsCertificates
             CertificateChainPolicy = policy,
             ClientCertificateContext = clientCertificate,
         };
+    }
+
+    /// <summary>A chain to <paramref name="authority"/> alone, for certificates made for <paramref name="usage"/>.</summary>
+    private static X509ChainPolicy ChainPolicy(X509Certificate2 authority, Oid usage)
+    {
+        var policy = new X509ChainPolicy
+        {
+            TrustMode = X509ChainTrustMode.CustomRootTrust,
+            RevocationMode = X509RevocationMode.NoCheck, // a private authority publishes no revocation list
+            DisableCertificateDownloads = true,
+        };
+        policy.CustomTrustStore.Add(authority);
+        policy.ApplicationPolicy.Add(usage);
+        return policy;
     }
 
     /// <summary>

@@ -43,7 +43,7 @@ public abstract class TcpServerTask : TransferServerTask
     /// <summary>Where the authority's and the server's certificates are (the build's default: artifacts/tls).</summary>
     public string TlsFolder { get; set; } = "";
 
-    /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    /// <summary>Mutual TLS: serve only clients presenting a certificate from the authority in TlsFolder.</summary>
     public bool ClientCertificates { get; set; }
 
     protected virtual FrameFormat Format => FrameFormat.Plain;

@@ -93,15 +93,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     private async Task RunChannelAsync(BatchPlan plan, IReadOnlyList<int> batches, SerialImporter imports, BatchImporter importer,
         ResumingTransfer resumption, CancellationToken cancellationToken)
     {
-        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null, address.Host), new EndpointAddress(address));
-        if (Authority is { } authority && binding == WcfBinding.Soap)
-            factory.Endpoint.EndpointBehaviors.Add(new TrustingAuthority(authority));
-        else if (Authority is { } netTcpAuthority)
-            factory.Credentials.ServiceCertificate.SslCertificateAuthentication = new System.ServiceModel.Security.X509ServiceCertificateAuthentication
-            {
-                CertificateValidationMode = System.ServiceModel.Security.X509CertificateValidationMode.Custom,
-                CustomCertificateValidator = new AuthorityValidator(netTcpAuthority), RevocationMode = System.Security.Cryptography.X509Certificates.X509RevocationMode.NoCheck,
-            };
+        var factory = CreateFactory();
         IIntegrationTestsClient? service = null;
         try
         {
@@ -125,6 +117,21 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             cancellationToken.ThrowIfCancellationRequested();
             throw Translate(e);
         }
+    }
+
+    /// <summary>The channel factory of one channel run: the binding, and over TLS who the server's certificate must come from and name.</summary>
+    internal ChannelFactory<IIntegrationTestsClient> CreateFactory()
+    {
+        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null, address.Host), new EndpointAddress(address));
+        if (Authority is { } authority && binding == WcfBinding.Soap)
+            factory.Endpoint.EndpointBehaviors.Add(new TrustingAuthority(authority));
+        else if (Authority is { } netTcpAuthority)
+            factory.Credentials.ServiceCertificate.SslCertificateAuthentication = new System.ServiceModel.Security.X509ServiceCertificateAuthentication
+            {
+                CertificateValidationMode = System.ServiceModel.Security.X509CertificateValidationMode.Custom,
+                CustomCertificateValidator = new AuthorityValidator(netTcpAuthority), RevocationMode = System.Security.Cryptography.X509Certificates.X509RevocationMode.NoCheck,
+            };
+        return factory;
     }
 
     private Exception Translate(Exception e)

@@ -117,6 +117,9 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
     {
         private FramingReader _reader = new(new BufferedStream(stream, 16 * 1024));
         private Stream _stream = stream;
+
+        /// <summary>The connection itself: each session's TLS is over it, and ends with the session.</summary>
+        private readonly Stream _raw = stream;
         private readonly SemaphoreSlim _writeLock = new(1, 1);
         private readonly StallGuard _guard = new(host._options.ConnectionTimeout);
         private const int WriteSlice = 64 * 1024;
@@ -143,6 +146,14 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                         MessageFraming.EndpointNotFoundFault);
                 await WriteAsync([MessageFraming.PreambleAck], cancellationToken).ConfigureAwait(false);
                 await RunSessionAsync(host._encoders.CreateSessionEncoder(), cancellationToken).ConfigureAwait(false);
+                // A session's TLS ends with it: WCF pools the raw connection and sends the next preamble, and its own upgrade, in
+                // plaintext on it (with TLS set, that next session is upgraded again or refused).
+                if (_stream is System.Net.Security.SslStream secured)
+                {
+                    await secured.DisposeAsync().ConfigureAwait(false);
+                    _stream = _raw;
+                    _reader = new FramingReader(new BufferedStream(_raw, 16 * 1024));
+                }
             }
         }
 
@@ -157,7 +168,7 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
                     host._options.Tls is null ? "Transport security (a stream upgrade) is not served here: Tls=false (use SecurityMode.None)."
                     : $"The upgrade '{upgrade}' is not served (only {MessageFraming.SslTlsUpgrade}, once).", MessageFraming.UpgradeInvalidFault);
             await WriteAsync([MessageFraming.UpgradeResponse], cancellationToken).ConfigureAwait(false);
-            var secured = new System.Net.Security.SslStream(_stream, leaveInnerStreamOpen: false);
+            var secured = new System.Net.Security.SslStream(_raw, leaveInnerStreamOpen: true);
             using (var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
             {
                 deadline.CancelAfter(host._options.ConnectionTimeout);
