@@ -27,17 +27,4 @@ public static class BrokerClientTls
 {
     public static System.Security.Cryptography.X509Certificates.X509Certificate2? Authority(bool tls, string tlsFolder) =>
         tls ? Streams.TlsConnector.AuthorityIn(tlsFolder) : null;
-
-    /// <summary>A handshake's refusal behind a client library's connect error, if that is what it was.</summary>
-    public static System.Security.Authentication.AuthenticationException? Refusal(Exception? e)
-    {
-        for (; e is not null; e = e.InnerException)
-        {
-            if (e is System.Security.Authentication.AuthenticationException refused)
-                return refused;
-            if (e is AggregateException { InnerExceptions: var inner } && inner.Select(Refusal).FirstOrDefault(r => r is not null) is { } found)
-                return found;
-        }
-        return null;
-    }
 }

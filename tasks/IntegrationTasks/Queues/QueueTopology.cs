@@ -90,7 +90,7 @@ public sealed record BrokerOptions
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (Authority is not null && BrokerClientTls.Refusal(e) is { } refused)
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (Authority is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with RabbitMQ at {HostName}:{Port} failed: {refused.Message}", e);
         }

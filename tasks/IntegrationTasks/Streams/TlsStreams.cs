@@ -175,6 +175,19 @@ public sealed class TlsConnector(IStreamConnector inner, SslClientAuthentication
     public static SslClientAuthenticationOptions TrustingFolder(string tlsFolder, string serverName, bool clientCertificate = false) =>
         TlsCertificates.ClientOptions(serverName, AuthorityIn(tlsFolder), clientCertificate ? TlsCertificates.In(tlsFolder).LoadClientContext() : null);
 
+    /// <summary>A handshake's refusal behind a client library's connect error (an untrusted, expired or misnamed certificate; no common version), if that is what it was.</summary>
+    public static AuthenticationException? HandshakeRefusal(Exception? e)
+    {
+        for (; e is not null; e = e.InnerException)
+        {
+            if (e is AuthenticationException refused)
+                return refused;
+            if (e is AggregateException { InnerExceptions: var inner } && inner.Select(HandshakeRefusal).FirstOrDefault(r => r is not null) is { } found)
+                return found;
+        }
+        return null;
+    }
+
     /// <summary>The authority's certificate in <paramref name="tlsFolder"/>, what a client trusts alone; IT3009 when there is none to read.</summary>
     public static System.Security.Cryptography.X509Certificates.X509Certificate2 AuthorityIn(string tlsFolder)
     {

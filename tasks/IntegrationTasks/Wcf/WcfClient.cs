@@ -141,7 +141,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
         return e switch
         {
             IntegrationException => e,
-            _ when Inner<System.Security.Authentication.AuthenticationException>(e) is { } refused =>
+            _ when Streams.TlsConnector.HandshakeRefusal(e) is { } refused =>
                 new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {address.Authority} failed: {refused.Message}", e),
             // net.tcp's upgrade: the certificate refused by the validator, or a name WCF's identity check does not find in it.
             System.ServiceModel.Security.SecurityNegotiationException or System.ServiceModel.Security.MessageSecurityException =>
@@ -157,16 +157,6 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
                 new IntegrationException(ErrorCodes.ConnectionLost, $"The channel to {address} failed: {e.Message}", e),
             _ => e,
         };
-    }
-
-    private static T? Inner<T>(Exception? e) where T : Exception
-    {
-        for (; e is not null; e = e.InnerException)
-        {
-            if (e is T found)
-                return found;
-        }
-        return null;
     }
 
     /// <summary>

@@ -269,7 +269,7 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.S
             await (_secured is null ? socket.ConnectAsync(uri, cancellationToken) : socket.ConnectAsync(uri, _secured, cancellationToken)).ConfigureAwait(false);
             return WebSocketConnections.Of(socket, Endpoint);
         }
-        catch (WebSocketException e) when (Refusal(e) is { } refused)
+        catch (WebSocketException e) when (TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             socket.Dispose();
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with {uri.Authority} failed: {refused.Message}", e);
@@ -293,16 +293,5 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.S
             socket.Dispose();
             throw;
         }
-    }
-
-    /// <summary>The handshake's refusal (an untrusted, expired or wrong-name certificate; no common TLS version) behind a failed connect.</summary>
-    private static System.Security.Authentication.AuthenticationException? Refusal(Exception e)
-    {
-        for (Exception? inner = e; inner is not null; inner = inner.InnerException)
-        {
-            if (inner is System.Security.Authentication.AuthenticationException refused)
-                return refused;
-        }
-        return null;
     }
 }

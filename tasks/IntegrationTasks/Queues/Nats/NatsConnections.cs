@@ -69,7 +69,7 @@ internal static class NatsConnections
             throw new IntegrationException(ErrorCodes.ServerBusy,
                 $"NATS at {url} refused the connection: its connection limit is reached ({refusal}); raise NatsMaxConnections or run fewer clients.", e);
         }
-        catch (NatsException e) when (BrokerClientTls.Refusal(e) is { } refused)
+        catch (NatsException e) when (Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with NATS at {url} failed: {refused.Message}", e);
         }

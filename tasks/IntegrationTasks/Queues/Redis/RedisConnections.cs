@@ -40,7 +40,7 @@ internal static class RedisConnections
         {
             return await ConnectionMultiplexer.ConnectAsync(options).WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (RedisConnectionException e) when (authority is not null && BrokerClientTls.Refusal(e) is { } refused)
+        catch (RedisConnectionException e) when (authority is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with Redis at {endpoint} failed: {refused.Message}", e);
         }
