@@ -4,12 +4,13 @@ using IntegrationTasks.Hosting;
 
 // The one ASP.NET Core host process (ASP.NET Core cannot load inside MSBuild): Kestrel with the endpoint
 // modules named by --module. Its server task starts it, waits for the ready line, forwards its log and stops it.
-// Arguments: --module NAME (one or more), --url, --stop-on-stdin-close, --stats-file, --counters-file, --connection-timeout-seconds,
+// Arguments: --module NAME (one or more), --url, --tls-folder, --client-certificates, --token-file, --stop-on-stdin-close, --stats-file, --counters-file, --connection-timeout-seconds,
 // and each module's own.
 HostArguments arguments;
 List<IHostModule> modules;
 System.Net.Security.SslStreamCertificateContext? tlsCertificate = null;
 System.Security.Cryptography.X509Certificates.X509Certificate2? clientAuthority = null;
+ServiceToken? serviceToken = null;
 var builder = WebApplication.CreateSlimBuilder();
 try
 {
@@ -19,6 +20,8 @@ try
     modules = arguments.Modules.Select(name => HostModules.Create(name, arguments)).ToList();
     foreach (var module in modules)
         await module.ConfigureAsync(builder, CancellationToken.None);
+    if (arguments.Value("--token-file") is { Length: > 0 } tokenFile)
+        serviceToken = ServiceToken.Load(tokenFile);
     if (arguments.Value("--tls-folder") is { Length: > 0 } tlsFolder)
     {
         try
@@ -89,6 +92,8 @@ builder.WebHost.ConfigureKestrel(kestrel =>
 });
 var app = builder.Build();
 app.Use(ConnectionLimit.RefuseOverLimitAsync);
+if (serviceToken is not null)
+    app.Use(new ServiceTokenGuard(serviceToken, app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.ServiceToken")).RequireTokenAsync);
 foreach (var module in modules)
     module.Map(app);
 

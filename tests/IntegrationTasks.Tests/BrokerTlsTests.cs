@@ -17,19 +17,9 @@ public sealed class BrokerTlsTests
         Hosting.TlsCertificates.MakeNew(other);
         var tls = BrokerTls.For("true", Path.Combine(folder, "tls"), "127.0.0.1");
         Assert.IsFalse(tls.Plaintext);
-        var authority = tls.Certificates!.LoadAuthority();
-        using var redis = await RedisServerProcess.StartAsync(new RedisServerOptions
-        {
-            Directory = Path.Combine(folder, "redis"), Port = TestPorts.Free(), TlsPort = TestPorts.Free(), Tls = tls,
-        }, log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
-        using var nats = await NatsServerProcess.StartAsync(new NatsServerOptions { Directory = Path.Combine(folder, "nats"), Port = TestPorts.Free(), Tls = tls },
-            log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
-        using var rabbitmq = await RabbitMqNode.StartAsync(new RabbitMqNodeOptions
-        {
-            Directory = Path.Combine(folder, "rabbitmq"), AmqpPort = TestPorts.Free(), AmqpsPort = TestPorts.Free(), DistributionPort = TestPorts.Free(),
-            EpmdPort = TestPorts.Free(), Tls = tls,
-        }, log: null, TimeSpan.FromSeconds(120), CancellationToken.None);
-        try
+        var authority = new BrokerClientTls(tls.Certificates!.LoadAuthority(), null);
+        await using var brokers = await TlsBrokers.StartAsync(folder, tls);
+        var (redis, nats, rabbitmq) = (brokers.Redis, brokers.Nats, brokers.RabbitMq);
         {
             var redisEndpoint = $"127.0.0.1:{redis.Options.TlsPort}";
             foreach (var client in new IntegrationTasks.Transfer.TransferClientTask[]
@@ -52,12 +42,43 @@ public sealed class BrokerTlsTests
                 RedisConnections.ConnectAsync($"127.0.0.1:{redis.Options.Port}", "plain", null, CancellationToken.None))).Code);
             await using (var connection = new NATS.Client.Core.NatsConnection(NatsConnections.ClientOptions(nats.Options.Url, "test", null, authority)))
                 await NatsConnections.ConnectAsync(connection, nats.Options.Url, null, CancellationToken.None);
-            await using (var connection = await new BrokerOptions { Port = rabbitmq.Options.AmqpsPort, Authority = authority }.ConnectAsync("test", CancellationToken.None))
+            await using (var connection = await new BrokerOptions { Port = rabbitmq.Options.AmqpsPort, ClientTls = authority }.ConnectAsync("test", CancellationToken.None))
                 Assert.IsTrue(connection.IsOpen);
         }
-        finally
+    }
+
+    [TestMethod]
+    public async Task Each_broker_asking_for_client_certificates_takes_only_a_client_presenting_one_from_its_authority()
+    {
+        using var folder = new TempDirectory("it-broker-mtls-");
+        var tlsFolder = Path.Combine(folder, "tls");
+        var tls = BrokerTls.For("true", tlsFolder, "127.0.0.1", clientCertificates: true);
+        await using var brokers = await TlsBrokers.StartAsync(folder, tls);
+        var (redis, nats, rabbitmq) = (brokers.Redis, brokers.Nats, brokers.RabbitMq);
         {
-            await Task.WhenAll(redis.StopAsync(CancellationToken.None), nats.StopAsync(CancellationToken.None), rabbitmq.StopAsync(CancellationToken.None));
+            var redisEndpoint = $"127.0.0.1:{redis.Options.TlsPort}";
+            // Trusting the broker but presenting nothing: refused, coded, each once.
+            foreach (var client in new IntegrationTasks.Transfer.TransferClientTask[]
+                     {
+                         new RedisStreams { RedisEndpoint = redisEndpoint, Tls = true, TlsFolder = tlsFolder },
+                         new NatsJetStream { NatsUrl = nats.Options.Url, Tls = true, TlsFolder = tlsFolder },
+                         new RabbitMQDurable { RabbitMQPort = rabbitmq.Options.AmqpsPort, Tls = true, TlsFolder = tlsFolder },
+                     })
+            {
+                await using var databases = TestDatabases.Sqlite();
+                var engine = new FakeBuildEngine();
+                client.For(databases, engine, totalBatches: 2, batchSize: 10);
+                Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
+                CollectionAssert.AreEqual(new[] { ErrorCodes.TlsRefused }, engine.Errors.Select(e => e.Code).ToArray(), $"{client.GetType().Name}: {engine.Log}");
+            }
+            var mine = BrokerClientTls.For(true, tlsFolder, clientCertificates: true)!;
+            Assert.IsNotNull(mine.Certificate);
+            using (var connection = await RedisConnections.ConnectAsync(redisEndpoint, "test", null, mine, CancellationToken.None))
+                Assert.AreEqual("PONG", (await connection.GetDatabase().ExecuteAsync("PING")).ToString());
+            await using (var connection = new NATS.Client.Core.NatsConnection(NatsConnections.ClientOptions(nats.Options.Url, "test", null, mine)))
+                await NatsConnections.ConnectAsync(connection, nats.Options.Url, null, CancellationToken.None);
+            await using (var connection = await new BrokerOptions { Port = rabbitmq.Options.AmqpsPort, ClientTls = mine }.ConnectAsync("test", CancellationToken.None))
+                Assert.IsTrue(connection.IsOpen);
         }
     }
 
@@ -97,5 +118,43 @@ public sealed class BrokerTlsTests
         // The relay passed TLS through untouched and cut each transport's connection once; each resumed over a new handshake.
         Assert.IsTrue(runs.Where(r => r.Kind == RunKind.Transport).All(r => r.Key.Fault == "Reset" && r.Reconnects > 0), string.Join("\n", runs));
         HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    /// <summary>The three brokers with one TLS setting, each on free ports in its own folder; stopped together.</summary>
+    private sealed record TlsBrokers(BrokerProcess<RedisServerOptions> Redis, BrokerProcess<NatsServerOptions> Nats, RabbitMqNode RabbitMq) : IAsyncDisposable
+    {
+        public static async Task<TlsBrokers> StartAsync(string folder, BrokerTls tls)
+        {
+            var redis = await RedisServerProcess.StartAsync(new RedisServerOptions
+            {
+                Directory = Path.Combine(folder, "redis"), Port = TestPorts.Free(), TlsPort = TestPorts.Free(), Tls = tls,
+            }, log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
+            BrokerProcess<NatsServerOptions>? nats = null;
+            try
+            {
+                nats = await NatsServerProcess.StartAsync(new NatsServerOptions { Directory = Path.Combine(folder, "nats"), Port = TestPorts.Free(), Tls = tls },
+                    log: null, TimeSpan.FromSeconds(60), CancellationToken.None);
+                var rabbitmq = await RabbitMqNode.StartAsync(new RabbitMqNodeOptions
+                {
+                    Directory = Path.Combine(folder, "rabbitmq"), AmqpPort = TestPorts.Free(), AmqpsPort = TestPorts.Free(), DistributionPort = TestPorts.Free(),
+                    EpmdPort = TestPorts.Free(), Tls = tls,
+                }, log: null, TimeSpan.FromSeconds(120), CancellationToken.None);
+                return new TlsBrokers(redis, nats, rabbitmq);
+            }
+            catch
+            {
+                nats?.Dispose();
+                redis.Dispose();
+                throw;
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await Task.WhenAll(Redis.StopAsync(CancellationToken.None), Nats.StopAsync(CancellationToken.None), RabbitMq.StopAsync(CancellationToken.None));
+            Redis.Dispose();
+            Nats.Dispose();
+            RabbitMq.Dispose();
+        }
     }
 }

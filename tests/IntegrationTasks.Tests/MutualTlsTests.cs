@@ -59,6 +59,42 @@ public sealed class MutualTlsTests
     }
 
     [TestMethod]
+    public async Task A_SOAP_server_asking_for_client_certificates_serves_only_a_client_with_one()
+    {
+        using var folder = new TempDirectory("it-mtls-");
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = await RunningHostModule.StartAsync(new IntegrationTasks.Wcf.SoapServer { Tls = true, TlsFolder = folder, ClientCertificates = true, Connections = 2, Answerers = 2 },
+            databases, IntegrationTasks.Wcf.ServiceNames.SoapPath);
+        var refused = new FakeBuildEngine();
+        var without = new IntegrationTasks.Wcf.SoapSmallBatchesAsync { Address = server.Url, Tls = true, TlsFolder = folder, MaxInFlight = 2, MaxReconnects = 1 }
+            .For(databases, refused, 8, 250, timeoutSeconds: 30);
+        Assert.IsFalse(await Task.Run(without.Execute), refused.Log);
+        Assert.IsFalse(refused.HasErrorCode(ErrorCodes.Unexpected), refused.Log);
+        var engine = new FakeBuildEngine();
+        await new IntegrationTasks.Wcf.SoapSmallBatchesAsync { Address = server.Url, Tls = true, TlsFolder = folder, ClientCertificates = true, MaxInFlight = 2 }
+            .For(databases, engine, 8, 250, timeoutSeconds: 30).AssertMovesEveryRowAsync(engine, databases, Records);
+    }
+
+    [TestMethod]
+    public async Task A_net_tcp_server_asking_for_client_certificates_serves_only_a_client_with_one()
+    {
+        using var folder = new TempDirectory("it-mtls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = await RunningNetTcpServer.StartAsync(databases.Server, tls: certificates.ServerOptions(requireClientCertificate: true));
+        var refused = new FakeBuildEngine();
+        var without = new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync { Address = server.Address, Tls = true, TlsFolder = folder, MaxInFlight = 2, MaxReconnects = 1 }
+            .For(databases, refused, 8, 250, timeoutSeconds: 30);
+        Assert.IsFalse(await Task.Run(without.Execute), refused.Log);
+        Assert.IsFalse(refused.HasErrorCode(ErrorCodes.Unexpected), refused.Log);
+        await Eventually.WaitUntilAsync(() => server.Log.Lines.Any(l => l.StartsWith($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal)), "the server's coded line",
+            TimeSpan.FromSeconds(15), () => string.Join("\n", server.Log.Lines));
+        var engine = new FakeBuildEngine();
+        await new IntegrationTasks.Wcf.NetTcpSmallBatchesAsync { Address = server.Address, Tls = true, TlsFolder = folder, ClientCertificates = true, MaxInFlight = 2 }
+            .For(databases, engine, 8, 250, timeoutSeconds: 30).AssertMovesEveryRowAsync(engine, databases, Records);
+    }
+
+    [TestMethod]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public void RunAll_with_client_certificates_verifies_every_run_and_says_so()
     {

@@ -93,7 +93,9 @@ public sealed class NetworkTests
             Assert.Contains($"\"transport\":\"{queue}\"", runs.Single(r => r.Contains("\"throughRelay\":true") && r.Contains(queue)));
         // Beyond loopback the brokers took only their own user.
         Assert.AreEqual("- BrokerCredentials: a user of their own (CredentialsFolder)", MarkdownTable.Line(markdown, "- BrokerCredentials: "));
-        CollectionAssert.AreEquivalent(new[] { "NATS.json", "RabbitMQ.json", "Redis.json" },
+        // And the web services only requests with their token.
+        Assert.AreEqual("- ServiceToken: a bearer token on every web service request (CredentialsFolder)", MarkdownTable.Line(markdown, "- ServiceToken: "));
+        CollectionAssert.AreEquivalent(new[] { "NATS.json", "RabbitMQ.json", "Redis.json", "Services.json" },
             Directory.GetFiles(Path.Combine(artifacts, "credentials")).Select(Path.GetFileName).ToArray());
         Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
         Assert.DoesNotContain("itv", Links());

@@ -200,7 +200,7 @@ public sealed class TlsTransferTests
                 var plain = new IntegrationTasks.WebSockets.WebSocketClient { Uri = server.Url.Replace("https://", "ws://", StringComparison.Ordinal), MaxInFlight = 1 }
                     .For(databases, plaintext, 8, 250, timeoutSeconds: 30);
                 Assert.IsFalse(await Task.Run(plain.Execute), plaintext.Log);
-                Assert.IsFalse(plaintext.HasErrorCode(ErrorCodes.Unexpected), plaintext.Log);
+                CollectionAssert.AreEqual(new[] { ErrorCodes.TlsRefused }, plaintext.Errors.Select(e => e.Code).ToArray(), plaintext.Log);
                 await Eventually.WaitUntilAsync(() => server.Log.Contains($"{ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the server's coded line",
                     TimeSpan.FromSeconds(15), () => server.Log);
             });

@@ -21,13 +21,16 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
     /// <summary>For an https:// address: the server's certificate checked against these (the suite's authority alone); null for h2c.</summary>
     public System.Net.Security.SslClientAuthenticationOptions? Tls { get; init; }
 
+    /// <summary>The service's bearer token, sent with every call; null: none.</summary>
+    public Hosting.ServiceToken? Token { get; init; }
+
     /// <summary>Moves the plan's batches; a broken call or connection is resumed through <paramref name="resumption"/> with calls for the batches not committed.</summary>
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, bool streaming, ResumingTransfer resumption,
         CancellationToken cancellationToken)
     {
         // Every connection the channel opens is counted: the bytes on the wire, HTTP/2 framing included.
         var connections = new CountedHttpConnections(resumption);
-        using var handler = connections.CreateHandler();
+        var handler = connections.CreateHandler(); // the channel's HttpClient disposes it
         if (Tls is { } tls)
         {
             handler.SslOptions = tls;
@@ -35,7 +38,7 @@ public sealed class GrpcRecordsClient(Uri address, string serverTarget)
         }
         using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
-            MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = handler, DisposeHttpClient = false,
+            MaxReceiveMessageSize = MaxMessageBytes, MaxSendMessageSize = MaxMessageBytes, HttpHandler = BearerTokenHandler.Around(handler, Token), DisposeHttpClient = true,
         });
         var client = new RecordService.RecordServiceClient(channel);
         var deadline = DateTime.UtcNow + Deadline;

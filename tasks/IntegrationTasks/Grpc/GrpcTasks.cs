@@ -26,6 +26,10 @@ public abstract class GrpcClientTask : TransferClientTask
 
     /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
     public bool ClientCertificates { get; set; }
+
+    /// <summary>The file holding the web service's bearer token (the server's TokenFile); empty: send none.</summary>
+    public string TokenFile { get; set; } = "";
+
     public int MaxMessageBytes { get; set; } = 64 * 1024 * 1024;
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "GrpcMaxMessageBytes");
@@ -49,6 +53,7 @@ public abstract class GrpcClientTask : TransferClientTask
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Deadline = TimeSpan.FromSeconds(TimeoutSeconds),
             Tls = Tls ? Streams.TlsConnector.TrustingFolder(TlsFolder, address.Host, ClientCertificates) : null,
+            Token = Hosting.ServiceToken.Load(TokenFile),
         };
         return client.RunAsync(plan, importer, Streaming, Resumption(plan, resumes: true), cancellationToken);
     }

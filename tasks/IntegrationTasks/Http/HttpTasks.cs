@@ -42,14 +42,21 @@ public sealed class HttpRequest : TransferClientTask
     /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
     public bool ClientCertificates { get; set; }
 
-    private HttpClient? _tlsClient;
+    /// <summary>The file holding the web service's bearer token (the server's TokenFile); empty: send none.</summary>
+    public string TokenFile { get; set; } = "";
 
-    /// <summary>The shared client, or with Tls this task's own, whose handler trusts the authority in TlsFolder alone.</summary>
-    private HttpClient Http => !Tls ? Client : LazyInitializer.EnsureInitialized(ref _tlsClient, () =>
+    private HttpClient? _ownClient;
+
+    /// <summary>
+    /// The shared client, or with Tls or a token this task's own: its handler trusts the authority in TlsFolder alone, and puts the
+    /// token on every request.
+    /// </summary>
+    private HttpClient Http => !Tls && TokenFile.Length == 0 ? Client : LazyInitializer.EnsureInitialized(ref _ownClient, () =>
     {
         var handler = new SocketsHttpHandler { AutomaticDecompression = DecompressionMethods.None };
-        Streams.TlsConnector.Secure(handler, TlsFolder, new System.Uri(Uri).Host, TimeoutSeconds, ClientCertificates);
-        return new HttpClient(handler) { Timeout = Timeout.InfiniteTimeSpan };
+        if (Tls)
+            Streams.TlsConnector.Secure(handler, TlsFolder, new System.Uri(Uri).Host, TimeoutSeconds, ClientCertificates);
+        return new HttpClient(BearerTokenHandler.Around(handler, Hosting.ServiceToken.Load(TokenFile))) { Timeout = Timeout.InfiniteTimeSpan };
     });
 
     /// <summary>Ask the server to flush after every record (the series' default), or to send 64 KB chunks.</summary>

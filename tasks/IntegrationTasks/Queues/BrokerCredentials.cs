@@ -1,4 +1,3 @@
-using System.Net;
 using System.Security.Cryptography;
 using System.Text.Json;
 
@@ -26,20 +25,13 @@ public sealed class BrokerCredentials
     public override string ToString() => $"user {UserName}";
 
     /// <summary>
-    /// Whether a broker listening on <paramref name="bindAddress"/> is reached from beyond this machine's loopback, where nothing may
-    /// listen without credentials.
-    /// </summary>
-    public static bool ListensBeyondLoopback(string bindAddress) =>
-        !string.Equals(bindAddress, "localhost", StringComparison.OrdinalIgnoreCase) && !(IPAddress.TryParse(bindAddress, out var address) && IPAddress.IsLoopback(address));
-
-    /// <summary>
     /// A broker's start: refused with IT1001 when it would listen beyond loopback with no credentials file given; otherwise the
     /// credentials in <paramref name="file"/> (made there when missing), or none when no file is given.
     /// </summary>
     public static BrokerCredentials? ForBroker(string brokerName, string bindAddress, string file)
     {
         if (file.Length == 0)
-            return ListensBeyondLoopback(bindAddress)
+            return Hosting.ServiceToken.ListensBeyondLoopback(bindAddress)
                 ? throw new IntegrationException(ErrorCodes.InvalidParameter,
                     $"{brokerName} would listen on {bindAddress}, beyond loopback, without credentials: nothing listens there without them. Run with BrokerCredentials=Auto or true.")
                 : null;

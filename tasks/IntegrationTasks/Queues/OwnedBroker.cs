@@ -174,6 +174,9 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     /// <summary>Where the suite's authority and the server certificate are (made there when missing).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS: the broker's TLS listener takes only clients presenting a certificate from the authority in TlsFolder.</summary>
+    public bool ClientCertificates { get; set; }
+
     /// <summary>Its listeners and certificate, from <see cref="Tls"/>.</summary>
     protected BrokerTls Listeners { get; private set; } = BrokerTls.None;
 
@@ -214,7 +217,7 @@ public abstract class StartOwnedBroker(string brokerName) : IntegrationTask
     {
         Validate();
         Credentials = BrokerCredentials.ForBroker(brokerName, BindAddress, CredentialsFile);
-        Listeners = BrokerTls.For(Tls, TlsFolder, BindAddress);
+        Listeners = BrokerTls.For(Tls, TlsFolder, BindAddress, ClientCertificates);
         // A broker for a build's runs (not one started by hand to serve until stopped): SIGTERM fails that build.
         if (!WaitUntilCancelled)
             BuildTermination.Watch();

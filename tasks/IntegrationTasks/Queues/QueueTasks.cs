@@ -86,6 +86,9 @@ public sealed class RabbitMQServer : TransferServerTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     private QueueServer? _server;
 
     protected override long? RequestsWaiting => _server?.RequestsWaiting;
@@ -93,7 +96,7 @@ public sealed class RabbitMQServer : TransferServerTask
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.Authority(Tls, TlsFolder)), topology, EventLog)
+        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.For(Tls, TlsFolder, ClientCertificates)), topology, EventLog)
         {
             Prefetch = Prefetch,
         };
@@ -118,6 +121,9 @@ public abstract class RabbitMQClientTask : TransferClientTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "RabbitMQMaxMessageBytes");
 
     protected abstract QueueTopology Topology { get; }
@@ -130,7 +136,7 @@ public abstract class RabbitMQClientTask : TransferClientTask
 
     protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
     {
-        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.Authority(Tls, TlsFolder)), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
+        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.For(Tls, TlsFolder, ClientCertificates)), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
         // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
         // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
         var resumption = Resumption(plan, resumes: Topology.Durable);

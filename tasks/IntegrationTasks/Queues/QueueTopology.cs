@@ -56,14 +56,14 @@ public sealed record BrokerOptions
     public string UserName { get; init; } = "guest";
     public string Password { get; init; } = "guest";
 
-    /// <summary>AMQPS: the authority the broker's certificate must chain to; null: plaintext AMQP.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    /// <summary>AMQPS: the authority the broker's certificate must chain to, and the client's certificate if it presents one; null: plaintext AMQP.</summary>
+    public BrokerClientTls? ClientTls { get; init; }
 
     /// <summary>The broker at <paramref name="hostName"/>, logged in as the credentials file's user, or as guest when none is given.</summary>
-    public static BrokerOptions For(string hostName, int port, string credentialsFile, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) =>
+    public static BrokerOptions For(string hostName, int port, string credentialsFile, BrokerClientTls? clientTls = null) =>
         BrokerCredentials.Load(credentialsFile) is { } credentials
-            ? new BrokerOptions { HostName = hostName, Port = port, UserName = credentials.UserName, Password = credentials.Password, Authority = authority }
-            : new BrokerOptions { HostName = hostName, Port = port, Authority = authority };
+            ? new BrokerOptions { HostName = hostName, Port = port, UserName = credentials.UserName, Password = credentials.Password, ClientTls = clientTls }
+            : new BrokerOptions { HostName = hostName, Port = port, ClientTls = clientTls };
 
     /// <summary>Prints where and who, never the password (a record would print every property).</summary>
     public override string ToString() => $"RabbitMQ at {HostName}:{Port} as {UserName}";
@@ -79,18 +79,17 @@ public sealed record BrokerOptions
             // minutes with the default 60 s). 10 s bounds that and is still far above any honest pause.
             RequestedHeartbeat = TimeSpan.FromSeconds(10),
         };
-        if (Authority is { } authority)
+        if (ClientTls is { } tls)
             factory.Ssl = new SslOption
             {
-                Enabled = true, ServerName = HostName, Version = Hosting.TlsCertificates.Protocols,
-                CertificateValidationCallback = (_, certificate, chain, errors) =>
-                    certificate is System.Security.Cryptography.X509Certificates.X509Certificate2 presented && Hosting.TlsCertificates.IsFromAuthority(presented, chain, errors, authority),
+                Enabled = true, ServerName = HostName, Version = Hosting.TlsCertificates.Protocols, CertificateValidationCallback = tls.Trusts,
+                Certs = tls.Certificate is { } mine ? [mine] : null,
             };
         try
         {
             return await factory.CreateConnectionAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (Authority is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
+        catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e) when (ClientTls is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with RabbitMQ at {HostName}:{Port} failed: {refused.Message}", e);
         }
@@ -106,6 +105,8 @@ public sealed record BrokerOptions
         }
         catch (RabbitMQ.Client.Exceptions.BrokerUnreachableException e)
         {
+            if (ClientTls is not null && await ClientTls.MissingCertificateAsync("RabbitMQ", HostName, Port, e, cancellationToken).ConfigureAwait(false) is { } missing)
+                throw missing;
             throw new IntegrationException(ErrorCodes.BrokerUnavailable,
                 $"Cannot reach RabbitMQ at {HostName}:{Port}: {e.InnerException?.Message ?? e.Message}. " +
                 "Start the suite's broker with: dotnet msbuild build.proj -t:StartRabbitMQ (or set RabbitMQHostName).", e);

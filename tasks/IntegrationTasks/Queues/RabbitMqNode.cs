@@ -86,11 +86,11 @@ public sealed class RabbitMqNode : IDisposable
         }
     }
 
-    /// <summary>AMQPS: TLS 1.2 and 1.3 with the suite's certificate, no client certificate asked for.</summary>
+    /// <summary>AMQPS: TLS 1.2 and 1.3 with the suite's certificate; with ClientCertificates, only clients presenting one from its authority.</summary>
     private static string Listener(RabbitMqNodeOptions options) => options.Tls.Certificates is not { } tls ? "" : string.Join("",
         $"listeners.ssl.default = {options.BindAddress}:{options.AmqpsPort.ToString(CultureInfo.InvariantCulture)}\n",
         $"ssl_options.cacertfile = {tls.AuthorityPath}\n", $"ssl_options.certfile = {tls.ServerCertificatePath}\n", $"ssl_options.keyfile = {tls.ServerKeyPath}\n",
-        "ssl_options.verify = verify_none\n", "ssl_options.fail_if_no_peer_cert = false\n", "ssl_options.versions.1 = tlsv1.3\n", "ssl_options.versions.2 = tlsv1.2\n");
+        options.Tls.ClientCertificates ? "ssl_options.verify = verify_peer\nssl_options.fail_if_no_peer_cert = true\n" : "ssl_options.verify = verify_none\nssl_options.fail_if_no_peer_cert = false\n", "ssl_options.versions.1 = tlsv1.3\n", "ssl_options.versions.2 = tlsv1.2\n");
 
     /// <summary>
     /// The node's user (the suite's, or guest without credentials, whom loopback_users keeps to loopback), its default virtual host and

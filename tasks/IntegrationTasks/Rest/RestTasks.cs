@@ -60,6 +60,9 @@ public sealed class RestJson : TransferClientTask
     /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
     public bool ClientCertificates { get; set; }
 
+    /// <summary>The file holding the web service's bearer token (the server's TokenFile); empty: send none.</summary>
+    public string TokenFile { get; set; } = "";
+
     protected override string TransportName => "RestJson";
 
     /// <summary>Each client its own HttpClient, connections and resume loop.</summary>
@@ -76,10 +79,10 @@ public sealed class RestJson : TransferClientTask
         var version = RestHttpVersions.Parse(HttpVersion);
         var resumption = Resumption(plan, resumes: true);
         var wire = new CountedHttpConnections(resumption);
-        using var handler = wire.CreateHandler();
+        var handler = wire.CreateHandler(); // the HttpClient disposes it
         if (Tls)
             Streams.TlsConnector.Secure(handler, TlsFolder, uri.Host, TimeoutSeconds, ClientCertificates);
-        using var http = new HttpClient(handler, disposeHandler: false)
+        using var http = new HttpClient(BearerTokenHandler.Around(handler, Hosting.ServiceToken.Load(TokenFile)), disposeHandler: true)
         {
             Timeout = Timeout.InfiniteTimeSpan, // the task's own TimeoutSeconds bounds the transfer
             DefaultRequestVersion = version == RestHttpVersion.Http2 ? System.Net.HttpVersion.Version20 : System.Net.HttpVersion.Version11,

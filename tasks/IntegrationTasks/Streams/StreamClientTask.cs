@@ -38,6 +38,7 @@ public abstract class StreamClientTask : TransferClientTask
     {
         var model = CreateModel();
         var connector = CreateConnector();
+        using var ownedByConnector = connector as IDisposable; // what its connections share (a WebSocket's TLS handler)
         var resumption = Resumption(plan, Resumes);
         long written = 0, read = 0;
         await resumption.RunAsync(async (missing, token) =>

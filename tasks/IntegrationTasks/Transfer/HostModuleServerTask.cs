@@ -38,6 +38,12 @@ public abstract class HostModuleServerTask : TransferServerTask
     /// <summary>Mutual TLS: only clients presenting a certificate from the same authority are served.</summary>
     public bool ClientCertificates { get; set; }
 
+    /// <summary>
+    /// The bearer token's file (made there when missing): every request must carry the token, one without it is refused with IT3010.
+    /// Empty: no token, allowed only on loopback or with ClientCertificates.
+    /// </summary>
+    public string TokenFile { get; set; } = "";
+
     /// <summary>The host module that serves this family (its --module name).</summary>
     protected abstract string Module { get; }
 
@@ -53,11 +59,13 @@ public abstract class HostModuleServerTask : TransferServerTask
         if (ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"ConnectionTimeoutSeconds (was {ConnectionTimeoutSeconds}) and MaxConnections (was {MaxConnections}) must be at least 1.");
+        if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || (Tls && url.Scheme != Uri.UriSchemeHttps))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, Tls ? $"Tls=true needs an https:// Url (was '{Url}')." : $"Url '{Url}' is not an absolute URL.");
+        // Made here, where the build's log is (the host only reads it); refused beyond loopback with no credential at all.
+        string[] token = ServiceToken.ForServer($"The host ({Module})", url.Host, TokenFile, Tls && ClientCertificates) is null ? [] : ["--token-file", TokenFile];
         string[] tls = [];
         if (Tls)
         {
-            if (!Uri.TryCreate(Url, UriKind.Absolute, out var url) || url.Scheme != Uri.UriSchemeHttps)
-                throw new IntegrationException(ErrorCodes.InvalidParameter, $"Tls=true needs an https:// Url (was '{Url}').");
             // Made here, where the build's log is: the host only reads them.
             tls = ["--tls-folder", TlsCertificates.Ensure(TlsCertificates.RequireFolder(TlsFolder), TlsCertificates.NamesFor(url.Host)).Folder,
                 .. ClientCertificates ? new[] { "--client-certificates" } : []];
@@ -66,7 +74,7 @@ public abstract class HostModuleServerTask : TransferServerTask
             [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
              "--connection-timeout-seconds", ConnectionTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture),
              "--max-connections", MaxConnections.ToString(System.Globalization.CultureInfo.InvariantCulture),
-             .. tls, .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
+             .. tls, .. token, .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
             Path.GetDirectoryName(HostAssembly)!);
         var name = $"Host ({Module})";
         // The host's lines (one per client served) are on the screen; its ready line stays below it (this task prints its own).

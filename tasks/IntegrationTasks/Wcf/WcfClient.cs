@@ -43,11 +43,18 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     /// <summary>Over https:// (SOAP only): the server's certificate must chain to this authority and name the address's host.</summary>
     public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
 
+    /// <summary>Mutual TLS: the certificate (with its key) the client presents; null: none.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? ClientCertificate { get; init; }
+
+    /// <summary>SOAP only: the service's bearer token, sent with every call; null: none.</summary>
+    public Hosting.ServiceToken? Token { get; init; }
+
     /// <summary>The net.tcp client's connection buffer (and so its socket receive buffer).</summary>
     public const int ConnectionBufferBytes = 64 * 1024;
 
     /// <param name="tlsHost">net.tcp over TLS: the host the certificate must name (checked by <see cref="HostNameVerifier"/>).</param>
-    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout, bool tls = false, string? tlsHost = null)
+    /// <param name="clientCertificate">net.tcp over TLS: the client presents a certificate (the factory's ClientCertificate).</param>
+    public static Binding CreateBinding(WcfBinding binding, long maxMessageBytes, TimeSpan timeout, bool tls = false, string? tlsHost = null, bool clientCertificate = false)
     {
         var size = (int)Math.Min(maxMessageBytes, int.MaxValue);
         var quotas = new XmlDictionaryReaderQuotas { MaxArrayLength = size, MaxStringContentLength = size, MaxDepth = 32, MaxBytesPerRead = 64 * 1024, MaxNameTableCharCount = 16 * 1024 };
@@ -57,7 +64,7 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
             _ => new NetTcpBinding(tls ? SecurityMode.Transport : SecurityMode.None)
             {
                 MaxReceivedMessageSize = maxMessageBytes, MaxBufferSize = size, ReaderQuotas = quotas,
-                Security = { Transport = { ClientCredentialType = TcpClientCredentialType.None, SslProtocols = Hosting.TlsCertificates.Protocols } },
+                Security = { Transport = { ClientCredentialType = clientCertificate ? TcpClientCredentialType.Certificate : TcpClientCredentialType.None, SslProtocols = Hosting.TlsCertificates.Protocols } },
             },
         };
         result.OpenTimeout = result.CloseTimeout = TimeSpan.FromSeconds(Math.Min(60, timeout.TotalSeconds));
@@ -122,15 +129,22 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     /// <summary>The channel factory of one channel run: the binding, and over TLS who the server's certificate must come from and name.</summary>
     internal ChannelFactory<IIntegrationTestsClient> CreateFactory()
     {
-        var factory = new ChannelFactory<IIntegrationTestsClient>(CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null, address.Host), new EndpointAddress(address));
-        if (Authority is { } authority && binding == WcfBinding.Soap)
-            factory.Endpoint.EndpointBehaviors.Add(new TrustingAuthority(authority));
-        else if (Authority is { } netTcpAuthority)
+        var factory = new ChannelFactory<IIntegrationTestsClient>(
+            CreateBinding(binding, MaxMessageBytes, CallTimeout, Authority is not null, address.Host, ClientCertificate is not null), new EndpointAddress(address));
+        if (binding == WcfBinding.Soap)
+        {
+            if (Authority is not null || Token is not null)
+                factory.Endpoint.EndpointBehaviors.Add(new SoapHandler(Authority, ClientCertificate, Token));
+            return factory;
+        }
+        if (Authority is { } netTcpAuthority)
             factory.Credentials.ServiceCertificate.SslCertificateAuthentication = new System.ServiceModel.Security.X509ServiceCertificateAuthentication
             {
                 CertificateValidationMode = System.ServiceModel.Security.X509CertificateValidationMode.Custom,
                 CustomCertificateValidator = new AuthorityValidator(netTcpAuthority), RevocationMode = System.Security.Cryptography.X509Certificates.X509RevocationMode.NoCheck,
             };
+        if (ClientCertificate is not null)
+            factory.Credentials.ClientCertificate.Certificate = ClientCertificate;
         return factory;
     }
 
@@ -160,17 +174,25 @@ public sealed class WcfClient(WcfBinding binding, WcfVariant variant, Uri addres
     }
 
     /// <summary>
-    /// WCF's HTTP handler judged by the suite's authority alone (<see cref="Hosting.TlsCertificates.IsFromAuthority"/>): the handler
-    /// is WCF's own, given to this before use (its Func binding parameter), so every other setting of the binding stays.
+    /// WCF's HTTP handler, given to this before use (its Func binding parameter), so every other setting of the binding stays: over
+    /// TLS judged by the suite's authority alone (<see cref="Hosting.TlsCertificates.IsFromAuthority"/>) and presenting the client
+    /// certificate if there is one; with a token, wrapped to send it with every call.
     /// </summary>
-    private sealed class TrustingAuthority(System.Security.Cryptography.X509Certificates.X509Certificate2 authority) : System.ServiceModel.Description.IEndpointBehavior
+    private sealed class SoapHandler(System.Security.Cryptography.X509Certificates.X509Certificate2? authority,
+        System.Security.Cryptography.X509Certificates.X509Certificate2? clientCertificate, Hosting.ServiceToken? token) : System.ServiceModel.Description.IEndpointBehavior
     {
         public void AddBindingParameters(System.ServiceModel.Description.ServiceEndpoint endpoint, BindingParameterCollection bindingParameters) =>
             bindingParameters.Add(new Func<System.Net.Http.HttpClientHandler, System.Net.Http.HttpMessageHandler>(handler =>
             {
-                handler.ServerCertificateCustomValidationCallback = (_, certificate, chain, errors) =>
-                    certificate is not null && Hosting.TlsCertificates.IsFromAuthority(certificate, chain, errors, authority);
-                return handler;
+                if (authority is not null)
+                    handler.ServerCertificateCustomValidationCallback = (_, certificate, chain, errors) =>
+                        certificate is not null && Hosting.TlsCertificates.IsFromAuthority(certificate, chain, errors, authority);
+                if (clientCertificate is not null)
+                {
+                    handler.ClientCertificateOptions = System.Net.Http.ClientCertificateOption.Manual;
+                    handler.ClientCertificates.Add(clientCertificate);
+                }
+                return Transfer.BearerTokenHandler.Around(handler, token);
             }));
 
         public void ApplyClientBehavior(System.ServiceModel.Description.ServiceEndpoint endpoint, System.ServiceModel.Dispatcher.ClientRuntime clientRuntime) { }

@@ -22,6 +22,12 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
     /// <summary>Where the authority's certificate is (the server's TlsFolder).</summary>
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
+    /// <summary>SOAP only: the file holding the web service's bearer token (the server's TokenFile); empty: send none.</summary>
+    public string TokenFile { get; set; } = "";
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "WcfMaxMessageBytes");
 
     protected WcfBinding Binding { get; } = binding;
@@ -41,10 +47,14 @@ public abstract class WcfClientTask(WcfBinding binding, WcfVariant variant) : Tr
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' is not an absolute URI.");
         if (Binding == WcfBinding.Soap && Tls != (address.Scheme == Uri.UriSchemeHttps))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Address '{Address}' and Tls={Tls} disagree: SOAP over TLS is https://, without it http://.");
+        if (Binding == WcfBinding.NetTcp && TokenFile.Length > 0)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, "TokenFile is for SOAP over HTTP: net.tcp's server takes client certificates (ClientCertificates=true) instead.");
         var client = new WcfClient(Binding, Variant, address, Binding == WcfBinding.Soap ? "SoapServer" : "NetTcpServer")
         {
             MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, CallTimeout = TimeSpan.FromSeconds(TimeoutSeconds),
             Authority = Tls ? Streams.TlsConnector.AuthorityIn(TlsFolder) : null,
+            ClientCertificate = Tls && ClientCertificates ? Hosting.TlsCertificates.In(TlsFolder).LoadClientContext().TargetCertificate : null,
+            Token = Hosting.ServiceToken.Load(TokenFile),
         };
         return client.RunAsync(plan, importer, Resumption(plan, resumes: true), cancellationToken);
     }
@@ -124,6 +134,9 @@ public sealed class NetTcpServer : TransferServerTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): serve only clients presenting a certificate from the authority in TlsFolder.</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         if (MaxPendingRequests < 1 || MaxMessageBytes < 1024 || ConnectionTimeoutSeconds < 1 || MaxConnections < 1)
@@ -135,7 +148,7 @@ public sealed class NetTcpServer : TransferServerTask
         {
             BindAddress = BindAddress, Port = Port, MaxMessageBytes = MaxMessageBytes, MaxPendingRequests = MaxPendingRequests,
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxConnections = MaxConnections,
-            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions() : null,
+            Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions(ClientCertificates) : null,
         }, EventLog);
         System.Net.IPEndPoint endpoint;
         try

@@ -246,8 +246,9 @@ internal sealed class WebSocketByteStream(WebSocket socket) : Stream
 }
 
 /// <summary>Opens a WebSocket to the server's endpoint: the stream connector of the WebSocket transport.</summary>
-public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.Security.SslClientAuthenticationOptions? tls = null, TimeSpan? handshakeTimeout = null)
-    : IStreamConnector
+/// <param name="token">The service's bearer token, sent with each upgrade request; null: none.</param>
+public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, Hosting.ServiceToken? token = null, System.Net.Security.SslClientAuthenticationOptions? tls = null,
+    TimeSpan? handshakeTimeout = null) : IStreamConnector, IDisposable
 {
     /// <summary>
     /// Over wss://, the handler whose TLS trusts the server's authority alone (no callback that accepts anything): one for the
@@ -258,12 +259,16 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.S
 
     public string Endpoint => uri.ToString();
 
+    public void Dispose() => _secured?.Dispose();
+
     public async Task<StreamConnection> ConnectAsync(string serverTarget, CancellationToken cancellationToken)
     {
         var socket = new ClientWebSocket();
         socket.Options.KeepAliveInterval = keepAlive;
         socket.Options.KeepAliveTimeout = keepAlive;
         socket.Options.CollectHttpResponseDetails = true; // a refusal's status (503 at the connection limit) is read below
+        if (token is not null)
+            socket.Options.SetRequestHeader("Authorization", token.AuthorizationHeader);
         try
         {
             await (_secured is null ? socket.ConnectAsync(uri, cancellationToken) : socket.ConnectAsync(uri, _secured, cancellationToken)).ConfigureAwait(false);
@@ -280,8 +285,13 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.S
             socket.Dispose();
             throw status switch
             {
+                HttpStatusCode.Unauthorized => new IntegrationException(ErrorCodes.CredentialsRefused, token is null
+                    ? $"The WebSocket server at {uri} refused the upgrade (401): it takes only requests with its bearer token (TokenFile)."
+                    : $"The WebSocket server at {uri} refused the upgrade (401): the token in TokenFile is not its own."),
                 HttpStatusCode.ServiceUnavailable => new IntegrationException(ErrorCodes.ServerBusy,
                     $"The WebSocket server at {uri} refused the connection (503): it serves the most clients it takes at once; try again later."),
+                (HttpStatusCode)0 when uri.Scheme == "ws" && EndedUnanswered(e) => new IntegrationException(ErrorCodes.TlsRefused,
+                    $"The server at {uri.Authority} took the connection and ended it without answering the WebSocket upgrade: does it serve wss:// only (Tls=true)?", e),
                 (HttpStatusCode)0 => new IntegrationException(ErrorCodes.ConnectionFailed,
                     $"Cannot connect to {uri} ({e.Message}). Is the server running? Start it with: dotnet msbuild build.proj -t:{serverTarget}", e),
                 _ => new IntegrationException(ErrorCodes.RequestRefused,
@@ -293,5 +303,18 @@ public sealed class WebSocketConnector(Uri uri, TimeSpan keepAlive, System.Net.S
             socket.Dispose();
             throw;
         }
+    }
+
+    /// <summary>The connection was made and then ended before any answer (as a TLS-only server ends a plaintext client's), not refused.</summary>
+    private static bool EndedUnanswered(Exception e)
+    {
+        for (Exception? inner = e; inner is not null; inner = inner.InnerException)
+        {
+            if (inner is System.Net.Sockets.SocketException)
+                return false;
+            if (inner is HttpRequestException { HttpRequestError: HttpRequestError.ResponseEnded or HttpRequestError.InvalidResponse })
+                return true;
+        }
+        return false;
     }
 }

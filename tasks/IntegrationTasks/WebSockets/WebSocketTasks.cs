@@ -48,6 +48,9 @@ public sealed class WebSocketClient : StreamClientTask
     /// <summary>Mutual TLS: present the client certificate in TlsFolder (the server then takes only clients of its authority).</summary>
     public bool ClientCertificates { get; set; }
 
+    /// <summary>The file holding the web service's bearer token (the server's TokenFile), sent with the upgrade; empty: send none.</summary>
+    public string TokenFile { get; set; } = "";
+
     protected override string TransportName => "WebSocketClient";
     protected override string ServerTarget => "WebSocketServer";
     protected override ClientModel CreateModel() => new PipelinedClientModel(MaxInFlight);
@@ -60,8 +63,7 @@ public sealed class WebSocketClient : StreamClientTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Uri '{Uri}' is not a {scheme}:// URL{(Tls ? " (Tls=true)" : "")}.");
         if (KeepAliveSeconds < 1)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"KeepAliveSeconds must be at least 1 (was {KeepAliveSeconds}).");
-        return Tls
-            ? new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds), TlsConnector.TrustingFolder(TlsFolder, uri.Host, ClientCertificates), Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds))
-            : new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds));
+        return new WebSocketConnector(uri, TimeSpan.FromSeconds(KeepAliveSeconds), Hosting.ServiceToken.Load(TokenFile),
+            Tls ? TlsConnector.TrustingFolder(TlsFolder, uri.Host, ClientCertificates) : null, Hosting.TlsCertificates.HandshakeTimeout(TimeoutSeconds));
     }
 }

@@ -20,15 +20,15 @@ public sealed class JetStreamClient(string url, int client, string runId)
     public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    public BrokerClientTls? ClientTls { get; init; }
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks JetStream client", Credentials, Authority));
-        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks JetStream client", Credentials, ClientTls));
+        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken, ClientTls).ConfigureAwait(false);
         var js = new NatsJSContext(connection);
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;

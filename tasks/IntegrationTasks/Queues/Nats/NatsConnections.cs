@@ -11,34 +11,36 @@ internal static class NatsConnections
     /// messages silently — here the reader waits instead, and the socket with it (back-pressure). Pings every 5 s, two unanswered: a
     /// silent peer is noticed in about 15 s, not the library's 4 minutes.
     /// </summary>
-    public static NatsOpts ClientOptions(string url, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) => new()
+    public static NatsOpts ClientOptions(string url, string name, BrokerCredentials? credentials, BrokerClientTls? tls = null) => new()
     {
         Url = CheckedUrl(url), Name = name, SubPendingChannelFullMode = System.Threading.Channels.BoundedChannelFullMode.Wait,
         ConnectTimeout = TimeSpan.FromSeconds(10), PingInterval = TimeSpan.FromSeconds(5), MaxPingOut = 2,
         AuthOpts = credentials is null ? NatsAuthOpts.Default : NatsAuthOpts.Default with { Username = credentials.UserName, Password = credentials.Password },
         // Plaintext stays plaintext at a broker that also offers TLS (a Tls=false+true build's), where the library would otherwise
         // prefer TLS; a tls:// URL of the user's own keeps the library's default.
-        TlsOpts = authority is not null ? Secured(url, authority)
+        TlsOpts = tls is not null ? Secured(url, tls)
             : url.StartsWith("tls://", StringComparison.OrdinalIgnoreCase) ? NatsTlsOpts.Default : NatsTlsOpts.Default with { Mode = TlsMode.Disable },
     };
 
-    /// <summary>TLS required, the server's certificate chained to <paramref name="authority"/> alone and naming the URL's host (the library's own checks replaced).</summary>
-    private static NatsTlsOpts Secured(string url, System.Security.Cryptography.X509Certificates.X509Certificate2 authority) => NatsTlsOpts.Default with
+    /// <summary>TLS required, the server's certificate chained to the authority alone and naming the URL's host (the library's own checks replaced); the client's certificate presented if it has one.</summary>
+    private static NatsTlsOpts Secured(string url, BrokerClientTls tls) => NatsTlsOpts.Default with
     {
         Mode = TlsMode.Require,
         ConfigureClientAuthentication = options =>
         {
-            var ours = Hosting.TlsCertificates.ClientOptions(new Uri(url.Split(',')[0]).Host, authority);
+            var ours = Hosting.TlsCertificates.ClientOptions(new Uri(url.Split(',')[0]).Host, tls.Authority);
             options.TargetHost = ours.TargetHost;
             options.EnabledSslProtocols = ours.EnabledSslProtocols;
             options.CertificateChainPolicy = ours.CertificateChainPolicy;
             options.RemoteCertificateValidationCallback = null;
+            if (tls.Certificate is { } mine)
+                options.ClientCertificates = [mine];
             return ValueTask.CompletedTask;
         },
     };
 
     /// <summary>A server's connection: as a client's, and it reconnects (without limit, the library's default) soon after a broker restart.</summary>
-    public static NatsOpts ServerOptions(string url, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority = null) => ClientOptions(url, name, credentials, authority) with
+    public static NatsOpts ServerOptions(string url, string name, BrokerCredentials? credentials, BrokerClientTls? tls = null) => ClientOptions(url, name, credentials, tls) with
     {
         ReconnectWaitMin = TimeSpan.FromMilliseconds(100), ReconnectWaitMax = TimeSpan.FromSeconds(1),
     };
@@ -58,7 +60,7 @@ internal static class NatsConnections
         return url;
     }
 
-    public static async Task ConnectAsync(NatsConnection connection, string url, BrokerCredentials? credentials, CancellationToken cancellationToken)
+    public static async Task ConnectAsync(NatsConnection connection, string url, BrokerCredentials? credentials, CancellationToken cancellationToken, BrokerClientTls? tls = null)
     {
         try
         {
@@ -81,6 +83,9 @@ internal static class NatsConnections
         }
         catch (NatsException e)
         {
+            if (tls is not null && Uri.TryCreate(url.Split(',')[0], UriKind.Absolute, out var first)
+                && await tls.MissingCertificateAsync("NATS", first.Host, first.Port, e, cancellationToken).ConfigureAwait(false) is { } missing)
+                throw missing;
             throw new IntegrationException(ErrorCodes.BrokerUnavailable, $"NATS at {url} did not accept a connection: {e.Message}", e);
         }
     }

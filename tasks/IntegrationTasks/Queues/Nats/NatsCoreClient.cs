@@ -18,7 +18,7 @@ public sealed class NatsCoreClient(string url, string subject)
     public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    public BrokerClientTls? ClientTls { get; init; }
 
     /// <summary>
     /// How long one request waits for its answer: a request in the hands of a server that was killed is never answered, and this is
@@ -31,8 +31,8 @@ public sealed class NatsCoreClient(string url, string subject)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client", Credentials, Authority));
-        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
+        await using var connection = new NatsConnection(NatsConnections.ClientOptions(url, "IntegrationTasks client", Credentials, ClientTls));
+        await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken, ClientTls).ConfigureAwait(false);
         connected();
         importer.MarkSetupDone();
         long sent = 0, received = 0;

@@ -13,7 +13,7 @@ public abstract class NatsResponder(RecordSource source, string url, string conn
     public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    public BrokerClientTls? ClientTls { get; init; }
 
     private long _answered;
     private long _refused;
@@ -30,10 +30,10 @@ public abstract class NatsResponder(RecordSource source, string url, string conn
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
-        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName, Credentials, Authority));
+        var connection = new NatsConnection(NatsConnections.ServerOptions(url, connectionName, Credentials, ClientTls));
         try
         {
-            await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken).ConfigureAwait(false);
+            await NatsConnections.ConnectAsync(connection, url, Credentials, cancellationToken, ClientTls).ConfigureAwait(false);
             var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);
             var stopping = new CancellationTokenSource();
             var (serving, beforeStop) = await ServeAsync(connection, lookup, stopping.Token, cancellationToken).ConfigureAwait(false);

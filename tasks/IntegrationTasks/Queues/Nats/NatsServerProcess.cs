@@ -56,7 +56,8 @@ public static class NatsServerProcess
         """);
 
     private static string Listener(BrokerTls tls) => tls.Certificates is not { } certificates ? ""
-        : $"tls {{ cert_file: \"{certificates.ServerCertificatePath}\", key_file: \"{certificates.ServerKeyPath}\" }}" + (tls.Plaintext ? "\nallow_non_tls: true" : "");
+        : $"tls {{ cert_file: \"{certificates.ServerCertificatePath}\", key_file: \"{certificates.ServerKeyPath}\"{(tls.ClientCertificates ? $", ca_file: \"{certificates.AuthorityPath}\", verify: true" : "")} }}"
+          + (tls.Plaintext ? "\nallow_non_tls: true" : "");
 
     public static Task<BrokerProcess<NatsServerOptions>> StartAsync(NatsServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {

@@ -67,11 +67,14 @@ public sealed class NatsServer : TransferServerTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog)
         {
-            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{NatsCoreServer.Subject}", serve);
@@ -92,11 +95,14 @@ public sealed class NatsJetStreamServer : TransferServerTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new JetStreamServer(source, NatsUrl, EventLog)
         {
-            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{JetStreamTopology.RequestStream}", serve);
@@ -118,6 +124,9 @@ public abstract class NatsClientTask : ResumingQueueClientTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
 }
 
@@ -130,7 +139,7 @@ public sealed class NatsClient : NatsClientTask
         CancellationToken cancellationToken) =>
         new NatsCoreClient(NatsUrl, NatsCoreServer.Subject)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
@@ -151,7 +160,7 @@ public sealed class NatsJetStream : NatsClientTask
         CancellationToken cancellationToken) =>
         new JetStreamClient(NatsUrl, ClientIndex, _runId)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }

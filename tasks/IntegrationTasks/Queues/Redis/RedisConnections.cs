@@ -19,8 +19,8 @@ internal static class RedisConnections
     public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, CancellationToken cancellationToken) =>
         await ConnectAsync(endpoint, name, credentials, null, cancellationToken).ConfigureAwait(false);
 
-    /// <summary>As above, over TLS when <paramref name="authority"/> is given: the server's certificate must chain to it and name the endpoint's host.</summary>
-    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, System.Security.Cryptography.X509Certificates.X509Certificate2? authority,
+    /// <summary>As above, over TLS when <paramref name="tls"/> is given: the server's certificate must chain to its authority and name the endpoint's host.</summary>
+    public static async Task<ConnectionMultiplexer> ConnectAsync(string endpoint, string name, BrokerCredentials? credentials, BrokerClientTls? tls,
         CancellationToken cancellationToken)
     {
         var options = new ConfigurationOptions
@@ -28,19 +28,20 @@ internal static class RedisConnections
             EndPoints = { CheckedEndpoint(endpoint) }, ClientName = name, AbortOnConnectFail = true, ConnectTimeout = 10_000, AsyncTimeout = 10_000,
             SyncTimeout = 10_000, KeepAlive = 5, ConnectRetry = 1, User = credentials?.UserName, Password = credentials?.Password,
         };
-        if (authority is not null)
+        if (tls is not null)
         {
             options.Ssl = true;
             options.SslHost = HostAndPort(endpoint).Host;
             options.SslProtocols = Hosting.TlsCertificates.Protocols;
-            options.CertificateValidation += (_, certificate, chain, errors) =>
-                certificate is System.Security.Cryptography.X509Certificates.X509Certificate2 presented && Hosting.TlsCertificates.IsFromAuthority(presented, chain, errors, authority);
+            options.CertificateValidation += tls.Trusts;
+            if (tls.Certificate is { } mine)
+                options.CertificateSelection += (_, _, _, _, _) => mine;
         }
         try
         {
             return await ConnectionMultiplexer.ConnectAsync(options).WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (RedisConnectionException e) when (authority is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
+        catch (RedisConnectionException e) when (tls is not null && Streams.TlsConnector.HandshakeRefusal(e) is { } refused)
         {
             throw new IntegrationException(ErrorCodes.TlsRefused, $"TLS with Redis at {endpoint} failed: {refused.Message}", e);
         }
@@ -49,7 +50,9 @@ internal static class RedisConnections
             // The library says only that it could not connect; the server says why to whoever asks.
             // Asked in plaintext, so not of a TLS listener (it would not answer); without logging in, so a server that takes only its user
             // answers NOAUTH whatever went wrong: that says "refused" only to a client that has no credentials to offer.
-            var refusal = authority is null ? await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) : null;
+            if (tls is not null && await tls.MissingCertificateAsync("Redis", HostAndPort(endpoint).Host, HostAndPort(endpoint).Port, e, cancellationToken).ConfigureAwait(false) is { } missing)
+                throw missing;
+            var refusal = tls is null ? await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) : null;
             if (e.FailureType == ConnectionFailureType.AuthenticationFailure
                 || credentials is null && refusal is not null && refusal.StartsWith("-NOAUTH", StringComparison.Ordinal))
                 throw new IntegrationException(ErrorCodes.CredentialsRefused, credentials is null

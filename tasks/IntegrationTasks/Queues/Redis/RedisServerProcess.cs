@@ -63,10 +63,10 @@ public static class RedisServerProcess
 
         """);
 
-    /// <summary>The TLS listener's lines: TLS 1.2 and 1.3, the suite's certificate, no client certificates asked for.</summary>
-    private static string Listener(RedisServerOptions options) => options.Tls.Certificates is not { } tls ? "" : string.Join('\n',
-        string.Create(CultureInfo.InvariantCulture, $"tls-port {options.TlsPort}"), $"tls-cert-file \"{tls.ServerCertificatePath}\"", $"tls-key-file \"{tls.ServerKeyPath}\"",
-        $"tls-ca-cert-file \"{tls.AuthorityPath}\"", "tls-auth-clients no", "tls-protocols \"TLSv1.2 TLSv1.3\"");
+    /// <summary>The TLS listener's lines: TLS 1.2 and 1.3, the suite's certificate, client certificates from its authority asked for with ClientCertificates.</summary>
+    private static string Listener(RedisServerOptions options) => options.Tls is not { Certificates: { } certificates } tls ? "" : string.Join('\n',
+        string.Create(CultureInfo.InvariantCulture, $"tls-port {options.TlsPort}"), $"tls-cert-file \"{certificates.ServerCertificatePath}\"", $"tls-key-file \"{certificates.ServerKeyPath}\"",
+        $"tls-ca-cert-file \"{certificates.AuthorityPath}\"", tls.ClientCertificates ? "tls-auth-clients yes" : "tls-auth-clients no", "tls-protocols \"TLSv1.2 TLSv1.3\"");
 
     /// <summary>The ACL lines: none without credentials; else the default user off, without password, and the one user.</summary>
     private static string Users(BrokerCredentials? credentials) => credentials is null ? "" : string.Join('\n',

@@ -19,15 +19,15 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
     public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    public BrokerClientTls? ClientTls { get; init; }
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
     {
         if (pending.Count == 0)
             return new TransferResult(0, 0);
-        using var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client", Credentials, Authority, cancellationToken).ConfigureAwait(false);
-        using var reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client reads", Credentials, Authority, cancellationToken).ConfigureAwait(false);
+        using var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client", Credentials, ClientTls, cancellationToken).ConfigureAwait(false);
+        using var reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks client reads", Credentials, ClientTls, cancellationToken).ConfigureAwait(false);
         var db = commands.GetDatabase();
         var readDb = reads.GetDatabase();
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

@@ -19,7 +19,7 @@ public sealed class RedisStreamResponder(RecordSource source, string endpoint, I
     public BrokerCredentials? Credentials { get; init; }
 
     /// <summary>Over TLS: the authority the server's certificate must chain to; null: plaintext.</summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Authority { get; init; }
+    public BrokerClientTls? ClientTls { get; init; }
 
     private long _answered;
     private long _refused;
@@ -31,12 +31,12 @@ public sealed class RedisStreamResponder(RecordSource source, string endpoint, I
 
     public async Task<Func<CancellationToken, Task>> StartAsync(CancellationToken cancellationToken)
     {
-        var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server", Credentials, Authority, cancellationToken).ConfigureAwait(false);
+        var commands = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server", Credentials, ClientTls, cancellationToken).ConfigureAwait(false);
         ConnectionMultiplexer? reads = null;
         try
         {
             // Blocking reads on a connection of their own: StackExchange.Redis pipelines every command on a connection.
-            reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server reads", Credentials, Authority, cancellationToken).ConfigureAwait(false);
+            reads = await RedisConnections.ConnectAsync(endpoint, "IntegrationTasks server reads", Credentials, ClientTls, cancellationToken).ConfigureAwait(false);
             var db = commands.GetDatabase();
             await RedisStreamTopology.EnsureGroupAsync(db, RedisStreamTopology.RequestStream, RedisStreamTopology.ServerGroup).ConfigureAwait(false);
             var lookup = await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false);

@@ -72,12 +72,15 @@ public sealed class RedisStreamsServer : TransferServerTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new RedisStreamResponder(source, RedisEndpoint, EventLog)
         {
             Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
-            Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+            ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"redis://{RedisEndpoint}/{RedisStreamTopology.RequestStream}", serve);
@@ -104,6 +107,9 @@ public sealed class RedisStreams : ResumingQueueClientTask
     public bool Tls { get; set; }
     public string TlsFolder { get; set; } = "";
 
+    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
+    public bool ClientCertificates { get; set; }
+
     protected override string TransportName => "RedisStreams";
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
     protected override bool IdempotentImport => true;
@@ -116,7 +122,7 @@ public sealed class RedisStreams : ResumingQueueClientTask
         new RedisStreamClient(RedisEndpoint, ClientIndex, _runId)
             {
                 MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
-                Authority = BrokerClientTls.Authority(Tls, TlsFolder),
+                ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
