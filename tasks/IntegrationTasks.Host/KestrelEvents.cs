@@ -49,6 +49,12 @@ internal sealed class KestrelEvents : ILoggerProvider
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
             var name = eventId.Name ?? "";
+            if (name == "HttpsConnectionEstablished" && state is IReadOnlyList<KeyValuePair<string, object?>> values
+                && values.FirstOrDefault(v => string.Equals(v.Key, "ConnectionId", StringComparison.OrdinalIgnoreCase)).Value is string connectionId)
+            {
+                StallGuard.MarkTlsEstablished(connectionId);
+                return;
+            }
             if (!Codes.TryGetValue(name, out var code))
             {
                 if (logLevel >= LogLevel.Warning && ClientCategories.Contains(category, StringComparer.Ordinal))

@@ -91,6 +91,7 @@ builder.WebHost.ConfigureKestrel(kestrel =>
     });
 });
 var app = builder.Build();
+app.Use(StallGuard.MarkRequestAsync);
 app.Use(ConnectionLimit.RefuseOverLimitAsync);
 if (serviceToken is not null)
     app.Use(new ServiceTokenGuard(serviceToken, app.Services.GetRequiredService<ILoggerFactory>().CreateLogger("IntegrationTasks.Host.ServiceToken")).RequireTokenAsync);

@@ -13,6 +13,7 @@ namespace IntegrationTasks.Host;
 internal static class StallGuard
 {
     private const string GuardedByProtocolKey = "IntegrationTasks.GuardedByProtocol";
+    private const string RequestSeenKey = "IntegrationTasks.RequestSeen";
 
     /// <summary>How much longer this guard waits on a connection whose protocol has a guard of its own that can say why.</summary>
     private static readonly TimeSpan ProtocolGrace = TimeSpan.FromSeconds(5);
@@ -24,11 +25,25 @@ internal static class StallGuard
     public static void LeaveToProtocol(HttpContext context)
     {
         if (context.Features.Get<Microsoft.AspNetCore.Connections.Features.IConnectionItemsFeature>()?.Items.TryGetValue(GuardedByProtocolKey, out var flag) == true)
-            ((ProtocolGuardFlag)flag!).Set();
+            ((ConnectionFlag)flag!).Set();
+    }
+
+    /// <summary>Connections whose TLS handshake succeeded (Kestrel's event, <see cref="KestrelEvents"/>), until they end.</summary>
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> TlsEstablished = new(StringComparer.Ordinal);
+
+    /// <summary>Kestrel completed the connection's TLS handshake.</summary>
+    public static void MarkTlsEstablished(string connectionId) => TlsEstablished[connectionId] = true;
+
+    /// <summary>The first middleware: the connection carried a request (one that did not, after a TLS handshake, is told below).</summary>
+    public static Task MarkRequestAsync(HttpContext context, Func<Task> next)
+    {
+        if (context.Features.Get<Microsoft.AspNetCore.Connections.Features.IConnectionItemsFeature>()?.Items.TryGetValue(RequestSeenKey, out var flag) == true)
+            ((ConnectionFlag)flag!).Set();
+        return next();
     }
 
     /// <summary>Put in the connection's items when it opens, so that the watchdog reads a field, never the dictionary the request writes.</summary>
-    private sealed class ProtocolGuardFlag
+    private sealed class ConnectionFlag
     {
         private volatile bool _set;
         public bool IsSet => _set;
@@ -39,8 +54,10 @@ internal static class StallGuard
         listen.Use(next => async connection =>
         {
             var traffic = new TrafficClock();
-            var guardedByProtocol = new ProtocolGuardFlag();
+            var guardedByProtocol = new ConnectionFlag();
+            var requestSeen = new ConnectionFlag();
             connection.Items[GuardedByProtocolKey] = guardedByProtocol;
+            connection.Items[RequestSeenKey] = requestSeen;
             var transport = connection.Transport;
             connection.Transport = new DuplexPipe(new WatchedReader(transport.Input, traffic), new WatchedWriter(transport.Output, traffic));
             using var watching = new CancellationTokenSource();
@@ -54,12 +71,18 @@ internal static class StallGuard
             finally
             {
                 await watching.CancelAsync().ConfigureAwait(false);
-                await watchdog.ConfigureAwait(false);
+                var dropped = await watchdog.ConfigureAwait(false);
                 connection.Transport = transport;
+                // A .NET client judges the certificate after its side of the handshake: one that refused it ends the connection
+                // then, before any request, and Kestrel itself says nothing of it.
+                if (TlsEstablished.TryRemove(connection.ConnectionId, out _) && !dropped && !requestSeen.IsSet)
+                    log.LogWarning("{Code}: the connection from {Peer} ended right after its TLS handshake, before any request: did the client refuse this server's certificate?",
+                        ErrorCodes.TlsRefused, connection.RemoteEndPoint);
             }
         });
 
-    private static async Task WatchAsync(ConnectionContext connection, TrafficClock traffic, ProtocolGuardFlag guardedByProtocol, TimeSpan timeout, ILogger log,
+    /// <summary>Whether it dropped the connection.</summary>
+    private static async Task<bool> WatchAsync(ConnectionContext connection, TrafficClock traffic, ConnectionFlag guardedByProtocol, TimeSpan timeout, ILogger log,
         CancellationToken cancellationToken)
     {
         try
@@ -73,13 +96,14 @@ internal static class StallGuard
                     log.LogWarning("{Code}: dropped the connection from {Peer}: nothing moved either way for {Seconds:0.###} s (ConnectionTimeoutSeconds{Grace}).",
                         ErrorCodes.ConnectionStalled, connection.RemoteEndPoint, limit.TotalSeconds, guardedByProtocol.IsSet ? ", and a grace for the protocol's own guard" : "");
                     connection.Abort(new ConnectionAbortedException("Stalled beyond ConnectionTimeoutSeconds."));
-                    return;
+                    return true;
                 }
                 await Task.Delay(limit - quiet, cancellationToken).ConfigureAwait(false);
             }
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
+            return false;
         }
     }
 

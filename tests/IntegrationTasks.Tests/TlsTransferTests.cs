@@ -320,6 +320,9 @@ public sealed class TlsTransferTests
         var refused = new FakeBuildEngine();
         Assert.IsFalse(await Task.Run(client(server, databases, other, refused).Execute), refused.Log);
         Assert.IsTrue(refused.HasErrorCode(ErrorCodes.TlsRefused), refused.Log);
+        // The client refused the certificate after the handshake: the host says so in one coded line.
+        await Eventually.WaitUntilAsync(() => server.Log.Contains($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the host's coded line",
+            TimeSpan.FromSeconds(15), () => server.Log);
         if (alsoRefused is not null)
             await alsoRefused(server, databases);
 
