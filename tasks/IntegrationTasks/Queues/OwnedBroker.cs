@@ -37,8 +37,46 @@ internal sealed class OwnedBroker : IDisposable
         // before the last of them has run, so the way out waits for every broker's stop too (each stop runs once, whoever asks).
         BuildTermination.StopOnTermination(() => StopAsync(CancellationToken.None));
         // A broker started in one of MSBuild's worker nodes is not reached by a signal sent to the build: the node ends when the build's
-        // process is gone, and stops it on its way out.
+        // process is gone, and stops it on its way out — but only once the task it is running has finished, which under load took
+        // minutes. So the node also watches the build's process and stops the broker as soon as that is gone.
         AppDomain.CurrentDomain.ProcessExit += StopOnExit;
+        if (BuildProcessOfThisNode() is { } build)
+            _ = StopWhenGoneAsync(build);
+    }
+
+    /// <summary>The build's own process when this is one of MSBuild's worker nodes (started with /nodemode, a child of the build); else null.</summary>
+    private static System.Diagnostics.Process? BuildProcessOfThisNode()
+    {
+        if (!OperatingSystem.IsLinux() || !Environment.GetCommandLineArgs().Any(a => a.Contains("nodemode:", StringComparison.OrdinalIgnoreCase)))
+            return null;
+        try
+        {
+            // /proc/self/stat: "pid (comm) state ppid …"; the command may hold spaces and parentheses, so read after the last ')'.
+            var stat = File.ReadAllText("/proc/self/stat");
+            var parent = int.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[1], System.Globalization.CultureInfo.InvariantCulture);
+            return parent > 1 ? System.Diagnostics.Process.GetProcessById(parent) : null;
+        }
+        catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException)
+        {
+            return null;
+        }
+    }
+
+    private async Task StopWhenGoneAsync(System.Diagnostics.Process build)
+    {
+        using (build)
+        {
+            try
+            {
+                await build.WaitForExitAsync().ConfigureAwait(false);
+            }
+            catch (InvalidOperationException)
+            {
+                // Not a process this one may wait for: the node's own exit stops the broker.
+                return;
+            }
+        }
+        Dispose();
     }
 
     private void StopOnExit(object? sender, EventArgs e) => Dispose();
