@@ -45,7 +45,7 @@ public sealed class HandStartedServerTests
         var port = TestPorts.Free();
         using var build = HandStartedServer.Start("RunAll", artifacts, port, "-p:Transports=TcpClient2", "-p:Peers=false",
             "-p:RecordCounts=50000", "-p:Repetitions=20", "-p:Warmup=false");
-        await build.Screen.WaitForAsync("RunAll round 1 of 20", TimeSpan.FromSeconds(180));
+        await build.Screen.WaitForAsync("repetition 1 of 20", TimeSpan.FromSeconds(180));
         using (var term = System.Diagnostics.Process.Start("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
             await term.WaitForExitAsync();
         await build.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(90));
@@ -53,5 +53,12 @@ public sealed class HandStartedServerTests
         Assert.IsTrue(build.Screen.Lines.Any(l => l.StartsWith($"{IntegrationTasks.Common.ErrorCodes.BuildTerminated}: ", StringComparison.Ordinal)), build.Screen.ToString());
         HostingTests.AssertPortFree(port);
         HostingTests.AssertEndedCleanly(artifacts);
+        // The history keeps what was recorded before the build was stopped: readable, the RunAll not finished.
+        var history = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(artifacts, "results.db")}");
+        var stopped = (await history.ListAsync(CancellationToken.None)).Single();
+        Assert.AreEqual(HistoryEntry.Running, stopped.Status);
+        var runs = (await history.LoadAsync(stopped.Id, CancellationToken.None)).Measurements;
+        Assert.IsNotEmpty(runs);
+        Assert.IsTrue(runs.All(r => r.Transport == "TcpClient2" && r.Verified && r.Records == 50_000), string.Join("\n", runs));
     }
 }

@@ -29,9 +29,11 @@ public static class ComparisonMarkdown
     /// <summary>"+2.3%", "-1.0%"; a change that rounds to zero is "+0.0%" either side (with two sections .NET wrote "-+0.0%").</summary>
     private static string SignedPercent(double percent) => percent.ToString("+0.0;-0.0;+0.0", CultureInfo.InvariantCulture) + "%";
 
-    public static string Of(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent, bool diagnostics = false)
+    public static string Of(IReadOnlyList<ComparisonRow> rows, IReadOnlyList<string> differences, double thresholdPercent, bool diagnostics = false, string? which = null)
     {
         var md = new StringBuilder("# Comparison with a previous run\n\n");
+        if (which is not null)
+            md.Append(which).Append("\n\n");
         if (differences.Count > 0)
             md.Append("Not the same conditions — read with care:\n\n").AppendJoin("", differences.Select(d => $"- {d}\n")).Append('\n');
         md.Append(ReportTable.Markdown(Columns(thresholdPercent), rows));
@@ -75,14 +77,24 @@ public static class ComparisonMarkdown
 
 
 /// <summary>
-/// Compares this run's results with a previous results file: the change of each transport with its
-/// significance (Welch's test), and a coded error — a failed build, so usable as a CI gate — for
-/// every chosen transport that got slower beyond the threshold with significance.
+/// Compares two RunAlls: by their ids in the results database (by default the latest and the previous one like it), or two
+/// results files. The change of each transport with its significance (Welch's test), and a coded error — a failed build, so usable
+/// as a CI gate — for every chosen transport that got slower beyond the threshold with significance.
 /// </summary>
 public sealed class CompareResults : IntegrationTask
 {
-    [Required] public string Baseline { get; set; } = "";
-    [Required] public string Current { get; set; } = "";
+    /// <summary>A previous results.json; empty: compare from the results database.</summary>
+    public string Baseline { get; set; } = "";
+
+    /// <summary>The results.json to compare with <see cref="Baseline"/> (file mode only).</summary>
+    public string Current { get; set; } = "";
+
+    /// <summary>The RunAlls compared in the database (-t:History lists them): 0 for the latest complete one, and for the one before it like it.</summary>
+    public long BaseRun { get; set; }
+    public long CurrentRun { get; set; }
+
+    public string HistoryProvider { get; set; } = "Sqlite";
+    public string HistoryConnString { get; set; } = "";
 
     /// <summary>The transports that gate; empty means all.</summary>
     public string[] Transports { get; set; } = [];
@@ -99,19 +111,20 @@ public sealed class CompareResults : IntegrationTask
 
     [Output] public int Regressions { get; private set; }
 
-    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var before = ResultsFile.Load(Baseline);
-        var after = ResultsFile.Load(Current);
+        var (before, after, beforeName, afterName, which) = Baseline.Length > 0
+            ? (ResultsFile.Load(Baseline), ResultsFile.Load(Current), Baseline, Current, null)
+            : await FromHistoryAsync(cancellationToken).ConfigureAwait(false);
         var gated = Transports.SelectMany(t => t.Split('+')).Select(t => t.Trim()).Where(t => t.Length > 0).ToHashSet();
-        CheckGated(gated, before, after);
+        CheckGated(gated, (beforeName, before), (afterName, after));
         var rows = Comparison.Compare(before, after);
         if (rows.Count == 0)
-            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{Baseline} and {Current} have no transport and record count in common.");
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{beforeName} and {afterName} have no transport and record count in common.");
         var differences = Comparison.Differences(before, after);
         foreach (var difference in differences)
             Log.LogWarning(null, ErrorCodes.ResultsNotComparable, null, null, 0, 0, 0, 0, "The runs differ: {0}", difference);
-        var markdown = ComparisonMarkdown.Of(rows, differences, ThresholdPercent, NoiseDiagnostics);
+        var markdown = ComparisonMarkdown.Of(rows, differences, ThresholdPercent, NoiseDiagnostics, which);
         if (!string.IsNullOrEmpty(OutputFile))
         {
             // Comparing two runs kept elsewhere from a fresh ArtifactsDir: its results folder is not there yet.
@@ -126,17 +139,38 @@ public sealed class CompareResults : IntegrationTask
                 "{0} at {1:N0} records regressed {2:F1}% ({3:F3} s → {4:F3} s, p={5:0.###}), over the {6}% threshold.",
                 row.Transport, row.Records, row.ChangePercent, row.Before.Mean, row.After.Mean, row.PValue, ThresholdPercent);
         }
-        return Task.CompletedTask;
+    }
+
+    /// <summary>The two RunAlls from the database: the ones named, else the latest complete one and the previous one like it.</summary>
+    private async Task<(ResultsFile, ResultsFile, string, string, string)> FromHistoryAsync(CancellationToken cancellationToken)
+    {
+        if (HistoryConnString.Length == 0)
+            throw new IntegrationException(ErrorCodes.MissingBaseline, "Compare needs -p:Baseline=<a previous results-….json>, or the results database (History=true).");
+        var history = ResultsHistory.Open(HistoryProvider, HistoryConnString);
+        var entries = await history.ListAsync(cancellationToken).ConfigureAwait(false);
+        var current = CurrentRun > 0 ? CurrentRun
+            : entries.LastOrDefault(e => e.Status == HistoryEntry.Complete)?.Id
+              ?? throw new IntegrationException(ErrorCodes.MissingBaseline, $"The results database ({history.Database.Describe()}) holds no finished RunAll yet: run one first.");
+        var baseline = BaseRun > 0 ? BaseRun
+            : await history.PreviousLikeAsync(current, cancellationToken).ConfigureAwait(false)
+              ?? throw new IntegrationException(ErrorCodes.MissingBaseline,
+                  $"No RunAll before {current} in the results database measured any of its runs (a transport at a record count under the same settings): name one with -p:BaseRun= (list them with -t:History).");
+        string Describe(long id) => entries.FirstOrDefault(e => e.Id == id) is { } e
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"RunAll {id} ({e.StartedUtc:yyyy-MM-dd HH:mm} UTC, commit {e.Commit}{(e.Status == HistoryEntry.Complete ? "" : ", not finished")})")
+            : $"RunAll {id}";
+        Log.LogMessage(MessageImportance.High, "Comparing {0} with {1}.", Describe(current), Describe(baseline));
+        return (await history.LoadAsync(baseline, cancellationToken).ConfigureAwait(false), await history.LoadAsync(current, cancellationToken).ConfigureAwait(false),
+            $"RunAll {baseline}", $"RunAll {current}", $"Before: {Describe(baseline)}. After: {Describe(current)}.");
     }
 
     /// <summary>A gate that checks nothing must not pass: every transport it names is known and was measured in both runs.</summary>
-    private void CheckGated(IReadOnlySet<string> gated, ResultsFile before, ResultsFile after)
+    private void CheckGated(IReadOnlySet<string> gated, (string Name, ResultsFile Results) before, (string Name, ResultsFile Results) after)
     {
         var unknown = gated.Where(t => KnownTransports.Length > 0 && !KnownTransports.Contains(t, StringComparer.Ordinal)).Order().ToList();
         if (unknown.Count > 0)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"Unknown transport(s) in CompareTransports: {string.Join(", ", unknown)}. Known: {string.Join(", ", KnownTransports)}.");
-        foreach (var (file, results) in new[] { (Baseline, before), (Current, after) })
+        foreach (var (file, results) in new[] { before, after })
         {
             var measured = results.Measurements.Where(m => m.Completed && !m.Warmup).Select(m => m.Transport).ToHashSet();
             var missing = gated.Where(t => !measured.Contains(t)).Order().ToList();

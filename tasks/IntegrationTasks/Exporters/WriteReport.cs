@@ -49,7 +49,17 @@ public sealed class WriteReport : IntegrationTask
     /// </summary>
     public string[] MergeRuns { get; set; } = [];
 
+    /// <summary>The results database (<see cref="ResultsHistory"/>): the RunAll its runs began there is finished with this report's environment.</summary>
+    public string HistoryProvider { get; set; } = "Sqlite";
+    public string HistoryConnString { get; set; } = "";
+
     [Output] public string[] Files { get; private set; } = [];
+
+    /// <summary>How many earlier RunAlls the report's explorer holds.</summary>
+    private const int MaxEarlierRunAlls = 20;
+
+    /// <summary>The RunAll's id in the results database (0 when this report's runs are not there: a report of an earlier run's log).</summary>
+    [Output] public long HistoryId { get; private set; }
 
     /// <summary>How often the reference ran when ReferenceEvery put it between the rounds' other runs; empty when it ran once a round.</summary>
     internal static string ReferenceRunsBetween(IReadOnlyList<Measurement> measurements)
@@ -134,7 +144,23 @@ public sealed class WriteReport : IntegrationTask
         var encodings = Transports.Select(TransportDefinition.From).Where(t => t.Encoding.Length > 0).ToDictionary(t => t.Name, t => t.Encoding, StringComparer.Ordinal);
         var model = ReportModel.Of(measurements, environment,
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
+        var history = HistoryConnString.Length > 0 ? ResultsHistory.Open(HistoryProvider, HistoryConnString) : null;
+        var historyId = history is null ? null : RunState.For(BuildEngine, ResultsFile).HistoryId;
+        if (history is not null && measurements.Count > 0)
+            // The explorer follows each run key across the RunAlls before this one (the latest few: the page stays light).
+            model = model with
+            {
+                RunAllId = historyId,
+                History = [.. (await history.EarlierAsync(historyId, MaxEarlierRunAlls, cancellationToken).ConfigureAwait(false)).Select(e => HistoryRunAll.From(e.Entry, e.Results))],
+            };
         Files = [.. ReportFiles.Write(OutputDirectory, model, HistoryDirectory)];
+        if (history is not null && historyId is { } id)
+        {
+            await history.FinishAsync(id, environment, RunHistory.Settings(settings), DateTimeOffset.UtcNow, cancellationToken).ConfigureAwait(false);
+            HistoryId = id;
+            Log.LogMessage(MessageImportance.High, "History: RunAll {0} in {1} (compare it with the previous one like it: dotnet msbuild build.proj -t:Compare).", id,
+                history.Database.Describe());
+        }
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,
                 entry.Fix.Length > 0 ? $" Fix: {entry.Fix}" : "");

@@ -55,6 +55,13 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The server's name (its log's), under which the build's <see cref="RunState"/> keeps its previous reading.</summary>
     private string ServerName => string.IsNullOrEmpty(ServerLogFile) ? "" : Path.GetFileNameWithoutExtension(ServerLogFile);
 
+    /// <summary>The results database the run is also appended to (<see cref="ResultsHistory"/>); no connection string: none.</summary>
+    public string HistoryProvider { get; set; } = "Sqlite";
+    public string HistoryConnString { get; set; } = "";
+
+    /// <summary>The repository, for the commit the database keeps with the RunAll.</summary>
+    public string? RepositoryRoot { get; set; }
+
     /// <summary>The order the repetitions ran in: the shuffle's seed when interleaved (PlanRunAll), none when by transport.</summary>
     public int RoundSeed { get; set; }
 
@@ -78,7 +85,7 @@ public sealed class RecordMeasurement : IntegrationTask
             : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now);
     }
 
-    protected override Task ExecuteAsync(CancellationToken cancellationToken)
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var state = RunState.For(BuildEngine, ResultsFile);
         if (state.OtherProcess is { } owner)
@@ -123,6 +130,9 @@ public sealed class RecordMeasurement : IntegrationTask
         };
         MeasurementLog.Append(ResultsFile, measurement);
         state.Record(measurement);
+        await RunHistory.AppendAsync(state, HistoryProvider, HistoryConnString, () => (RepositoryRoot is null ? "unknown" : RunEnvironment.GitCommit(RepositoryRoot),
+            Path.GetDirectoryName(Path.GetFullPath(ResultsFile))!, RunHistory.Settings((BuildEngine as IBuildEngine6)?.GetGlobalProperties() ?? new Dictionary<string, string>())),
+            measurement, cancellationToken).ConfigureAwait(false);
         RunVerification.Delete(RunFile);
         if (fault is { Injected: false })
             Log.LogWarning(null, ErrorCodes.FaultNotInjected, null, null, 0, 0, 0, 0,
@@ -132,11 +142,10 @@ public sealed class RecordMeasurement : IntegrationTask
         {
             Log.LogMessage(MessageImportance.High, "{0}, {1}: failed cleanly under the injected fault {2} with {3} after {4:F3} s, {5:N0} records committed in whole batches.",
                 Transport, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", measurement.Fault, code, measurement.ElapsedSeconds, measurement.RecordsCommitted);
-            return Task.CompletedTask;
+            return;
         }
         Log.LogMessage(MessageImportance.High, "{0} {1:N0} records, {2}{3}: {4:F3} s, {5:N0} records/s, verified.",
             Transport, measurement.Records, Repetition == 0 ? "warm-up run" : $"repetition {Repetition}", TotalRepetitions > 0 && Repetition > 0 ? $" of {TotalRepetitions}" : "",
             measurement.ElapsedSeconds, measurement.RecordsPerSecond);
-        return Task.CompletedTask;
     }
 }

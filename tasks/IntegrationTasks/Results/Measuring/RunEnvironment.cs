@@ -41,7 +41,8 @@ public static class RunEnvironment
         }
     }
 
-    private static string GitCommit(string repositoryRoot)
+    /// <summary>The repository's commit (12 digits), marked when the work tree has uncommitted changes.</summary>
+    public static string GitCommit(string repositoryRoot)
     {
         try
         {

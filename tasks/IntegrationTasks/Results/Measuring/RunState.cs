@@ -104,6 +104,25 @@ public sealed class RunState
             _runs.Add(run);
     }
 
+    private Task<long>? _historyId;
+
+    /// <summary>This build's RunAll in the results database: begun by its first recorded run (<paramref name="begin"/>), the same id after.</summary>
+    public Task<long> HistoryIdAsync(Func<Task<long>> begin)
+    {
+        lock (_gate)
+            return _historyId is { IsFaulted: false, IsCanceled: false } begun ? begun : _historyId = begin();
+    }
+
+    /// <summary>The id, once a run began it; null when this build recorded nothing in the database.</summary>
+    public long? HistoryId
+    {
+        get
+        {
+            lock (_gate)
+                return _historyId is { IsCompletedSuccessfully: true } begun ? begun.Result : null;
+        }
+    }
+
     /// <summary>The round after which StopAtPrecision stopped the rounds; null while they go on.</summary>
     public int? StoppedAfterRound
     {

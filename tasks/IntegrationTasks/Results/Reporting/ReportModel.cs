@@ -28,6 +28,12 @@ public sealed record ReportModel(
     IReadOnlyList<LabSection> Labs,
     bool Diagnostics)
 {
+    /// <summary>This report's RunAll's id in the results database; null when it is not in one.</summary>
+    public long? RunAllId { get; init; }
+
+    /// <summary>Earlier RunAlls from the results database, for the explorer's history.</summary>
+    public IReadOnlyList<HistoryRunAll> History { get; init; } = [];
+
     public static ReportModel Of(IReadOnlyList<Measurement> allRuns, IReadOnlyDictionary<string, string> environment, ReportOptions options,
         IReadOnlyList<LabSection> labs)
     {
@@ -43,4 +49,12 @@ public sealed record ReportModel(
             options.Failed, options.NotRun, faults, options.Noise, tables, series, sweeps, ReportContent.Sweeps(measurements),
             LatencySweep.Curves(measurements), ClientLoad.Curves(measurements), labs, options.Diagnostics);
     }
+}
+
+/// <summary>An earlier RunAll as the report's explorer shows it beside this one: its id, start, commit and rows.</summary>
+public sealed record HistoryRunAll(string Id, string Started, string Commit, IReadOnlyList<TransportSummary> Summaries)
+{
+    public static HistoryRunAll From(HistoryEntry entry, ResultsFile results) =>
+        new(entry.Id.ToString(System.Globalization.CultureInfo.InvariantCulture), entry.StartedUtc.ToString("yyyy-MM-dd HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture),
+            entry.Commit, IntegrationTasks.Results.Summaries.Of(results.Measurements.Where(m => m.Completed).ToList()));
 }
