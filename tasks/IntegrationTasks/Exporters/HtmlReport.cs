@@ -6,7 +6,7 @@ using IntegrationTasks.Results;
 namespace IntegrationTasks.Exporters;
 
 /// <summary>
-/// report.html: one self-contained file (no scripts, no network) with inline SVG charts — mean time
+/// report.html: one self-contained file (nothing asked of the network): the explorer (<see cref="ExplorerHtml"/>), inline SVG charts — mean time
 /// with its 95% confidence interval per transport for each record count, throughput, peak memory —
 /// then the tables, the transports not run here, and the series' 2014 figures for reference.
 /// </summary>
@@ -16,7 +16,7 @@ public static class HtmlReport
 
     public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
         IReadOnlyList<NotRunEntry> notRun, ReportDocument figures, IReadOnlyList<BatchSweep>? sweeps = null, string labsHtml = "",
-        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null)
+        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null, string explorer = "")
     {
         sweeps ??= [];
         failed ??= [];
@@ -42,6 +42,7 @@ public static class HtmlReport
                 html.Append(Invariant, $"<li>{Encode(line)}</li>");
             html.Append("</ul></section>");
         }
+        html.Append(explorer);
         if (failed.Count > 0)
         {
             html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\""));

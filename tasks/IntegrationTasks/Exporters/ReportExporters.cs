@@ -53,5 +53,6 @@ public sealed class HtmlExporter : IReportExporter
     public string Render(ReportModel model) => HtmlReport.Render(model.Summaries, model.Environment, model.NotRun,
         new ReportDocument().Append(model.Tables).Append(model.SeriesSection).Append(model.Sweeps), model.BatchSweeps,
         LatencySweepReport.Html(model.LatencyCurves) + LoadReport.Html(model.LoadCurves, Environment.ProcessorCount) + FaultTable.Html(model.Faults)
-        + NoiseReport.Html(model.Noise) + string.Concat(model.Labs.Select(l => l.Html())), model.Failed, model.Headline);
+        + NoiseReport.Html(model.Noise) + string.Concat(model.Labs.Select(l => l.Html())), model.Failed, model.Headline,
+        model.Summaries.Count > 0 ? ExplorerHtml.Section(ExplorerData.Json(ExplorerData.Of(model))) : "");
 }
