@@ -17,6 +17,34 @@ public sealed class ReportLayoutTests
     }
 
     [TestMethod]
+    public void The_page_opens_on_the_size_most_transports_ran_at_and_says_a_cap_as_a_cap()
+    {
+        static IEnumerable<Measurement> At(int records, string transport, params double[] seconds) =>
+            seconds.Select((s, i) => new Measurement { Transport = transport, Records = records, BatchSize = 1000, Repetition = i + 1, ElapsedSeconds = s, Verified = true });
+        // 5,000 records: only the one-call-per-record transport (and the reference); 20,000: the main comparison.
+        var runs = At(5000, "PipelinedCopy", 0.2, 0.2, 0.2).Concat(At(5000, "SoapSmallRequests", 2.0, 2.1, 1.9))
+            .Concat(At(20_000, "PipelinedCopy", 1.0, 1.1, 0.9)).Concat(At(20_000, "GrpcClient", 1.2, 1.3, 1.1)).Concat(At(20_000, "HttpRequest", 2.4, 2.6, 2.5)).ToList();
+        using var folder = new TempDirectory("it-layout-");
+        IntegrationTasks.Exporters.ReportFiles.Write(folder, runs, new Dictionary<string, string> { ["CPU"] = "test" }, new ReportOptions
+        {
+            NotRun =
+            [
+                new NotRunEntry("SoapSmallRequests at 20,000 records", "One call per record.", "-p:SmallRequestsMaxRecords=20000", "", "") { Cap = ("SoapSmallRequests", 5000) },
+                new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable"),
+            ],
+        });
+        var markdown = File.ReadAllText(Path.Combine(folder, "results.md"));
+        var html = File.ReadAllText(Path.Combine(folder, "report.html"));
+        Assert.IsLessThan(html.IndexOf("<table id=\"summary-5000\"", StringComparison.Ordinal), html.IndexOf("<table id=\"summary-20000\"", StringComparison.Ordinal));
+        Assert.IsLessThan(markdown.IndexOf("- 5,000 records", StringComparison.Ordinal), markdown.IndexOf("- 20,000 records: ", StringComparison.Ordinal));
+        Assert.AreEqual("SoapSmallRequests make one call per record and ran up to 5,000 records, not at the larger counts (see \"Not run here\" to raise the cap).",
+            MarkdownTable.Bullet(markdown, "Capped"));
+        Assert.AreEqual("MSMQ — see \"Not run here\" for why and how.", MarkdownTable.Bullet(markdown, "Not run"));
+        // No chart of the client's peak memory (the build's process, alike for every row).
+        Assert.DoesNotContain("Peak memory of the client process", html);
+    }
+
+    [TestMethod]
     public void The_findings_come_first_with_the_fastest_transport_and_its_ratios()
     {
         var (markdown, html) = Report(Runs("PipelinedCopy", 1.0, 1.1, 0.9).Concat(Runs("GrpcClient", 1.2, 1.3, 1.1))

@@ -48,7 +48,7 @@ public static class HtmlReport
             html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\""));
         }
 
-        foreach (var size in summaries.GroupBy(s => s.Size))
+        foreach (var size in ReportHeadline.MainFirst(summaries))
         {
             var rows = size.ToList();
             var id = size.Key.Id;
@@ -62,8 +62,10 @@ public static class HtmlReport
                     r => r.OverheadMicrosPerRecord!.Value, r => r.Seconds.HasInterval ? r.OverheadCi95Micros ?? 0 : 0, "F2"));
             html.Append(BarChart($"throughput-{id}", "Records per second — longer is better", rows,
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
-            html.Append(BarChart($"memory-{id}", "Peak memory of the client process (MB)", rows,
-                r => r.MaxClientPeakBytes / 1048576.0, _ => 0, "F0"));
+            // The server's own process (the clients run inside the build's, whose peak is the build's, the same for every row).
+            var servers = rows.Where(r => r.MaxServerPeakBytes is > 0).ToList();
+            if (servers.Count > 0)
+                html.Append(BarChart($"memory-{id}", "Peak memory of the server process (MB)", servers, r => r.MaxServerPeakBytes!.Value / 1048576.0, _ => 0, "F0"));
             var costed = rows.Where(r => r.Costs is not null).ToList();
             if (costed.Count > 0)
             {
@@ -135,6 +137,9 @@ public static class HtmlReport
         var beside = rows.Where(r => r.IsPeer).Select(r => $"{r.Transport}: {value(r).ToString(format, Invariant)}").ToList();
         if (drawn.Count == 0)
             (drawn, beside) = (rows.ToList(), []);
+        // A chart whose bars are all the same (within 1 %) compares nothing: left out.
+        if (drawn.Count > 1 && drawn.Max(value) - drawn.Min(value) <= 0.01 * Math.Abs(drawn.Max(value)))
+            return "";
         var chart = BarChart(id, title, drawn.Select(r => new Bar(r.Transport, value(r), interval(r), r.Key.IsReference)).ToList(), format);
         return beside.Count == 0 ? chart
             : chart + $"<p class=\"note beside\">Beside the chart, not drawn (the databases' own tool, on another scale): {Encode(string.Join("; ", beside))}.</p>";

@@ -137,6 +137,7 @@ public sealed class WriteReport : IntegrationTask
         {
             // Left out of a TLS pass: its key says so (on a Tls=false+true axis the build's own setting names both).
             Key = RunKey.Asked(i.ItemSpec, settings) is var key && i.GetMetadata("Tls") == "true" ? key with { Tls = true } : key,
+            Cap = int.TryParse(i.GetMetadata("CappedAt"), System.Globalization.CultureInfo.InvariantCulture, out var cap) ? (i.GetMetadata("CappedTransport"), cap) : null,
         }).ToList();
         var series = Series.Select(i => new SeriesEntry(i.ItemSpec,
             double.Parse(i.GetMetadata("Seconds"), System.Globalization.CultureInfo.InvariantCulture), i.GetMetadata("Transport"))).ToList();

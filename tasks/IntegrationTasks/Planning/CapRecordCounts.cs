@@ -60,6 +60,8 @@ public sealed class CapRecordCounts : IntegrationTask
                 entry.SetMetadata("Fix", property.Length > 0 ? $"-p:{property}={count}" : "");
                 entry.SetMetadata("SeriesSeconds", "");
                 entry.SetMetadata("Replacement", "");
+                entry.SetMetadata("CappedTransport", transport.ItemSpec);
+                entry.SetMetadata("CappedAt", limit.ToString(CultureInfo.InvariantCulture));
                 notRun.Add(entry);
             }
         }

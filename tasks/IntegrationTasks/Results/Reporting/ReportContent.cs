@@ -38,6 +38,9 @@ public sealed record NotRunEntry(string Transport, string Reason, string Fix, st
     /// <summary>The run that was asked for and not made: the transport under this build's settings, at no one record count.</summary>
     public RunKey Key { get => _key ?? RunKey.Named(Transport); init => _key = value; }
 
+    /// <summary>A record count left out by the transport's cap (one call per record): the transport, and the most records it runs.</summary>
+    public (string Transport, int MaxRecords)? Cap { get; init; }
+
     private readonly RunKey? _key;
 }
 
@@ -168,7 +171,7 @@ public static class ReportContent
     public static ReportDocument Tables(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment)
     {
         var doc = new ReportDocument();
-        foreach (var records in summaries.GroupBy(s => s.Size))
+        foreach (var records in ReportHeadline.MainFirst(summaries))
         {
             var size = records.Where(s => !s.IsPeer).ToList();
             var peers = records.Where(s => s.IsPeer).ToList();

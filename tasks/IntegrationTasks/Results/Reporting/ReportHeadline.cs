@@ -14,11 +14,11 @@ public static class ReportHeadline
         IReadOnlyList<NotRunEntry> notRun, IReadOnlyList<FaultRow> faults)
     {
         var lines = new List<string>();
-        var sizes = summaries.GroupBy(s => s.Size)
+        var sizes = MainFirst(summaries)
             .Select(g => (Size: g.Key, Transports: g.Where(s => !s.Key.IsReference).ToList(), All: g.ToList())).ToList();
         var most = sizes.Count == 0 ? 0 : sizes.Max(s => s.Transports.Count);
-        // The sizes most transports ran at first; one that only a few ran at (a cap's: the one-call-per-record ones) says so.
-        foreach (var (records, transports, size) in sizes.OrderByDescending(s => s.Transports.Count == most).ThenBy(s => s.Size))
+        // One size that only a few ran at (a cap's: the one-call-per-record ones) says so.
+        foreach (var (records, transports, size) in sizes)
         {
             var fastest = transports.FirstOrDefault();
             if (fastest is null)
@@ -45,11 +45,28 @@ public static class ReportHeadline
         lines.Add(failed.Count == 0
             ? "Nothing failed."
             : $"Failed: {string.Join("; ", failed.Select(f => $"{f.Transport} at {f.RecordsText} records ({f.Code})"))} — see \"Failed\".");
-        if (notRun.Count > 0)
-            lines.Add($"Not run: {string.Join(", ", notRun.Select(n => n.Transport))} — see \"Not run here\" for why and how.");
+        // A cap is said as a cap: the transport ran, at the sizes up to it.
+        foreach (var cap in notRun.Where(n => n.Cap is not null).GroupBy(n => n.Cap!.Value.MaxRecords))
+            lines.Add(string.Create(Invariant,
+                $"Capped: {string.Join(", ", cap.Select(n => n.Cap!.Value.Transport).Distinct())} make one call per record and ran up to {cap.Key:N0} records, not at the larger counts (see \"Not run here\" to raise the cap)."));
+        var absent = notRun.Where(n => n.Cap is null).Select(n => n.Transport).Distinct().ToList();
+        if (absent.Count > 0)
+            lines.Add($"Not run: {string.Join(", ", absent)} — see \"Not run here\" for why and how.");
         foreach (var fault in faults)
             lines.Add(string.Create(Invariant, $"Under {fault.Fault}, {fault.Transport} at {fault.Records:N0} records: {fault.Outcome}; rows lost {fault.RowsLost}, duplicated {fault.RowsDuplicated}."));
         return lines;
+    }
+
+    /// <summary>
+    /// The report's sizes, the main comparison first: those most transports ran at (smallest first among them), then the sizes only a
+    /// few ran at (a cap's). Every table and the findings follow this order.
+    /// </summary>
+    public static List<IGrouping<RunSize, TransportSummary>> MainFirst(IEnumerable<TransportSummary> summaries)
+    {
+        var sizes = summaries.GroupBy(s => s.Size).ToList();
+        int Ran(IGrouping<RunSize, TransportSummary> size) => size.Count(s => !s.Key.IsReference);
+        var most = sizes.Count == 0 ? 0 : sizes.Max(Ran);
+        return [.. sizes.OrderByDescending(s => Ran(s) == most).ThenBy(s => s.Key)];
     }
 
     public static string Markdown(IReadOnlyList<string> lines) =>
