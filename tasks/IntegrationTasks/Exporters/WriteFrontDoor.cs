@@ -77,7 +77,8 @@ public sealed class WriteFrontDoor : IntegrationTask
                     + string.Join(", ", rows.Select(s => string.Create(Invariant, $"`{s.Transport}` {Ratio(s):F1}×"))) + " `PipelinedCopy`.");
         }
         var rounds = measured.GroupBy(m => m.Key).Select(g => g.Count()).DefaultIfEmpty().Max();
-        lines.Add(string.Create(Invariant, $"Every one of its {measured.Count:N0} measured runs was verified row by row; {rounds} rounds a row, interleaved."));
+        var interleaved = measured.All(m => m.RoundSeed is not null) ? ", interleaved" : "";
+        lines.Add(string.Create(Invariant, $"Every one of its {measured.Count:N0} measured runs was verified row by row; {rounds} rounds a row{interleaved}."));
         return new StringBuilder(Begin).Append('\n')
             .AppendJoin("", lines.Select(l => $"- {l}\n"))
             .Append('\n').Append(stamp.Sentence).Append('\n').Append(End).ToString();
