@@ -147,7 +147,7 @@ public sealed class WriteReport : IntegrationTask
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
         var history = HistoryConnString.Length > 0 ? ResultsHistory.Open(HistoryProvider, HistoryConnString) : null;
         var historyId = history is null ? null : RunState.For(BuildEngine, ResultsFile).HistoryId;
-        if (history is not null && measurements.Count > 0)
+        if (history is not null && historyId is not null)
             // The explorer follows each run key across the RunAlls before this one (the latest few: the page stays light).
             model = model with
             {

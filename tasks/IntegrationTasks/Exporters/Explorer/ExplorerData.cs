@@ -50,6 +50,9 @@ public static class ExplorerData
     {
         fields = Fields,
         runAlls = runAlls.Select(r => new { id = r.Id, started = r.Started, commit = r.Commit }),
+        // The page opens on the main comparison: the latest RunAll's largest size that most transports ran at.
+        initial = runAlls.Count == 0 || runAlls[^1].Summaries.Count == 0 ? new Dictionary<string, string[]>()
+            : new Dictionary<string, string[]> { ["records"] = [ReportHeadline.Main(runAlls[^1].Summaries).Key.Records.ToString(CultureInfo.InvariantCulture)] },
         rows = Rows(runAlls),
     }, Options);
 

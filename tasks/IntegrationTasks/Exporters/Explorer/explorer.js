@@ -64,10 +64,16 @@
 
   function buildFilters() {
     var box = root.querySelector("#explorer-filters");
+    var initial = data.initial || {};
     fields.forEach(function (field) {
       var options = values(field);
+      if (initial[field] && options.length > 1) state.filters[field] = initial[field];
       var select = el("select", { id: "filter-" + field, multiple: "multiple", size: String(Math.min(4, Math.max(2, options.length))), "data-field": field },
-        options.map(function (value) { return el("option", { value: value }, [value === "" ? "(none)" : value]); }));
+        options.map(function (value) {
+          var option = el("option", { value: value }, [value === "" ? "(none)" : value]);
+          option.selected = (state.filters[field] || []).indexOf(value) >= 0;
+          return option;
+        }));
       if (options.length < 2) select.disabled = true;
       select.addEventListener("change", function () {
         state.filters[field] = Array.prototype.filter.call(select.options, function (o) { return o.selected; }).map(function (o) { return o.value; });

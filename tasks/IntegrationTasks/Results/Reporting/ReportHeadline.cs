@@ -69,6 +69,14 @@ public static class ReportHeadline
         return [.. sizes.OrderByDescending(s => Ran(s) == most).ThenBy(s => s.Key)];
     }
 
+    /// <summary>The main comparison: the largest size most transports ran at.</summary>
+    public static IGrouping<RunSize, TransportSummary> Main(IEnumerable<TransportSummary> summaries)
+    {
+        var sizes = MainFirst(summaries);
+        int Ran(IGrouping<RunSize, TransportSummary> size) => size.Count(s => !s.Key.IsReference);
+        return sizes.Where(s => Ran(s) == Ran(sizes[0])).Last();
+    }
+
     public static string Markdown(IReadOnlyList<string> lines) =>
         lines.Count == 0 ? "" : "## Findings\n\n" + string.Concat(lines.Select(l => $"- {l}\n")) + "\n";
 }
