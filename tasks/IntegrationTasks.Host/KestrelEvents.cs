@@ -49,8 +49,9 @@ internal sealed class KestrelEvents : ILoggerProvider
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
             var name = eventId.Name ?? "";
-            if (name == "HttpsConnectionEstablished" && state is IReadOnlyList<KeyValuePair<string, object?>> values
-                && values.FirstOrDefault(v => string.Equals(v.Key, "ConnectionId", StringComparison.OrdinalIgnoreCase)).Value is string connectionId)
+            var connectionId = state is IReadOnlyList<KeyValuePair<string, object?>> values
+                ? values.FirstOrDefault(v => string.Equals(v.Key, "ConnectionId", StringComparison.OrdinalIgnoreCase)).Value as string : null;
+            if (name == "HttpsConnectionEstablished" && connectionId is not null)
             {
                 StallGuard.MarkTlsEstablished(connectionId);
                 return;
@@ -69,6 +70,9 @@ internal sealed class KestrelEvents : ILoggerProvider
             var what = name.StartsWith("Http2", StringComparison.Ordinal) || name == "HPackDecodingError" || category.EndsWith(".Http2", StringComparison.Ordinal)
                 ? "HTTP/2; a GOAWAY or RST_STREAM was sent" : "closed by Kestrel";
             Console.WriteLine($"warn: {category}[{eventId.Id}] {CodedError.Format(code, $"{message} ({what}).")}");
+            // Told here: the stall guard does not tell the same connection again as one that ended before any request.
+            if (connectionId is not null)
+                StallGuard.ForgetTls(connectionId);
         }
 
         private static string Severity(LogLevel level) => level switch

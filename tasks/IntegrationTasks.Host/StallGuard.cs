@@ -34,6 +34,9 @@ internal static class StallGuard
     /// <summary>Kestrel completed the connection's TLS handshake.</summary>
     public static void MarkTlsEstablished(string connectionId) => TlsEstablished[connectionId] = true;
 
+    /// <summary>Kestrel's own coded event told what became of the connection.</summary>
+    public static void ForgetTls(string connectionId) => TlsEstablished.TryRemove(connectionId, out _);
+
     /// <summary>The first middleware: the connection carried a request (one that did not, after a TLS handshake, is told below).</summary>
     public static Task MarkRequestAsync(HttpContext context, Func<Task> next)
     {

@@ -70,6 +70,9 @@ public sealed class MutualTlsTests
             .For(databases, refused, 8, 250, timeoutSeconds: 30);
         Assert.IsFalse(await Task.Run(without.Execute), refused.Log);
         Assert.IsFalse(refused.HasErrorCode(ErrorCodes.Unexpected), refused.Log);
+        // Kestrel refused the handshake: one coded line in the host's log.
+        await Eventually.WaitUntilAsync(() => server.Log.Contains($"warning {ErrorCodes.TlsRefused}: ", StringComparison.Ordinal), "the host's coded line",
+            TimeSpan.FromSeconds(15), () => server.Log);
         var engine = new FakeBuildEngine();
         await new IntegrationTasks.Wcf.SoapSmallBatchesAsync { Address = server.Url, Tls = true, TlsFolder = folder, ClientCertificates = true, MaxInFlight = 2 }
             .For(databases, engine, 8, 250, timeoutSeconds: 30).AssertMovesEveryRowAsync(engine, databases, Records);

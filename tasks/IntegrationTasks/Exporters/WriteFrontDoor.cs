@@ -49,6 +49,8 @@ public sealed class WriteFrontDoor : IntegrationTask
     {
         var measured = results.Measurements.Where(m => m.Completed && !m.Warmup).ToList();
         var summaries = Summaries.Of(results.Measurements.Where(m => m.Completed).ToList());
+        if (summaries.Count == 0)
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable, "The results hold no completed run to write the README's findings from.");
         var sizes = ReportHeadline.MainFirst(summaries).Select(g => g.ToList()).ToList();
         var most = sizes.Max(s => s.Count(r => !r.Key.IsReference));
         var main = ReportHeadline.Main(summaries).ToList();

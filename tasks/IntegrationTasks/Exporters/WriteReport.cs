@@ -148,19 +148,35 @@ public sealed class WriteReport : IntegrationTask
         var history = HistoryConnString.Length > 0 ? ResultsHistory.Open(HistoryProvider, HistoryConnString) : null;
         var historyId = history is null ? null : RunState.For(BuildEngine, ResultsFile).HistoryId;
         if (history is not null && historyId is not null)
+        {
             // The explorer follows each run key across the RunAlls before this one (the latest few: the page stays light).
-            model = model with
+            try
             {
-                RunAllId = historyId,
-                History = [.. (await history.EarlierAsync(historyId, MaxEarlierRunAlls, cancellationToken).ConfigureAwait(false)).Select(e => HistoryRunAll.From(e.Entry, e.Results))],
-            };
+                model = model with
+                {
+                    RunAllId = historyId,
+                    History = [.. (await history.EarlierAsync(historyId, MaxEarlierRunAlls, cancellationToken).ConfigureAwait(false)).Select(e => HistoryRunAll.From(e.Entry, e.Results))],
+                };
+            }
+            catch (IntegrationException e)
+            {
+                Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "The report's explorer holds this RunAll alone: {0}", e.Message);
+            }
+        }
         Files = [.. ReportFiles.Write(OutputDirectory, model, HistoryDirectory)];
         if (history is not null && historyId is { } id)
         {
-            await history.FinishAsync(id, environment, RunHistory.Settings(settings), DateTimeOffset.UtcNow, cancellationToken).ConfigureAwait(false);
-            HistoryId = id;
-            Log.LogMessage(MessageImportance.High, "History: RunAll {0} in {1} (compare it with the previous one like it: dotnet msbuild build.proj -t:Compare).", id,
-                history.Database.Describe());
+            try
+            {
+                await history.FinishAsync(id, environment, RunHistory.Settings(settings), DateTimeOffset.UtcNow, cancellationToken).ConfigureAwait(false);
+                HistoryId = id;
+                Log.LogMessage(MessageImportance.High, "History: RunAll {0} in {1} (compare it with the previous one like it: dotnet msbuild build.proj -t:Compare).", id,
+                    history.Database.Describe());
+            }
+            catch (IntegrationException e)
+            {
+                Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "The report is written; the results database keeps RunAll {0} as not finished: {1}", id, e.Message);
+            }
         }
         foreach (var entry in notRun)
             Log.LogMessage(MessageImportance.High, "Not run: {0}: {1}{2}", entry.Transport, entry.Reason,

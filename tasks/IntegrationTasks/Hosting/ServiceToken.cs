@@ -35,7 +35,7 @@ public sealed class ServiceToken
         if (file.Length == 0)
             return ListensBeyondLoopback(bindAddress) && !clientCertificates
                 ? throw new IntegrationException(ErrorCodes.InvalidParameter,
-                    $"{serverName} would listen on {bindAddress}, beyond loopback, without credentials: nothing listens there without them. Run with ServiceToken=Auto or true, or ClientCertificates=true.")
+                    $"{serverName} would listen on {bindAddress}, beyond loopback, without credentials: nothing listens there without them. Run with ServiceToken=true (its clients too, with CredentialsFolder's Services.json copied to them), or Tls=true with ClientCertificates=true.")
                 : null;
         return File.Exists(file) ? Read(file) : Make(file);
     }

@@ -33,7 +33,7 @@ public sealed class BrokerCredentials
         if (file.Length == 0)
             return Hosting.ServiceToken.ListensBeyondLoopback(bindAddress)
                 ? throw new IntegrationException(ErrorCodes.InvalidParameter,
-                    $"{brokerName} would listen on {bindAddress}, beyond loopback, without credentials: nothing listens there without them. Run with BrokerCredentials=Auto or true.")
+                    $"{brokerName} would listen on {bindAddress}, beyond loopback, without credentials: nothing listens there without them. Run with BrokerCredentials=true (its clients too, with CredentialsFolder copied to them).")
                 : null;
         return File.Exists(file) ? Read(file) : Make(file);
     }

@@ -44,9 +44,11 @@ public sealed record BrokerClientTls(System.Security.Cryptography.X509Certificat
     /// one and ended its TLS session, as a broker asking for client certificates does (the client's library sees only a lost
     /// connection) — IT3009 saying so; otherwise null (the broker is not there: the caller's own error).
     /// </summary>
-    public async Task<IntegrationException?> MissingCertificateAsync(string broker, string host, int port, Exception cause, CancellationToken cancellationToken)
+    /// <param name="causeHidden">The library keeps the socket's error to itself (StackExchange.Redis): the probe alone decides.</param>
+    public async Task<IntegrationException?> MissingCertificateAsync(string broker, string host, int port, Exception cause, CancellationToken cancellationToken,
+        bool causeHidden = false)
     {
-        if (Certificate is not null)
+        if (Certificate is not null || !(causeHidden || EndedByPeer(cause)))
             return null;
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(2));
@@ -62,5 +64,19 @@ public sealed record BrokerClientTls(System.Security.Cryptography.X509Certificat
         }
         return new IntegrationException(ErrorCodes.TlsRefused,
             $"{broker} at {host}:{port} took the connection and ended its TLS session: it takes only clients presenting a certificate of its authority (ClientCertificates=true).", cause);
+    }
+
+    /// <summary>Whether the library's error was the peer ending the connection (not a timeout, not a refused connect).</summary>
+    private static bool EndedByPeer(Exception? e)
+    {
+        for (; e is not null; e = e.InnerException)
+        {
+            if (e is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionReset or System.Net.Sockets.SocketError.ConnectionAborted }
+                or EndOfStreamException || (e is IOException && e is not System.Net.Sockets.SocketException))
+                return true;
+            if (e is AggregateException { InnerExceptions: var inner } && inner.Any(EndedByPeer))
+                return true;
+        }
+        return false;
     }
 }

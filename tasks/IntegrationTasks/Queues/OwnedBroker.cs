@@ -16,6 +16,7 @@ internal sealed class OwnedBroker : IDisposable
     private readonly Lock _gate = new();
     private Task? _stopping;
     private readonly string? _pidFile;
+    private readonly CancellationTokenSource _stopWatching = new();
 
     /// <summary>The key a broker of this name is registered under for the build.</summary>
     public static string RegistrationKey(string brokerName) => $"IntegrationTasks.Broker/{brokerName}";
@@ -68,11 +69,11 @@ internal sealed class OwnedBroker : IDisposable
         {
             try
             {
-                await build.WaitForExitAsync().ConfigureAwait(false);
+                await build.WaitForExitAsync(_stopWatching.Token).ConfigureAwait(false);
             }
-            catch (InvalidOperationException)
+            catch (Exception e) when (e is InvalidOperationException or OperationCanceledException)
             {
-                // Not a process this one may wait for: the node's own exit stops the broker.
+                // Stopped otherwise meanwhile, or not a process this one may wait for (the node's own exit stops the broker).
                 return;
             }
         }
@@ -117,6 +118,7 @@ internal sealed class OwnedBroker : IDisposable
         foreach (var registration in _terminated)
             registration?.Dispose();
         AppDomain.CurrentDomain.ProcessExit -= StopOnExit;
+        await _stopWatching.CancelAsync().ConfigureAwait(false);
         // Gone first: a run that reads it meters no process that might take the pid after.
         try
         {

@@ -39,9 +39,11 @@
     return Number(value).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
   }
 
-  function selected() {
+  // The rows the filters let through; a field named in except is not filtered (the field two values of are compared).
+  function selected(except) {
     return data.rows.filter(function (row) {
       return fields.every(function (field) {
+        if (field === except) return true;
         var chosen = state.filters[field];
         return !chosen || chosen.length === 0 || chosen.indexOf(row.key[field]) >= 0;
       });
@@ -157,7 +159,10 @@
         var key = fields.filter(function (f) { return f !== "runAll"; }).map(function (f) { return row.key[f]; }).join("|");
         (byKey[key] = byKey[key] || { row: row, points: {} }).points[row.key.runAll] = row[measure.id];
       });
-      var lines = Object.keys(byKey).slice(0, 12).map(function (k) { return byKey[k]; });
+      var keys = Object.keys(byKey);
+      var lines = keys.slice(0, 12).map(function (k) { return byKey[k]; });
+      if (keys.length > 12)
+        root.querySelector("#explorer-chart-note").textContent = "The first 12 of " + keys.length + " rows are drawn: filter to see the others.";
       var shown = varying(lines.map(function (l) { return l.row; })).filter(function (f) { return f !== "runAll"; });
       series = [{ label: "RunAll" }].concat(lines.map(function (line, i) {
         return { label: label(line.row, shown), stroke: palette(i), width: 2, points: { show: true } };
@@ -175,7 +180,7 @@
     var ordered = usable.slice().sort(function (a, b) { return a[measure.id] - b[measure.id]; });
     var labels = ordered.map(function (row) { return label(row, shownFields); });
     var bars = uPlot.paths.bars({ size: [0.7, 60] });
-    options = { width: width, height: Math.max(240, 26 * ordered.length + 60),
+    options = { width: width, height: 380,
       series: [{ label: "Row" }, { label: measure.name, fill: "#4a7bd0", stroke: "#4a7bd0", paths: bars, points: { show: false } }],
       scales: { x: { time: false, range: [-0.5, ordered.length - 0.5] }, y: { distr: logScale ? 3 : 1, range: logScale ? undefined : function (u, min, max) { return [0, max * 1.05]; } } },
       axes: [{ label: "", rotate: -30, size: 120, space: 10,
@@ -204,7 +209,8 @@
   // Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom; beyond, the normal's.
   var t95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
     2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042];
-  function tQuantile(df) { return df <= 30 ? t95[Math.max(1, Math.floor(df)) - 1] : df <= 60 ? 2.000 : df <= 120 ? 1.980 : 1.960; }
+  // Between the table's rows, the quantile at the lower end of the bracket (the wider interval).
+  function tQuantile(df) { return df <= 30 ? t95[Math.max(1, Math.floor(df)) - 1] : df <= 40 ? 2.042 : df <= 60 ? 2.021 : df <= 120 ? 2.000 : 1.980; }
 
   // B against A: the difference of the mean times in percent of A, Welch's 95 % interval, and what it means.
   function difference(a, b) {
@@ -221,7 +227,7 @@
   function renderCompare() {
     var field = root.querySelector("#compare-field").value;
     var a = root.querySelector("#compare-a").value, b = root.querySelector("#compare-b").value;
-    var rows = selected();
+    var rows = selected(field);
     var others = fields.filter(function (f) { return f !== field; });
     var keyOf = function (row) { return others.map(function (f) { return row.key[f]; }).join("|"); };
     var left = {};

@@ -50,8 +50,6 @@ internal static class RedisConnections
             // The library says only that it could not connect; the server says why to whoever asks.
             // Asked in plaintext, so not of a TLS listener (it would not answer); without logging in, so a server that takes only its user
             // answers NOAUTH whatever went wrong: that says "refused" only to a client that has no credentials to offer.
-            if (tls is not null && await tls.MissingCertificateAsync("Redis", HostAndPort(endpoint).Host, HostAndPort(endpoint).Port, e, cancellationToken).ConfigureAwait(false) is { } missing)
-                throw missing;
             var refusal = tls is null ? await RefusalAsync(endpoint, cancellationToken).ConfigureAwait(false) : null;
             if (e.FailureType == ConnectionFailureType.AuthenticationFailure
                 || credentials is null && refusal is not null && refusal.StartsWith("-NOAUTH", StringComparison.Ordinal))
@@ -61,6 +59,8 @@ internal static class RedisConnections
             if (refusal is not null && refusal.Contains(MaxClientsRefusal, StringComparison.OrdinalIgnoreCase))
                 throw new IntegrationException(ErrorCodes.ServerBusy,
                     $"Redis at {endpoint} refused the connection: its connection limit is reached ({refusal}); raise RedisMaxClients or run fewer clients.", e);
+            if (tls is not null && await tls.MissingCertificateAsync("Redis", HostAndPort(endpoint).Host, HostAndPort(endpoint).Port, e, cancellationToken, causeHidden: true).ConfigureAwait(false) is { } missing)
+                throw missing;
             throw new IntegrationException(ErrorCodes.BrokerUnavailable, refusal is not null && refusal.StartsWith('-')
                 ? $"Redis at {endpoint} refused the connection: {refusal.TrimStart('-')}"
                 : $"Redis at {endpoint} did not accept a connection: {e.Message}", e);

@@ -60,17 +60,15 @@ public sealed class ResultsHistory(Database database)
     public async Task EnsureSchemaAsync(CancellationToken cancellationToken)
     {
         await using var connection = await Database.OpenAsync(cancellationToken).ConfigureAwait(false);
-        foreach (var sql in SchemaSql())
-        {
-            if (Database.Provider == DatabaseProvider.SqlServer)
-            {
-                var table = sql.Split(' ')[2];
-                await ExecuteAsync(connection, $"IF OBJECT_ID(N'{table}', N'U') IS NULL {sql}", cancellationToken).ConfigureAwait(false);
-            }
-            else
-                await ExecuteAsync(connection, sql, cancellationToken).ConfigureAwait(false);
-        }
+        // The version first: a database of another version is refused before anything is made in it.
+        var tables = SchemaSql().ToList();
+        await CreateAsync(connection, tables[0], cancellationToken).ConfigureAwait(false);
         var version = await ScalarAsync(connection, "SELECT value FROM it_history_meta WHERE name = 'schema'", [], cancellationToken).ConfigureAwait(false);
+        if (version is not null && Convert.ToString(version, CultureInfo.InvariantCulture) != SchemaVersion.ToString(CultureInfo.InvariantCulture))
+            throw new IntegrationException(ErrorCodes.ResultsUnreadable,
+                $"The results database ({Database.Describe()}) has schema {version}, this suite writes {SchemaVersion}: point HistoryConnString at another database.");
+        foreach (var sql in tables.Skip(1))
+            await CreateAsync(connection, sql, cancellationToken).ConfigureAwait(false);
         if (version is null)
         {
             try
@@ -78,15 +76,19 @@ public sealed class ResultsHistory(Database database)
                 await ExecuteAsync(connection, "INSERT INTO it_history_meta (name, value) VALUES ('schema', @v)", cancellationToken, ("@v", SchemaVersion.ToString(CultureInfo.InvariantCulture)))
                     .ConfigureAwait(false);
             }
-            catch (DbException)
+            catch (IntegrationException)
             {
-                // Another build made it meanwhile; anything else fails again on the next statement.
+                // Another build made it meanwhile; if not, this was the database's own refusal: said again.
+                if (await ScalarAsync(connection, "SELECT value FROM it_history_meta WHERE name = 'schema'", [], cancellationToken).ConfigureAwait(false) is null)
+                    throw;
             }
         }
-        else if (Convert.ToString(version, CultureInfo.InvariantCulture) != SchemaVersion.ToString(CultureInfo.InvariantCulture))
-            throw new IntegrationException(ErrorCodes.ResultsUnreadable,
-                $"The results database ({Database.Describe()}) has schema {version}, this suite writes {SchemaVersion}: point HistoryConnString at another database.");
     }
+
+    private Task CreateAsync(DbConnection connection, string sql, CancellationToken cancellationToken) =>
+        Database.Provider == DatabaseProvider.SqlServer
+            ? ExecuteAsync(connection, $"IF OBJECT_ID(N'{sql.Split(' ')[2]}', N'U') IS NULL {sql}", cancellationToken)
+            : ExecuteAsync(connection, sql, cancellationToken);
 
     /// <summary>A new RunAll, running; its id.</summary>
     public async Task<long> BeginAsync(DateTimeOffset startedUtc, string commit, string machine, string resultsDirectory, IReadOnlyDictionary<string, string> settings,
@@ -144,12 +146,19 @@ public sealed class ResultsHistory(Database database)
         await using var command = Command(connection,
             "SELECT a.id, a.started_utc, a.finished_utc, a.status, a.commit_id, a.machine, a.results_dir, (SELECT COUNT(*) FROM it_run r WHERE r.runall_id = a.id) "
             + "FROM it_runall a ORDER BY a.id", null, []);
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         var list = new List<HistoryEntry>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-            list.Add(new HistoryEntry(reader.GetInt64(0), DateTimeOffset.Parse(reader.GetString(1), CultureInfo.InvariantCulture),
-                reader.IsDBNull(2) ? null : DateTimeOffset.Parse(reader.GetString(2), CultureInfo.InvariantCulture), reader.GetString(3), reader.GetString(4),
-                reader.GetString(5), reader.GetString(6), Convert.ToInt32(reader.GetValue(7), CultureInfo.InvariantCulture)));
+        try
+        {
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+                list.Add(new HistoryEntry(reader.GetInt64(0), DateTimeOffset.Parse(reader.GetString(1), CultureInfo.InvariantCulture),
+                    reader.IsDBNull(2) ? null : DateTimeOffset.Parse(reader.GetString(2), CultureInfo.InvariantCulture), reader.GetString(3), reader.GetString(4),
+                    reader.GetString(5), reader.GetString(6), Convert.ToInt32(reader.GetValue(7), CultureInfo.InvariantCulture)));
+        }
+        catch (Exception e) when (e is DbException or FormatException)
+        {
+            throw Failure(connection, e);
+        }
         return list;
     }
 
@@ -161,15 +170,22 @@ public sealed class ResultsHistory(Database database)
         if (await ScalarAsync(connection, "SELECT id FROM it_runall WHERE id = @id", [("@id", runAll)], cancellationToken).ConfigureAwait(false) is null)
             throw new IntegrationException(ErrorCodes.MissingBaseline, $"The results database ({Database.Describe()}) holds no RunAll {runAll} (list them with -t:History).");
         var environment = new Dictionary<string, string>(StringComparer.Ordinal);
-        await using (var command = Command(connection, "SELECT name, value FROM it_environment WHERE runall_id = @id", null, [("@id", runAll)]))
-        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-                environment[reader.GetString(0)] = reader.GetString(1);
         var measurements = new List<Measurement>();
-        await using (var command = Command(connection, "SELECT measurement FROM it_run WHERE runall_id = @id ORDER BY seq", null, [("@id", runAll)]))
-        await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-                measurements.Add(JsonSerializer.Deserialize<Measurement>(reader.GetString(0), MeasurementLog.Json)!);
+        try
+        {
+            await using (var command = Command(connection, "SELECT name, value FROM it_environment WHERE runall_id = @id", null, [("@id", runAll)]))
+            await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+                while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+                    environment[reader.GetString(0)] = reader.GetString(1);
+            await using (var command = Command(connection, "SELECT measurement FROM it_run WHERE runall_id = @id ORDER BY seq", null, [("@id", runAll)]))
+            await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+                while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+                    measurements.Add(JsonSerializer.Deserialize<Measurement>(reader.GetString(0), MeasurementLog.Json)!);
+        }
+        catch (Exception e) when (e is DbException or JsonException)
+        {
+            throw Failure(connection, e);
+        }
         return new ResultsFile(environment, measurements);
     }
 
@@ -224,13 +240,31 @@ public sealed class ResultsHistory(Database database)
     private static async Task ExecuteAsync(DbConnection connection, string sql, CancellationToken cancellationToken, DbTransaction? transaction, params (string, object)[] parameters)
     {
         await using var command = Command(connection, sql, transaction, parameters);
-        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (DbException e)
+        {
+            throw Failure(connection, e);
+        }
     }
+
+    /// <summary>A statement the database refused (locked, gone, a value too long): IT1003, naming the database but never its connection string.</summary>
+    private static IntegrationException Failure(DbConnection connection, Exception e) =>
+        new(ErrorCodes.DatabaseFailure, $"The results database ({connection.GetType().Name}, {connection.Database}) refused a statement: {e.Message}", e);
 
     private static async Task<object?> ScalarAsync(DbConnection connection, string sql, IEnumerable<(string, object)> parameters, CancellationToken cancellationToken)
     {
         await using var command = Command(connection, sql, null, parameters);
-        var value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);
-        return value is DBNull ? null : value;
+        try
+        {
+            var value = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false);
+            return value is DBNull ? null : value;
+        }
+        catch (DbException e)
+        {
+            throw Failure(connection, e);
+        }
     }
 }

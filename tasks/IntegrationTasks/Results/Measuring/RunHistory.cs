@@ -5,10 +5,10 @@ namespace IntegrationTasks.Results;
 /// <summary>What the build's tasks do with the results database: a run appended as it is recorded, the RunAll finished with its report.</summary>
 public static class RunHistory
 {
-    /// <summary>Settings whose values may hold secrets (a database's password, a token's path is not one, but its value would be): kept as "(set)".</summary>
+    /// <summary>Settings whose values may hold secrets (a connection string's password, a token, a key): kept as "(set)".</summary>
     private static bool Secret(string name) =>
-        name.EndsWith("ConnString", StringComparison.OrdinalIgnoreCase) || name.Contains("Password", StringComparison.OrdinalIgnoreCase)
-        || name.Contains("Secret", StringComparison.OrdinalIgnoreCase);
+        name.EndsWith("ConnString", StringComparison.OrdinalIgnoreCase)
+        || new[] { "Password", "Secret", "Token", "Key", "Credential" }.Any(part => name.Contains(part, StringComparison.OrdinalIgnoreCase));
 
     /// <summary>The build's settings as the database keeps them: its global properties, secrets' values left out.</summary>
     public static Dictionary<string, string> Settings(IReadOnlyDictionary<string, string> globalProperties) =>
