@@ -46,6 +46,21 @@ public sealed class ServiceTokenTests
 
     [TestMethod]
     [TestCategory("EndToEnd")]
+    [DataRow("-p:BindAddress=127.0.0.1", "false")]
+    [DataRow("-p:BindAddress=0.0.0.0", "true")]
+    [DataRow("-p:Hosts=Two", "true")]
+    public void Auto_uses_the_token_and_the_brokers_credentials_whenever_servers_listen_beyond_loopback(string setting, string used)
+    {
+        var (code, stdout, stderr) = RepositoryPaths.Run("dotnet", ["msbuild", RepositoryPaths.BuildProject, "-nologo", setting,
+            "-getProperty:_ServiceTokenUsed", "-getProperty:_BrokerCredentialsUsed"]);
+        Assert.AreEqual(0, code, stderr);
+        using var json = System.Text.Json.JsonDocument.Parse(stdout);
+        var properties = json.RootElement.GetProperty("Properties");
+        Assert.AreEqual((used, used), (properties.GetProperty("_ServiceTokenUsed").GetString(), properties.GetProperty("_BrokerCredentialsUsed").GetString()));
+    }
+
+    [TestMethod]
+    [TestCategory("EndToEnd")]
     public async Task A_host_beyond_loopback_without_a_token_or_client_certificates_refuses_to_start_with_IT1001()
     {
         await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 10);
