@@ -145,8 +145,17 @@ public sealed class WriteReport : IntegrationTask
         var encodings = Transports.Select(TransportDefinition.From).Where(t => t.Encoding.Length > 0).ToDictionary(t => t.Name, t => t.Encoding, StringComparer.Ordinal);
         var model = ReportModel.Of(measurements, environment,
             new ReportOptions { NotRun = notRun, Series = series, Failed = failed, Noise = noise, Encodings = encodings, Diagnostics = NoiseDiagnostics }, labSections);
-        var history = HistoryConnString.Length > 0 ? ResultsHistory.Open(HistoryProvider, HistoryConnString) : null;
-        var historyId = history is null ? null : RunState.For(BuildEngine, ResultsFile).HistoryId;
+        var historyId = HistoryConnString.Length > 0 ? RunState.For(BuildEngine, ResultsFile).HistoryId : null;
+        ResultsHistory? history = null;
+        try
+        {
+            // Only a RunAll this build recorded there has anything to finish (its runs warned already if the setting is unusable).
+            history = historyId is null ? null : ResultsHistory.Open(HistoryProvider, HistoryConnString);
+        }
+        catch (IntegrationException e)
+        {
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "The report is written without the results database: {0}", e.Message);
+        }
         if (history is not null && historyId is not null)
         {
             // The explorer follows each run key across the RunAlls before this one (the latest few: the page stays light).

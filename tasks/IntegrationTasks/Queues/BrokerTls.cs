@@ -72,7 +72,8 @@ public sealed record BrokerClientTls(System.Security.Cryptography.X509Certificat
         for (; e is not null; e = e.InnerException)
         {
             if (e is System.Net.Sockets.SocketException { SocketErrorCode: System.Net.Sockets.SocketError.ConnectionReset or System.Net.Sockets.SocketError.ConnectionAborted }
-                or EndOfStreamException || (e is IOException && e is not System.Net.Sockets.SocketException))
+                or EndOfStreamException || (e is IOException && e is not System.Net.Sockets.SocketException)
+                || e.GetType().Name == "SocketClosedException") // NATS.Client's own: the socket read nothing more
                 return true;
             if (e is AggregateException { InnerExceptions: var inner } && inner.Any(EndedByPeer))
                 return true;

@@ -206,7 +206,7 @@
     renderCompare();
   }
 
-  // Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom; beyond, the normal's.
+  // Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom, then by brackets up to 120.
   var t95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
     2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042];
   // Between the table's rows, the quantile at the lower end of the bracket (the wider interval).
@@ -249,7 +249,7 @@
       ]);
     })));
     root.querySelector("#compare-note").textContent = a === b ? "Pick two different values." : pairs.length === 0
-      ? "No row was measured at both values with everything else the same (filters apply)." : pairs.length + " row(s) measured at both.";
+      ? "No row was measured at both values with everything else the same (the other fields' filters apply)." : pairs.length + " row(s) measured at both.";
   }
 
   function render() {

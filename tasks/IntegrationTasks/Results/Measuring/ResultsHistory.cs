@@ -128,14 +128,30 @@ public sealed class ResultsHistory(Database database)
         CancellationToken cancellationToken)
     {
         await using var connection = await Database.OpenAsync(cancellationToken).ConfigureAwait(false);
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        DbTransaction transaction;
+        try
+        {
+            transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (DbException e)
+        {
+            throw Failure(connection, e);
+        }
+        await using var owned = transaction;
         await ExecuteAsync(connection, "DELETE FROM it_environment WHERE runall_id = @id", cancellationToken, transaction, ("@id", runAll)).ConfigureAwait(false);
         foreach (var (name, value) in environment)
             await ExecuteAsync(connection, "INSERT INTO it_environment (runall_id, name, value) VALUES (@id, @name, @value)", cancellationToken, transaction,
                 ("@id", runAll), ("@name", name), ("@value", value)).ConfigureAwait(false);
         await ExecuteAsync(connection, "UPDATE it_runall SET status = @status, finished_utc = @finished, settings = @settings WHERE id = @id", cancellationToken, transaction,
             ("@id", runAll), ("@status", HistoryEntry.Complete), ("@finished", Utc(finishedUtc)), ("@settings", SettingsJson(settings))).ConfigureAwait(false);
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (DbException e)
+        {
+            throw Failure(connection, e);
+        }
     }
 
     /// <summary>Every RunAll in the database, oldest first.</summary>
