@@ -17,24 +17,31 @@ public static class ProcessTree
         {
             if (!int.TryParse(Path.GetFileName(dir), out var pid))
                 continue;
-            try
-            {
-                // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
-                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
-                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-                var parent = int.Parse(fields[1], CultureInfo.InvariantCulture);
-                if (!children.TryGetValue(parent, out var list))
-                    children[parent] = list = [];
-                list.Add(pid);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
-            {
-            }
+            if (ParentOf(dir) is not { } parent)
+                continue;
+            if (!children.TryGetValue(parent, out var list))
+                children[parent] = list = [];
+            list.Add(pid);
         }
         var tree = new List<int> { root };
         for (var i = 0; i < tree.Count; i++)
             tree.AddRange(children.GetValueOrDefault(tree[i]) ?? []);
         return tree;
+    }
+
+    /// <summary>The parent's id of the process whose /proc folder is <paramref name="procDirectory"/> ("/proc/self" for this one); null when it cannot be read.</summary>
+    public static int? ParentOf(string procDirectory)
+    {
+        try
+        {
+            // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
+            var stat = File.ReadAllText(Path.Combine(procDirectory, "stat"));
+            return int.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[1], CultureInfo.InvariantCulture);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException or ArgumentOutOfRangeException)
+        {
+            return null;
+        }
     }
 
     /// <summary>Sends a signal (kill(2)); false where there are none (Windows) or the process is gone.</summary>

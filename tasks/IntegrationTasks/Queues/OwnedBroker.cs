@@ -52,12 +52,9 @@ internal sealed class OwnedBroker : IDisposable
             return null;
         try
         {
-            // /proc/self/stat: "pid (comm) state ppid …"; the command may hold spaces and parentheses, so read after the last ')'.
-            var stat = File.ReadAllText("/proc/self/stat");
-            var parent = int.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[1], System.Globalization.CultureInfo.InvariantCulture);
-            return parent > 1 ? System.Diagnostics.Process.GetProcessById(parent) : null;
+            return ProcessTree.ParentOf("/proc/self") is > 1 and var parent ? System.Diagnostics.Process.GetProcessById(parent) : null;
         }
-        catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException)
+        catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {
             return null;
         }

@@ -182,6 +182,12 @@ public sealed class ResultsHistory(Database database)
     public async Task<ResultsFile> LoadAsync(long runAll, CancellationToken cancellationToken)
     {
         await EnsureSchemaAsync(cancellationToken).ConfigureAwait(false);
+        return await LoadEnsuredAsync(runAll, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary><see cref="LoadAsync"/> once the schema is ensured (the loops over many RunAlls ensure it once).</summary>
+    private async Task<ResultsFile> LoadEnsuredAsync(long runAll, CancellationToken cancellationToken)
+    {
         await using var connection = await Database.OpenAsync(cancellationToken).ConfigureAwait(false);
         if (await ScalarAsync(connection, "SELECT id FROM it_runall WHERE id = @id", [("@id", runAll)], cancellationToken).ConfigureAwait(false) is null)
             throw new IntegrationException(ErrorCodes.MissingBaseline, $"The results database ({Database.Describe()}) holds no RunAll {runAll} (list them with -t:History).");
@@ -214,7 +220,7 @@ public sealed class ResultsHistory(Database database)
         var keys = (await LoadAsync(runAll, cancellationToken).ConfigureAwait(false)).Measurements.Where(m => !m.Warmup).Select(m => m.Key).ToHashSet();
         foreach (var earlier in (await ListAsync(cancellationToken).ConfigureAwait(false)).Where(e => e.Id < runAll && e.Status == HistoryEntry.Complete).OrderByDescending(e => e.Id))
         {
-            if ((await LoadAsync(earlier.Id, cancellationToken).ConfigureAwait(false)).Measurements.Any(m => !m.Warmup && keys.Contains(m.Key)))
+            if ((await LoadEnsuredAsync(earlier.Id, cancellationToken).ConfigureAwait(false)).Measurements.Any(m => !m.Warmup && keys.Contains(m.Key)))
                 return earlier.Id;
         }
         return null;
@@ -226,7 +232,7 @@ public sealed class ResultsHistory(Database database)
         var list = new List<(HistoryEntry, ResultsFile)>();
         foreach (var entry in (await ListAsync(cancellationToken).ConfigureAwait(false))
                      .Where(e => e.Status == HistoryEntry.Complete && (runAll is null || e.Id < runAll)).TakeLast(most))
-            list.Add((entry, await LoadAsync(entry.Id, cancellationToken).ConfigureAwait(false)));
+            list.Add((entry, await LoadEnsuredAsync(entry.Id, cancellationToken).ConfigureAwait(false)));
         return list;
     }
 

@@ -104,13 +104,22 @@ public sealed class RunState
             _runs.Add(run);
     }
 
-    private Task<long>? _historyId;
+    private Task<long>? _beginning;
+    private long? _historyId;
 
     /// <summary>This build's RunAll in the results database: begun by its first recorded run (<paramref name="begin"/>), the same id after.</summary>
     public Task<long> HistoryIdAsync(Func<Task<long>> begin)
     {
         lock (_gate)
-            return _historyId is { IsFaulted: false, IsCanceled: false } begun ? begun : _historyId = begin();
+            return _beginning is { IsFaulted: false, IsCanceled: false } begun ? begun : _beginning = KeepAsync(begin());
+    }
+
+    private async Task<long> KeepAsync(Task<long> beginning)
+    {
+        var id = await beginning.ConfigureAwait(false);
+        lock (_gate)
+            _historyId = id;
+        return id;
     }
 
     /// <summary>The id, once a run began it; null when this build recorded nothing in the database.</summary>
@@ -119,7 +128,7 @@ public sealed class RunState
         get
         {
             lock (_gate)
-                return _historyId is { IsCompletedSuccessfully: true } begun ? begun.Result : null;
+                return _historyId;
         }
     }
 
