@@ -1,5 +1,4 @@
 using Google.Protobuf.WellKnownTypes;
-using IntegrationTasks.Data;
 using IntegrationTasks.Grpc.Contract;
 
 namespace IntegrationTasks.Grpc;

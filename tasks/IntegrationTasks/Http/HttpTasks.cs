@@ -1,5 +1,4 @@
 using System.Net;
-using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 

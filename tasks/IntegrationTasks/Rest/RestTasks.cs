@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Net;
 using System.Text.Json;
-using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 
 namespace IntegrationTasks.Rest;

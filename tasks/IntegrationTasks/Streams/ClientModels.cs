@@ -1,5 +1,4 @@
 using System.Threading.Channels;
-using IntegrationTasks.Data;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 

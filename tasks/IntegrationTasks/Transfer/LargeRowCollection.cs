@@ -1,4 +1,3 @@
-using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Transfer;
 

@@ -3,7 +3,6 @@ using System.Buffers.Text;
 using System.Globalization;
 using System.Text;
 using System.Text.Unicode;
-using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Wire;
 

@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
 using System.Xml;
-using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Wire;
 

@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Buffers.Text;
-using IntegrationTasks.Data;
 
 namespace IntegrationTasks.Wire;
 

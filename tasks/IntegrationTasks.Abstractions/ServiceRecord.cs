@@ -1,8 +1,8 @@
-namespace IntegrationTasks.Data;
+namespace IntegrationTasks.Abstractions;
 
 /// <summary>
 /// One row of the series' tables (ServiceTable on the server, ClientTable on the client). A row may carry a payload beside the
-/// series' six fields (<see cref="SamplePayload"/>): bytes, or text; never both, and neither unless the data set was generated with one.
+/// series' six fields (generated with the data set): bytes, or text; never both, and neither unless the data set was generated with one.
 /// </summary>
 public sealed record ServiceRecord(
     int Id,
