@@ -14,10 +14,13 @@ public static class RecordFrames
     private const byte RecordsTag = (byte)'R';
     private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
-    /// <summary>Writes a request for one batch.</summary>
+    /// <summary>The bytes a request takes on the wire, its length included.</summary>
+    public const int RequestFrameBytes = 4 + 13;
+
+    /// <summary>Writes a request for one batch (<see cref="RequestFrameBytes"/> bytes).</summary>
     public static ValueTask WriteRequestAsync(Stream stream, RequestedBatch batch, CancellationToken cancellationToken)
     {
-        var frame = new byte[4 + 13];
+        var frame = new byte[RequestFrameBytes];
         BinaryPrimitives.WriteInt32LittleEndian(frame, 13);
         frame[4] = RequestTag;
         BinaryPrimitives.WriteInt32LittleEndian(frame.AsSpan(5), batch.Index);
@@ -43,8 +46,8 @@ public static class RecordFrames
         return batch;
     }
 
-    /// <summary>Writes a batch's records as one reply.</summary>
-    public static async ValueTask WriteRecordsAsync(Stream stream, RequestedBatch batch, IReadOnlyList<ServiceRecord> records,
+    /// <summary>Writes a batch's records as one reply; returns the bytes written, its length included.</summary>
+    public static async ValueTask<int> WriteRecordsAsync(Stream stream, RequestedBatch batch, IReadOnlyList<ServiceRecord> records,
         CancellationToken cancellationToken)
     {
         var writer = new ArrayBufferWriter<byte>(64 + records.Count * 96);
@@ -58,13 +61,14 @@ public static class RecordFrames
         var frame = writer.WrittenMemory;
         BinaryPrimitives.WriteInt32LittleEndian(MemoryMarshalSpan(frame), frame.Length - 4);
         await stream.WriteAsync(frame, cancellationToken).ConfigureAwait(false);
+        return frame.Length;
     }
 
     /// <summary>
-    /// Reads one reply: the batch's index and its records; null when the other side closed the stream between messages. A reply
-    /// longer than <paramref name="maxFrameBytes"/> is refused before it is read (<see cref="TransportError.FrameTooLarge"/>).
+    /// Reads one reply: the batch's index, its records and the bytes it took; null when the other side closed the stream between
+    /// messages. A reply longer than <paramref name="maxFrameBytes"/> is refused before it is read (<see cref="TransportError.FrameTooLarge"/>).
     /// </summary>
-    public static async ValueTask<(int BatchIndex, IReadOnlyList<ServiceRecord> Records)?> ReadRecordsAsync(Stream stream, int maxFrameBytes,
+    public static async ValueTask<RecordsReply?> ReadRecordsAsync(Stream stream, int maxFrameBytes,
         CancellationToken cancellationToken)
     {
         using var body = await ReadFrameAsync(stream, maxFrameBytes, cancellationToken).ConfigureAwait(false);
@@ -82,8 +86,11 @@ public static class RecordFrames
             records[i] = reader.Record();
         if (!reader.AtEnd)
             throw new TransportException(TransportError.MalformedMessage, "A reply frame has bytes after its records.");
-        return (index, records);
+        return new RecordsReply(index, records, 4 + body.Memory.Length);
     }
+
+    /// <summary>One reply as read: which batch (its index in the client's session), its records, and its size on the wire.</summary>
+    public sealed record RecordsReply(int BatchIndex, IReadOnlyList<ServiceRecord> Records, int FrameBytes);
 
     private static Span<byte> MemoryMarshalSpan(ReadOnlyMemory<byte> memory) =>
         System.Runtime.InteropServices.MemoryMarshal.AsMemory(memory).Span;

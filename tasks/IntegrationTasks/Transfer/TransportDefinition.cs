@@ -90,6 +90,10 @@ public sealed record TransportDefinition(string Name)
     /// <summary>The names a definition may declare: the orchestration reads nothing else, so another is a misspelling.</summary>
     public static IReadOnlySet<string> Vocabulary { get; } = Readers.Keys.ToHashSet(StringComparer.Ordinal);
 
+    /// <summary>What an ExternalTransport item declares besides (targets/ExternalTransports.targets): it rides along on its definition.</summary>
+    public static IReadOnlySet<string> ExternalVocabulary { get; } =
+        new HashSet<string>(["Project", "Assembly", "Port", "Settings", "TransportName", "ProjectPath", "AssemblyPath"], StringComparer.Ordinal);
+
     private static bool Flag(string value) => value.Length > 0 && bool.Parse(value);
 
     private static int? Whole(string value) => value.Length == 0 ? null : int.Parse(value, NumberStyles.None, CultureInfo.InvariantCulture);
@@ -121,7 +125,9 @@ public sealed record TransportDefinition(string Name)
     {
         foreach (var item in items)
         {
-            var unknown = item.CloneCustomMetadata().Keys.Cast<string>().Where(name => !Vocabulary.Contains(name)).Order(StringComparer.Ordinal).ToList();
+            var external = item.GetMetadata("ClientTask") == nameof(ExternalClient);
+            var unknown = item.CloneCustomMetadata().Keys.Cast<string>()
+                .Where(name => !Vocabulary.Contains(name) && !(external && ExternalVocabulary.Contains(name))).Order(StringComparer.Ordinal).ToList();
             if (unknown.Count > 0)
                 yield return $"TransportDefinition {item.ItemSpec} declares {string.Join(", ", unknown)}, which nothing reads (known: {string.Join(", ", Vocabulary.Order(StringComparer.Ordinal))}).";
             string? problem = null;

@@ -1,0 +1,222 @@
+using IntegrationTasks.Data;
+
+namespace IntegrationTasks.Transfer;
+
+/// <summary>What the client and server of an external transport share: its assembly, its name, its endpoint and its settings.</summary>
+internal sealed record ExternalTransportReference(string AssemblyPath, string Name, string Settings)
+{
+    /// <summary>The transport, checked against what its item says: its settings known to it.</summary>
+    public (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolve(int port)
+    {
+        var transport = ExternalTransports.Find(AssemblyPath, Name);
+        if (transport.ServerKind == TransportServerKind.TcpPort && port is < 1 or > 65535)
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is served on a TCP port: its ExternalTransport item needs a Port (1–65535, was {port}).");
+        var settings = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var pair in ParameterText.List(Settings))
+        {
+            var (name, value) = ParameterText.Split(Name, pair);
+            if (!transport.SettingNames.Contains(name, StringComparer.Ordinal))
+                throw new IntegrationException(ErrorCodes.InvalidParameter,
+                    $"{Name} takes no setting {name} (it takes: {(transport.SettingNames.Count == 0 ? "none" : string.Join(", ", transport.SettingNames))}).");
+            settings[name] = value;
+        }
+        return (transport, settings);
+    }
+
+    public static IntegrationException Coded(TransportException e) => new(e.Code, e.Message, e);
+}
+
+/// <summary>The log a transport writes to, on the task's.</summary>
+internal sealed class ExternalTransportLog(IEventLog log, string name) : ITransportLog
+{
+    public void Info(string message) => log.Info($"{name}: {message}");
+    public void Detail(string message) => log.Detail($"{name}: {message}");
+    public void Warning(TransportError error, string message) => log.Warning(TransportException.CodeOf(error), $"{name}: {message}");
+}
+
+/// <summary>
+/// The client of a transport written outside the suite (docs/write-your-own-transport.md): the suite's client task — timing, the
+/// client database, many clients, faults, resumption, the run's file — around the transport's own <see cref="TransportClient"/>.
+/// </summary>
+public sealed class ExternalClient : TransferClientTask
+{
+    /// <summary>The transport's assembly (its ExternalTransport item's, built from its Project).</summary>
+    [Required] public string TransportAssembly { get; set; } = "";
+
+    /// <summary>The transport's name: its <see cref="Transport.Name"/> and its item's Include.</summary>
+    [Required] public string Name { get; set; } = "";
+
+    public string Host { get; set; } = SettingDefaults.HostName;
+    public int Port { get; set; }
+
+    /// <summary>Its settings, <c>Name=Value</c> separated by commas.</summary>
+    public string Settings { get; set; } = "";
+
+    public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+
+    private (Transport Transport, IReadOnlyDictionary<string, string> Settings)? _resolved;
+
+    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolved =>
+        _resolved ??= new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
+
+    private TransportCapabilities Capabilities => Resolved.Transport.Capabilities;
+
+    protected override string TransportName => Name;
+    protected override bool ServesManyClients => Capabilities.HasFlag(TransportCapabilities.ManyClients);
+
+    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
+    {
+        var (transport, settings) = Resolved;
+        var resumption = Resumption(plan, resumes: Capabilities.HasFlag(TransportCapabilities.Resumes));
+        var log = new ExternalTransportLog(EventLog, Name);
+        long sent = 0, received = 0;
+        var measured = true;
+        await resumption.RunAsync(async (missing, token) =>
+        {
+            var session = new Session(this, plan, missing, importer, resumption, settings, log);
+            var client = transport.CreateClient();
+            try
+            {
+                await client.TransferAsync(session, token).ConfigureAwait(false);
+            }
+            catch (TransportException e)
+            {
+                throw ExternalTransportReference.Coded(e);
+            }
+            finally
+            {
+                await client.DisposeAsync().ConfigureAwait(false);
+                Interlocked.Add(ref sent, session.BytesSent);
+                Interlocked.Add(ref received, session.BytesReceived);
+                measured &= session.BytesCounted;
+            }
+            if (session.Unwritten() is { Count: > 0 } unwritten)
+                throw new IntegrationException(ErrorCodes.TransferFailed,
+                    $"{Name}'s client returned with {unwritten.Count} of its {missing.Count} batches not written (the first: batch {unwritten[0].Index}, IDs {unwritten[0].FirstId}–{unwritten[0].LastId}).");
+        }, cancellationToken).ConfigureAwait(false);
+        return new TransferResult(sent, received) { BytesMeasured = measured };
+    }
+
+    private sealed class Session(ExternalClient task, BatchPlan plan, IReadOnlyList<int> missing, BatchImporter importer, ResumingTransfer resumption,
+        IReadOnlyDictionary<string, string> settings, ITransportLog log) : ClientSession
+    {
+        private long _sent;
+        private long _received;
+
+        public override string Host => task.Host;
+        public override int Port => task.Port;
+        public override IReadOnlyDictionary<string, string> Settings => settings;
+        public override IReadOnlyList<RequestedBatch> Batches { get; } = [.. missing.Select(b => new RequestedBatch(b, plan.FirstId(b), plan.BatchSize))];
+        public override int MaxInFlight => task.Capabilities.HasFlag(TransportCapabilities.Pipelines) ? task.MaxInFlight : 1;
+        public override int MaxFrameBytes => task.MaxFrameBytes;
+        public override int ClientIndex => task.ClientIndex;
+        public override ITransportLog Log => log;
+
+        public long BytesSent => Interlocked.Read(ref _sent);
+        public long BytesReceived => Interlocked.Read(ref _received);
+        public bool BytesCounted { get; private set; }
+
+        public override void Connected()
+        {
+            resumption.MarkConnected();
+            importer.MarkSetupDone();
+        }
+
+        public override void Sent(RequestedBatch batch)
+        {
+            Check(batch);
+            resumption.Committed.Latency.Sent(batch.Index);
+        }
+
+        public override void CountBytes(long sent, long received)
+        {
+            BytesCounted = true;
+            Interlocked.Add(ref _sent, sent);
+            Interlocked.Add(ref _received, received);
+        }
+
+        public override async ValueTask WriteAsync(RequestedBatch batch, IReadOnlyList<ServiceRecord> records, CancellationToken cancellationToken)
+        {
+            Check(batch);
+            if (records.FirstOrDefault(r => !batch.Contains(r.Id)) is { } stray)
+                throw new TransportException(TransportError.MalformedMessage,
+                    $"Batch {batch.Index} (IDs {batch.FirstId}–{batch.LastId}) was given record {stray.Id}, which is not one of its IDs.");
+            resumption.Committed.Latency.Received(batch.Index);
+            await importer.ImportAsync(records, cancellationToken).ConfigureAwait(false);
+            resumption.Committed.Add(batch.Index);
+        }
+
+        /// <summary>The session's batches its client did not write.</summary>
+        public List<RequestedBatch> Unwritten()
+        {
+            var left = resumption.Committed.Missing().ToHashSet();
+            return [.. Batches.Where(b => left.Contains(b.Index))];
+        }
+
+        private void Check(RequestedBatch batch)
+        {
+            if (batch.Index < 0 || batch.Index >= plan.TotalBatches || batch.FirstId != plan.FirstId(batch.Index) || batch.Count != plan.BatchSize)
+                throw new TransportException(TransportError.MalformedMessage, $"Batch {batch.Index} from ID {batch.FirstId} ({batch.Count} records) is not one the session asked for.");
+        }
+    }
+}
+
+/// <summary>The server of a transport written outside the suite: the suite's server task — its database, readiness, stopping — around the transport's own.</summary>
+public sealed class ExternalServer : TransferServerTask
+{
+    [Required] public string TransportAssembly { get; set; } = "";
+    [Required] public string Name { get; set; } = "";
+    public string BindAddress { get; set; } = SettingDefaults.BindAddress;
+    public int Port { get; set; }
+    public string Settings { get; set; } = "";
+    public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
+    public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
+
+    protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
+    {
+        var (transport, settings) = new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
+        var session = new Session(this, source, settings, new ExternalTransportLog(EventLog, Name));
+        Func<CancellationToken, Task> serve;
+        try
+        {
+            serve = await transport.CreateServer().StartAsync(session, cancellationToken).ConfigureAwait(false);
+        }
+        catch (TransportException e)
+        {
+            throw ExternalTransportReference.Coded(e);
+        }
+        var endpoint = transport.ServerKind == TransportServerKind.TcpPort ? $"tcp://{BindAddress}:{Port}" : Name;
+        return (endpoint, async stop =>
+        {
+            try
+            {
+                await serve(stop).ConfigureAwait(false);
+            }
+            catch (TransportException e)
+            {
+                throw ExternalTransportReference.Coded(e);
+            }
+        });
+    }
+
+    private sealed class Session(ExternalServer task, RecordSource source, IReadOnlyDictionary<string, string> settings, ITransportLog log) : ServerSession
+    {
+        public override string BindAddress => task.BindAddress;
+        public override int Port => task.Port;
+        public override IReadOnlyDictionary<string, string> Settings => settings;
+        public override int MaxBatchRecords => task.MaxBatchRecords;
+        public override int MaxFrameBytes => task.MaxFrameBytes;
+        public override ITransportLog Log => log;
+
+        public override async Task<IServiceTableReader> OpenReaderAsync(CancellationToken cancellationToken) =>
+            new Reader(await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false));
+    }
+
+    private sealed class Reader(RecordLookup lookup) : IServiceTableReader
+    {
+        public IAsyncEnumerable<ServiceRecord> ReadAsync(RequestedBatch batch, CancellationToken cancellationToken) =>
+            lookup.ReadAsync(batch.FirstId, batch.Count, cancellationToken);
+
+        public ValueTask DisposeAsync() => lookup.DisposeAsync();
+    }
+}
