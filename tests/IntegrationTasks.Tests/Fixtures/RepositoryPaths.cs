@@ -26,11 +26,11 @@ internal static class RepositoryPaths
         return stdout;
     }
 
-    /// <summary>Runs a command from the repository root; five minutes at most, then its tree is killed.</summary>
+    /// <summary>Runs a command from the repository root (or <paramref name="workingDirectory"/>); five minutes at most, then its tree is killed.</summary>
     public static (int ExitCode, string Stdout, string Stderr) Run(string fileName, IEnumerable<string> arguments,
-        IReadOnlyDictionary<string, string?>? environment = null)
+        IReadOnlyDictionary<string, string?>? environment = null, string? workingDirectory = null)
     {
-        var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = Root };
+        var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = workingDirectory ?? Root };
         foreach (var argument in arguments)
             info.ArgumentList.Add(argument);
         foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
