@@ -107,6 +107,7 @@ public sealed class PackageTests
         Assert.AreEqual((version, "true", "MIT"), (Value("version"), Value("developmentDependency"), Value("license")));
         Assert.AreEqual("MSBuildSdk", metadata.Descendants().Single(e => e.Name.LocalName == "packageType").Attribute("name")!.Value);
         Assert.IsFalse(metadata.Descendants().Any(e => e.Name.LocalName == "dependency"), "a task's dependencies travel inside it");
+        Assert.AreEqual(40, metadata.Elements().Single(e => e.Name.LocalName == "repository").Attribute("commit")!.Value.Length, "the commit it was packed from");
     }
 
     private static void CopySample(string destination)
