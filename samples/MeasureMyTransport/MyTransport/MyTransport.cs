@@ -1,0 +1,169 @@
+using System.Net;
+using System.Net.Sockets;
+using IntegrationTasks.Abstractions;
+
+namespace MyTransport;
+
+/// <summary>
+/// A transport of our own: length-prefixed frames over TCP (the seam's RecordFrames), up to MaxInFlight batches asked for at once on
+/// one connection, answered in order by a server that reads each batch from ServiceTable as every server of the suite does.
+/// </summary>
+public sealed class MyTransport : Transport
+{
+    public override string Name => "MyTransport";
+
+    public override TransportCapabilities Capabilities =>
+        TransportCapabilities.ManyClients | TransportCapabilities.Resumes | TransportCapabilities.Pipelines;
+
+    public override IReadOnlyCollection<string> SettingNames => ["ReplyTimeoutSeconds"];
+
+    public override TransportClient CreateClient() => new MyClient();
+
+    public override TransportServer CreateServer() => new MyServer();
+}
+
+public sealed class MyClient : TransportClient
+{
+    private readonly TcpClient _tcp = new() { NoDelay = true };
+
+    public override async Task TransferAsync(ClientSession session, CancellationToken cancellationToken)
+    {
+        var replyTimeout = TimeSpan.FromSeconds(int.TryParse(session.Settings.GetValueOrDefault("ReplyTimeoutSeconds", "10"), out var seconds) && seconds > 0
+            ? seconds
+            : throw new TransportException(TransportError.InvalidSetting, "ReplyTimeoutSeconds must be a whole number of seconds above 0."));
+        try
+        {
+            await _tcp.ConnectAsync(session.Host, session.Port, cancellationToken);
+        }
+        catch (SocketException e)
+        {
+            throw new TransportException(TransportError.ConnectionFailed, $"Cannot reach {session.Host}:{session.Port}: {e.Message}", e);
+        }
+        session.Connected();
+        var stream = _tcp.GetStream();
+        using var window = new SemaphoreSlim(session.MaxInFlight);
+        using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var asking = AskAsync(session, stream, window, failed.Token);
+        try
+        {
+            foreach (var expected in session.Batches)
+            {
+                using var stalled = CancellationTokenSource.CreateLinkedTokenSource(failed.Token);
+                stalled.CancelAfter(replyTimeout);
+                RecordFrames.RecordsReply? reply;
+                try
+                {
+                    reply = await RecordFrames.ReadRecordsAsync(stream, session.MaxFrameBytes, stalled.Token);
+                }
+                catch (OperationCanceledException) when (!failed.IsCancellationRequested)
+                {
+                    throw new TransportException(TransportError.ConnectionLost, $"No reply for {replyTimeout.TotalSeconds:0} s (ReplyTimeoutSeconds).");
+                }
+                catch (IOException e)
+                {
+                    throw new TransportException(TransportError.ConnectionLost, $"The connection broke: {e.Message}", e);
+                }
+                if (reply is null)
+                    throw new TransportException(TransportError.ConnectionLost, "The server closed the connection.");
+                if (reply.BatchIndex != expected.Index)
+                    throw new TransportException(TransportError.MalformedMessage, $"Batch {reply.BatchIndex} came while batch {expected.Index} was next.");
+                session.CountBytes(0, reply.FrameBytes);
+                await session.WriteAsync(expected, reply.Records, cancellationToken);
+                window.Release();
+            }
+        }
+        finally
+        {
+            await failed.CancelAsync();
+            await asking.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
+    }
+
+    /// <summary>Sends each batch's request once the window has room: at most MaxInFlight unanswered.</summary>
+    private static async Task AskAsync(ClientSession session, NetworkStream stream, SemaphoreSlim window, CancellationToken cancellationToken)
+    {
+        foreach (var batch in session.Batches)
+        {
+            await window.WaitAsync(cancellationToken);
+            session.Sent(batch);
+            await RecordFrames.WriteRequestAsync(stream, batch, cancellationToken);
+            session.CountBytes(RecordFrames.RequestFrameBytes, 0);
+        }
+    }
+
+    public override ValueTask DisposeAsync()
+    {
+        _tcp.Dispose();
+        return base.DisposeAsync();
+    }
+}
+
+public sealed class MyServer : TransportServer
+{
+    public override Task<Func<CancellationToken, Task>> StartAsync(ServerSession session, CancellationToken cancellationToken)
+    {
+        var address = IPAddress.TryParse(session.BindAddress, out var parsed) ? parsed : Dns.GetHostAddresses(session.BindAddress)[0];
+        var listener = new TcpListener(address, session.Port);
+        try
+        {
+            listener.Start();
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.AddressAlreadyInUse)
+        {
+            throw new TransportException(TransportError.PortInUse, $"Port {session.Port} on {session.BindAddress} is taken.", e);
+        }
+        return Task.FromResult<Func<CancellationToken, Task>>(stop => ServeAsync(listener, session, stop));
+    }
+
+    private static async Task ServeAsync(TcpListener listener, ServerSession session, CancellationToken stop)
+    {
+        var connections = new List<Task>();
+        try
+        {
+            while (true)
+            {
+                var connection = await listener.AcceptTcpClientAsync(stop);
+                connections.RemoveAll(c => c.IsCompleted);
+                connections.Add(AnswerAsync(connection, session, stop));
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+        }
+        finally
+        {
+            listener.Stop();
+            await Task.WhenAll(connections);
+        }
+    }
+
+    /// <summary>One client's connection: its requests answered in order, from a ServiceTable reader of its own.</summary>
+    private static async Task AnswerAsync(TcpClient connection, ServerSession session, CancellationToken stop)
+    {
+        using (connection)
+        {
+            try
+            {
+                await using var reader = await session.OpenReaderAsync(stop);
+                var stream = connection.GetStream();
+                while (await RecordFrames.ReadRequestAsync(stream, stop) is { } batch)
+                {
+                    if (batch.Count > session.MaxBatchRecords)
+                        throw new TransportException(TransportError.BatchTooLarge, $"A request for {batch.Count} records is more than {session.MaxBatchRecords} (MaxBatchRecords).");
+                    var records = new List<ServiceRecord>(batch.Count);
+                    await foreach (var record in reader.ReadAsync(batch, stop))
+                        records.Add(record);
+                    await RecordFrames.WriteRecordsAsync(stream, batch, records, stop);
+                }
+            }
+            catch (TransportException e)
+            {
+                session.Log.Warning(e.Error, $"A client's connection was closed: {e.Message}");
+            }
+            catch (Exception e) when (e is IOException or SocketException or OperationCanceledException)
+            {
+                // The client went away, or the server is stopping: this connection ends, the others go on.
+            }
+        }
+    }
+}
