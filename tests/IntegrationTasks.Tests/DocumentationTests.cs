@@ -101,4 +101,24 @@ public sealed partial class DocumentationTests
 
     [GeneratedRegex(@"^```.*?^```", RegexOptions.Multiline | RegexOptions.Singleline)]
     private static partial Regex FencedCode();
+
+    /// <summary>A docs page that shows a sample's file (after a <c>&lt;!-- sample: path --&gt;</c> line) shows it as it is: what PackageTests compiles and runs.</summary>
+    [TestMethod]
+    public void Every_sample_file_a_page_shows_is_the_file_itself()
+    {
+        var shown = 0;
+        foreach (var page in Pages())
+        {
+            foreach (Match match in SampleBlock().Matches(File.ReadAllText(page)))
+            {
+                var file = Path.Combine(RepositoryPaths.Root, match.Groups["path"].Value);
+                Assert.AreEqual(File.ReadAllText(file).TrimEnd('\n'), match.Groups["code"].Value, $"{Path.GetFileName(page)} shows {match.Groups["path"].Value}");
+                shown++;
+            }
+        }
+        Assert.IsGreaterThanOrEqualTo(4, shown, "the sample's global.json, project, library and transport are shown");
+    }
+
+    [GeneratedRegex(@"<!-- sample: (?<path>[^ ]+) -->\n```\w*\n(?<code>.*?)\n```", RegexOptions.Singleline)]
+    private static partial Regex SampleBlock();
 }
