@@ -53,4 +53,8 @@ public enum TransportCapabilities
 
     /// <summary>Keeps up to <see cref="ClientSession.MaxInFlight"/> batches asked for at once (recorded so in the report).</summary>
     Pipelines = 4,
+
+    /// <summary>Its server takes only clients that prove who they are (credentials of its own, from its settings): the suite lets it
+    /// listen beyond loopback (two hosts, another BindAddress). Without it, such a server is refused before it binds (IT1001).</summary>
+    AuthenticatesClients = 8,
 }

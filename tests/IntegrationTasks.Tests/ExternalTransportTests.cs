@@ -12,6 +12,56 @@ public sealed class LoadingProbeTransport : Transport
     public override TransportServer CreateServer() => throw new NotSupportedException();
 }
 
+/// <summary>
+/// A transport whose client makes its records up (no server, no network): what the suite checks of an external client, driven
+/// through <see cref="ExternalClient"/> as a run would. Mode says how it misbehaves.
+/// </summary>
+public sealed class FabricatingTransport : Transport
+{
+    public override string Name => "Fabricating";
+    public override TransportServerKind ServerKind => TransportServerKind.NoPort;
+    public override TransportCapabilities Capabilities => TransportCapabilities.Resumes | TransportCapabilities.Pipelines;
+    public override IReadOnlyCollection<string> SettingNames => ["Mode"];
+    public override TransportClient CreateClient() => new FabricatingClient();
+    public override TransportServer CreateServer() => throw new NotSupportedException();
+
+    private sealed class FabricatingClient : TransportClient
+    {
+        public override async Task TransferAsync(ClientSession session, CancellationToken cancellationToken)
+        {
+            session.Connected();
+            var batches = session.Batches;
+            switch (session.Settings.GetValueOrDefault("Mode", "AllAtOnce"))
+            {
+                case "AllAtOnce":
+                    await Task.WhenAll(batches.Select(b => session.WriteAsync(b, Records(b), cancellationToken).AsTask()));
+                    break;
+                case "Stray":
+                    await session.WriteAsync(batches[0], Records(batches[1]), cancellationToken);
+                    break;
+                case "Twice":
+                    await session.WriteAsync(batches[0], Records(batches[0]), cancellationToken);
+                    await session.WriteAsync(batches[0], Records(batches[0]), cancellationToken);
+                    break;
+                case "LeavesOne":
+                    foreach (var batch in batches.SkipLast(1))
+                        await session.WriteAsync(batch, Records(batch), cancellationToken);
+                    break;
+                case "BreaksOnce":
+                    // The first attempt (it has batch 0) writes half, then loses its connection; the next has the rest.
+                    foreach (var batch in batches[0].Index == 0 ? batches.Take(batches.Count / 2) : batches)
+                        await session.WriteAsync(batch, Records(batch), cancellationToken);
+                    if (batches[0].Index == 0)
+                        throw new TransportException(TransportError.ConnectionLost, "cut");
+                    break;
+            }
+        }
+
+        private static ServiceRecord[] Records(RequestedBatch batch) =>
+            [.. Enumerable.Range(batch.FirstId, batch.Count).Select(id => new ServiceRecord(id, $"record {id}", id / 7.0, new DateTime(2014, 3, 9), null, ""))];
+    }
+}
+
 /// <summary>How an external transport's assembly is loaded and checked, and what the seam's assembly makes public.</summary>
 [TestClass]
 [TestCategory("Unit")]
@@ -60,6 +110,63 @@ public sealed class ExternalTransportTests
             Assert.AreEqual("3", reference.Resolve(port).Settings["Lines"]);
         else
             Assert.AreEqual(code, Assert.ThrowsExactly<IntegrationException>(() => reference.Resolve(port)).Code);
+    }
+
+    [TestMethod]
+    [DataRow("AllAtOnce", 1, null, 0)]
+    [DataRow("BreaksOnce", 1, null, 1)]
+    [DataRow("Stray", 1, "IT2004", 0)]
+    [DataRow("Twice", 1, "IT2004", 0)]
+    [DataRow("LeavesOne", 1, "IT3002", 0)]
+    [DataRow("AllAtOnce", 2, "IT1001", 0)]
+    public void What_the_suite_checks_of_an_external_client(string mode, int clients, string? code, int reconnects)
+    {
+        using var databases = new DisposableSqlite();
+        var engine = new FakeBuildEngine();
+        var client = new ExternalClient
+        {
+            BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "Fabricating", Settings = $"Mode={mode}", Clients = clients,
+            ClientConnString = databases.Value.Client.ConnectionString, TotalBatches = 6, BatchSize = 10,
+        };
+
+        var succeeded = client.Execute();
+
+        if (code is null)
+            Assert.AreEqual((true, 60L, reconnects), (succeeded, client.Records, client.Reconnects), engine.Log);
+        else
+            Assert.AreEqual((false, code), (succeeded, engine.Errors.Single().Code), engine.Log);
+    }
+
+    [TestMethod]
+    public void A_port_that_is_not_its_propertys_value_is_refused_since_the_relay_could_not_stand_in_front_of_it()
+    {
+        using var databases = new DisposableSqlite();
+        var engine = new FakeBuildEngine { GlobalProperties = { ["MyTransportPort"] = "41000" } };
+        var client = new ExternalClient
+        {
+            BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "Fabricating", Port = 9300, PortProperty = "MyTransportPort",
+            ClientConnString = databases.Value.Client.ConnectionString, TotalBatches = 2, BatchSize = 10,
+        };
+
+        Assert.AreEqual((false, ErrorCodes.InvalidParameter, 0L), (client.Execute(), engine.Errors.Single().Code, client.Records));
+    }
+
+    [TestMethod]
+    [DataRow("0.0.0.0")]
+    [DataRow("10.99.0.1")]
+    public void A_server_beyond_loopback_is_refused_before_it_binds_unless_its_transport_authenticates_clients(string bindAddress)
+    {
+        using var databases = new DisposableSqlite();
+        var engine = new FakeBuildEngine();
+        var server = new ExternalServer
+        {
+            BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "LoadingProbe", BindAddress = bindAddress, Port = TestPorts.Free(),
+            ServerConnString = databases.Value.Server.ConnectionString,
+        };
+
+        Assert.IsFalse(server.Execute());
+        Assert.AreEqual(ErrorCodes.InvalidParameter, engine.Errors.Single().Code);
+        StringAssert.Contains(engine.Errors.Single().Message, "AuthenticatesClients");
     }
 
     [TestMethod]

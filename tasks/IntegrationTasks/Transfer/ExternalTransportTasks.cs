@@ -49,15 +49,30 @@ public sealed class ExternalClient : TransferClientTask
     public string Host { get; set; } = SettingDefaults.HostName;
     public int Port { get; set; }
 
+    /// <summary>The property holding the port (the item's PortProperty): what the relay and -p: set, so Port must be its value.</summary>
+    public string PortProperty { get; set; } = "";
+
     /// <summary>Its settings, <c>Name=Value</c> separated by commas.</summary>
     public string Settings { get; set; } = "";
 
     public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
+    protected override (long Bytes, string Property)? MessageLimit => (MaxFrameBytes, "MaxFrameBytes");
+
     private (Transport Transport, IReadOnlyDictionary<string, string> Settings)? _resolved;
 
-    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolved =>
-        _resolved ??= new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
+    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolved => _resolved ??= Resolve();
+
+    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolve()
+    {
+        // A relayed run (latency, faults) moves the client by setting the port property; a Port not read from it would bypass the
+        // relay, and the run would be recorded as relayed when it was not.
+        if (PortProperty.Length > 0 && BuildEngine is IBuildEngine6 engine && engine.GetGlobalProperties().TryGetValue(PortProperty, out var set)
+            && set != Port.ToString(System.Globalization.CultureInfo.InvariantCulture))
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{Name}'s Port is {Port} while {PortProperty} is {set}: its ExternalTransport item must say Port=\"$({PortProperty})\", or the relay and -p:{PortProperty} cannot reach it.");
+        return new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
+    }
 
     private TransportCapabilities Capabilities => Resolved.Transport.Capabilities;
 
@@ -103,6 +118,12 @@ public sealed class ExternalClient : TransferClientTask
         private long _sent;
         private long _received;
 
+        /// <summary>The importer's one connection takes one transaction at a time: writes from several tasks take turns.</summary>
+        private readonly SemaphoreSlim _importing = new(1, 1);
+
+        /// <summary>The session's batches not written yet: a batch written twice, or one it did not ask for, is refused.</summary>
+        private readonly HashSet<int> _unwritten = [.. missing];
+
         public override string Host => task.Host;
         public override int Port => task.Port;
         public override IReadOnlyDictionary<string, string> Settings => settings;
@@ -141,17 +162,24 @@ public sealed class ExternalClient : TransferClientTask
             if (records.FirstOrDefault(r => !batch.Contains(r.Id)) is { } stray)
                 throw new TransportException(TransportError.MalformedMessage,
                     $"Batch {batch.Index} (IDs {batch.FirstId}–{batch.LastId}) was given record {stray.Id}, which is not one of its IDs.");
-            resumption.Committed.Latency.Received(batch.Index);
-            await importer.ImportAsync(records, cancellationToken).ConfigureAwait(false);
-            resumption.Committed.Add(batch.Index);
+            await _importing.WaitAsync(cancellationToken).ConfigureAwait(false);
+            try
+            {
+                if (!_unwritten.Contains(batch.Index))
+                    throw new TransportException(TransportError.MalformedMessage, $"Batch {batch.Index} was written already, or this session did not ask for it.");
+                resumption.Committed.Latency.Received(batch.Index);
+                await importer.ImportAsync(records, cancellationToken).ConfigureAwait(false);
+                resumption.Committed.Add(batch.Index);
+                _unwritten.Remove(batch.Index);
+            }
+            finally
+            {
+                _importing.Release();
+            }
         }
 
         /// <summary>The session's batches its client did not write.</summary>
-        public List<RequestedBatch> Unwritten()
-        {
-            var left = resumption.Committed.Missing().ToHashSet();
-            return [.. Batches.Where(b => left.Contains(b.Index))];
-        }
+        public List<RequestedBatch> Unwritten() => [.. Batches.Where(b => _unwritten.Contains(b.Index))];
 
         private void Check(RequestedBatch batch)
         {
@@ -175,6 +203,10 @@ public sealed class ExternalServer : TransferServerTask
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var (transport, settings) = new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
+        if (transport.ServerKind == TransportServerKind.TcpPort && Hosting.ServiceToken.ListensBeyondLoopback(BindAddress)
+            && !transport.Capabilities.HasFlag(TransportCapabilities.AuthenticatesClients))
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{Name}'s server would listen on {BindAddress}, beyond loopback, and {Name} does not say it authenticates its clients (TransportCapabilities.AuthenticatesClients): run it on loopback, or give it credentials of its own.");
         var session = new Session(this, source, settings, new ExternalTransportLog(EventLog, Name));
         Func<CancellationToken, Task> serve;
         try
@@ -209,13 +241,18 @@ public sealed class ExternalServer : TransferServerTask
         public override ITransportLog Log => log;
 
         public override async Task<IServiceTableReader> OpenReaderAsync(CancellationToken cancellationToken) =>
-            new Reader(await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false));
+            new Reader(await source.OpenLookupAsync(cancellationToken).ConfigureAwait(false), task.MaxBatchRecords);
     }
 
-    private sealed class Reader(RecordLookup lookup) : IServiceTableReader
+    /// <summary>A reader bounds what one request may cost the server, whatever the transport checked.</summary>
+    private sealed class Reader(RecordLookup lookup, int maxBatchRecords) : IServiceTableReader
     {
         public IAsyncEnumerable<ServiceRecord> ReadAsync(RequestedBatch batch, CancellationToken cancellationToken) =>
-            lookup.ReadAsync(batch.FirstId, batch.Count, cancellationToken);
+            batch.Count > maxBatchRecords
+                ? throw new TransportException(TransportError.BatchTooLarge, $"A request for {batch.Count:N0} records is more than {maxBatchRecords:N0} (MaxBatchRecords).")
+                : batch.FirstId < 1 || batch.Count < 1 || (long)batch.FirstId + batch.Count - 1 > int.MaxValue
+                    ? throw new TransportException(TransportError.MalformedMessage, $"A request for {batch.Count} records from ID {batch.FirstId} names no batch.")
+                    : lookup.ReadAsync(batch.FirstId, batch.Count, cancellationToken);
 
         public ValueTask DisposeAsync() => lookup.DisposeAsync();
     }

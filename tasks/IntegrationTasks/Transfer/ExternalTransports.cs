@@ -18,9 +18,15 @@ internal static class ExternalTransports
     public static Transport Find(string assemblyPath, string name)
     {
         var transports = In(assemblyPath);
-        return transports.FirstOrDefault(t => string.Equals(t.Name, name, StringComparison.Ordinal))
-            ?? throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"{Path.GetFileName(assemblyPath)} has no transport named '{name}' (it has: {(transports.Count == 0 ? "none" : string.Join(", ", transports.Select(t => t.Name)))}): a Transport's Name must be its ExternalTransport item's.");
+        var named = transports.Where(t => string.Equals(t.Name, name, StringComparison.Ordinal)).ToList();
+        return named.Count switch
+        {
+            1 => named[0],
+            0 => throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{Path.GetFileName(assemblyPath)} has no transport named '{name}' (it has: {(transports.Count == 0 ? "none" : string.Join(", ", transports.Select(t => t.Name)))}): a Transport's Name must be its ExternalTransport item's."),
+            _ => throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{Path.GetFileName(assemblyPath)} has {named.Count} transports named '{name}' ({string.Join(", ", named.Select(t => t.GetType().FullName))}): each needs a name of its own."),
+        };
     }
 
     /// <summary>Every transport the assembly declares: its public, non-abstract <see cref="Transport"/> subclasses.</summary>
@@ -43,7 +49,16 @@ internal static class ExternalTransports
         }
     }
 
-    private static Assembly Load(string path) => new TransportLoadContext(path).LoadMain();
+    private static Assembly Load(string path)
+    {
+        var assembly = new TransportLoadContext(path).LoadMain();
+        // Compiled against a newer seam than the suite's, it would fail later, on the first member the suite's copy lacks.
+        var seam = typeof(Transport).Assembly.GetName();
+        if (assembly.GetReferencedAssemblies().FirstOrDefault(r => r.Name == seam.Name) is { Version: { } wanted } && seam.Version is { } have && wanted > have)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"{Path.GetFileName(path)} was built against {seam.Name} {wanted}, newer than this suite's {have}: use an IntegrationTasks.Sdk at least as new.");
+        return assembly;
+    }
 
     private static IReadOnlyList<Transport> Declared(Assembly assembly) =>
     [

@@ -4,7 +4,7 @@ using Microsoft.Build.Framework;
 namespace IntegrationTasks.Tests;
 
 /// <summary>An in-memory build engine: records every event and keeps registered task objects.</summary>
-internal sealed class FakeBuildEngine : IBuildEngine4
+internal sealed class FakeBuildEngine : IBuildEngine6
 {
     private readonly Dictionary<(object, RegisteredTaskObjectLifetime), object> _objects;
     private readonly object _gate = new();
@@ -56,6 +56,13 @@ internal sealed class FakeBuildEngine : IBuildEngine4
     public BuildEngineResult BuildProjectFilesInParallel(string[] projectFileNames, string[] targetNames, IDictionary[] globalProperties,
         IList<string>[] removeGlobalProperties, string[] toolsVersion, bool returnTargetOutputs) =>
         throw new NotSupportedException();
+
+    /// <summary>What the build was started with (-p:); empty unless a test sets some.</summary>
+    public Dictionary<string, string> GlobalProperties { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    public IReadOnlyDictionary<string, string> GetGlobalProperties() => GlobalProperties;
+
+    public void LogTelemetry(string eventName, IDictionary<string, string> properties) { }
 
     public void Yield() { }
     public void Reacquire() { }
