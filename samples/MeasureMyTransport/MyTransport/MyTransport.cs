@@ -43,34 +43,23 @@ public sealed class MyClient : TransportClient
         var stream = _tcp.GetStream();
         using var window = new SemaphoreSlim(session.MaxInFlight);
         using var failed = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var asking = AskAsync(session, stream, window, failed.Token);
+        var asking = AskAsync(session, stream, window, failed);
         try
         {
             foreach (var expected in session.Batches)
             {
-                using var stalled = CancellationTokenSource.CreateLinkedTokenSource(failed.Token);
-                stalled.CancelAfter(replyTimeout);
-                RecordFrames.RecordsReply? reply;
-                try
-                {
-                    reply = await RecordFrames.ReadRecordsAsync(stream, session.MaxFrameBytes, stalled.Token);
-                }
-                catch (OperationCanceledException) when (!failed.IsCancellationRequested)
-                {
-                    throw new TransportException(TransportError.ConnectionLost, $"No reply for {replyTimeout.TotalSeconds:0} s (ReplyTimeoutSeconds).");
-                }
-                catch (IOException e)
-                {
-                    throw new TransportException(TransportError.ConnectionLost, $"The connection broke: {e.Message}", e);
-                }
-                if (reply is null)
-                    throw new TransportException(TransportError.ConnectionLost, "The server closed the connection.");
+                var reply = await ReadReplyAsync(stream, session.MaxFrameBytes, replyTimeout, failed.Token);
                 if (reply.BatchIndex != expected.Index)
                     throw new TransportException(TransportError.MalformedMessage, $"Batch {reply.BatchIndex} came while batch {expected.Index} was next.");
                 session.CountBytes(0, reply.FrameBytes);
                 await session.WriteAsync(expected, reply.Records, cancellationToken);
                 window.Release();
             }
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            await asking; // only a failed request cancels the reads: its own failure, not the read it cut short
+            throw;
         }
         finally
         {
@@ -79,15 +68,47 @@ public sealed class MyClient : TransportClient
         }
     }
 
-    /// <summary>Sends each batch's request once the window has room: at most MaxInFlight unanswered.</summary>
-    private static async Task AskAsync(ClientSession session, NetworkStream stream, SemaphoreSlim window, CancellationToken cancellationToken)
+    /// <summary>Sends each batch's request once the window has room: at most MaxInFlight unanswered. A failure stops the reads too.</summary>
+    private static async Task AskAsync(ClientSession session, NetworkStream stream, SemaphoreSlim window, CancellationTokenSource failed)
     {
-        foreach (var batch in session.Batches)
+        try
         {
-            await window.WaitAsync(cancellationToken);
-            session.Sent(batch);
-            await RecordFrames.WriteRequestAsync(stream, batch, cancellationToken);
-            session.CountBytes(RecordFrames.RequestFrameBytes, 0);
+            foreach (var batch in session.Batches)
+            {
+                await window.WaitAsync(failed.Token);
+                session.Sent(batch);
+                await RecordFrames.WriteRequestAsync(stream, batch, failed.Token);
+                session.CountBytes(RecordFrames.RequestFrameBytes, 0);
+            }
+        }
+        catch (IOException e)
+        {
+            await failed.CancelAsync();
+            throw new TransportException(TransportError.ConnectionLost, $"A request could not be sent: {e.Message}", e);
+        }
+        catch (Exception) when (!failed.IsCancellationRequested)
+        {
+            await failed.CancelAsync();
+            throw;
+        }
+    }
+
+    private static async Task<RecordFrames.RecordsReply> ReadReplyAsync(NetworkStream stream, int maxFrameBytes, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        using var stalled = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        stalled.CancelAfter(timeout);
+        try
+        {
+            return await RecordFrames.ReadRecordsAsync(stream, maxFrameBytes, stalled.Token)
+                ?? throw new TransportException(TransportError.ConnectionLost, "The server closed the connection.");
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new TransportException(TransportError.ConnectionLost, $"No reply for {timeout.TotalSeconds:0} s (ReplyTimeoutSeconds).");
+        }
+        catch (IOException e)
+        {
+            throw new TransportException(TransportError.ConnectionLost, $"The connection broke: {e.Message}", e);
         }
     }
 
@@ -100,9 +121,11 @@ public sealed class MyClient : TransportClient
 
 public sealed class MyServer : TransportServer
 {
-    public override Task<Func<CancellationToken, Task>> StartAsync(ServerSession session, CancellationToken cancellationToken)
+    public override async Task<Func<CancellationToken, Task>> StartAsync(ServerSession session, CancellationToken cancellationToken)
     {
-        var address = IPAddress.TryParse(session.BindAddress, out var parsed) ? parsed : Dns.GetHostAddresses(session.BindAddress)[0];
+        var address = IPAddress.TryParse(session.BindAddress, out var parsed)
+            ? parsed
+            : (await Dns.GetHostAddressesAsync(session.BindAddress, cancellationToken))[0];
         var listener = new TcpListener(address, session.Port);
         try
         {
@@ -112,7 +135,7 @@ public sealed class MyServer : TransportServer
         {
             throw new TransportException(TransportError.PortInUse, $"Port {session.Port} on {session.BindAddress} is taken.", e);
         }
-        return Task.FromResult<Func<CancellationToken, Task>>(stop => ServeAsync(listener, session, stop));
+        return stop => ServeAsync(listener, session, stop);
     }
 
     private static async Task ServeAsync(TcpListener listener, ServerSession session, CancellationToken stop)
@@ -163,6 +186,11 @@ public sealed class MyServer : TransportServer
             catch (Exception e) when (e is IOException or SocketException or OperationCanceledException)
             {
                 // The client went away, or the server is stopping: this connection ends, the others go on.
+            }
+            catch (Exception e)
+            {
+                // The database's failure (its code in the message): this client's connection ends, it resumes; the others go on.
+                session.Log.Warning(TransportError.RequestRefused, $"A request failed and its connection was closed: {e.Message}");
             }
         }
     }
