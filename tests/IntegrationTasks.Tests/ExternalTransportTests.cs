@@ -34,7 +34,17 @@ public sealed class FabricatingTransport : Transport
             switch (session.Settings.GetValueOrDefault("Mode", "AllAtOnce"))
             {
                 case "AllAtOnce":
-                    await Task.WhenAll(batches.Select(b => session.WriteAsync(b, Records(b), cancellationToken).AsTask()));
+                    // Each write on a thread of its own, at once: SQLite's calls are synchronous, so awaited in turn they would never meet.
+                    using (var start = new ManualResetEventSlim())
+                    {
+                        var writes = batches.Select(b => Task.Run(async () =>
+                        {
+                            start.Wait(cancellationToken);
+                            await session.WriteAsync(b, Records(b), cancellationToken);
+                        }, cancellationToken)).ToList();
+                        start.Set();
+                        await Task.WhenAll(writes);
+                    }
                     break;
                 case "Stray":
                     await session.WriteAsync(batches[0], Records(batches[1]), cancellationToken);
@@ -126,13 +136,13 @@ public sealed class ExternalTransportTests
         var client = new ExternalClient
         {
             BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "Fabricating", Settings = $"Mode={mode}", Clients = clients,
-            ClientConnString = databases.Value.Client.ConnectionString, TotalBatches = 6, BatchSize = 10,
+            ClientConnString = databases.Value.Client.ConnectionString, TotalBatches = 6, BatchSize = 2000, // batches long enough to meet
         };
 
         var succeeded = client.Execute();
 
         if (code is null)
-            Assert.AreEqual((true, 60L, reconnects), (succeeded, client.Records, client.Reconnects), engine.Log);
+            Assert.AreEqual((true, 12_000L, reconnects), (succeeded, client.Records, client.Reconnects), engine.Log);
         else
             Assert.AreEqual((false, code), (succeeded, engine.Errors.Single().Code), engine.Log);
     }
@@ -167,6 +177,18 @@ public sealed class ExternalTransportTests
         Assert.IsFalse(server.Execute());
         Assert.AreEqual(ErrorCodes.InvalidParameter, engine.Errors.Single().Code);
         StringAssert.Contains(engine.Errors.Single().Message, "AuthenticatesClients");
+    }
+
+    [TestMethod]
+    public void The_sample_pins_the_suites_version()
+    {
+        string Version(string file, string pattern) =>
+            Regex.Match(File.ReadAllText(Path.Combine(RepositoryPaths.Root, file)), pattern).Groups[1].Value;
+        var suite = Version("version.props", @"<IntegrationTasksVersion[^>]*>([^<]+)<");
+
+        Assert.AreEqual((suite, suite), (Version("samples/MeasureMyTransport/global.json", "\"IntegrationTasks.Sdk\": \"([^\"]+)\""),
+            Version("samples/MeasureMyTransport/Directory.Build.props", @"<IntegrationTasksVersion[^>]*>([^<]+)<")));
+        Assert.AreNotEqual("", suite);
     }
 
     [TestMethod]

@@ -68,7 +68,7 @@ public sealed class ExternalClient : TransferClientTask
         // A relayed run (latency, faults) moves the client by setting the port property; a Port not read from it would bypass the
         // relay, and the run would be recorded as relayed when it was not.
         if (PortProperty.Length > 0 && BuildEngine is IBuildEngine6 engine && engine.GetGlobalProperties().TryGetValue(PortProperty, out var set)
-            && set != Port.ToString(System.Globalization.CultureInfo.InvariantCulture))
+            && !(int.TryParse(set, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var setPort) && setPort == Port))
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"{Name}'s Port is {Port} while {PortProperty} is {set}: its ExternalTransport item must say Port=\"$({PortProperty})\", or the relay and -p:{PortProperty} cannot reach it.");
         return new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);
@@ -86,9 +86,11 @@ public sealed class ExternalClient : TransferClientTask
         var log = new ExternalTransportLog(EventLog, Name);
         long sent = 0, received = 0;
         var measured = true;
+        // The importer's one connection takes one transaction at a time: every attempt's writes take turns on it.
+        using var importing = new SemaphoreSlim(1, 1);
         await resumption.RunAsync(async (missing, token) =>
         {
-            var session = new Session(this, plan, missing, importer, resumption, settings, log);
+            var session = new Session(this, plan, missing, importer, resumption, settings, log, importing);
             var client = transport.CreateClient();
             try
             {
@@ -100,6 +102,7 @@ public sealed class ExternalClient : TransferClientTask
             }
             finally
             {
+                await session.CloseAsync().ConfigureAwait(false);
                 await client.DisposeAsync().ConfigureAwait(false);
                 Interlocked.Add(ref sent, session.BytesSent);
                 Interlocked.Add(ref received, session.BytesReceived);
@@ -113,16 +116,16 @@ public sealed class ExternalClient : TransferClientTask
     }
 
     private sealed class Session(ExternalClient task, BatchPlan plan, IReadOnlyList<int> missing, BatchImporter importer, ResumingTransfer resumption,
-        IReadOnlyDictionary<string, string> settings, ITransportLog log) : ClientSession
+        IReadOnlyDictionary<string, string> settings, ITransportLog log, SemaphoreSlim importing) : ClientSession
     {
         private long _sent;
         private long _received;
 
-        /// <summary>The importer's one connection takes one transaction at a time: writes from several tasks take turns.</summary>
-        private readonly SemaphoreSlim _importing = new(1, 1);
-
         /// <summary>The session's batches not written yet: a batch written twice, or one it did not ask for, is refused.</summary>
         private readonly HashSet<int> _unwritten = [.. missing];
+
+        /// <summary>Set once its attempt ended: a write still coming from a task the client left running is refused, not imported.</summary>
+        private bool _closed;
 
         public override string Host => task.Host;
         public override int Port => task.Port;
@@ -162,9 +165,11 @@ public sealed class ExternalClient : TransferClientTask
             if (records.FirstOrDefault(r => !batch.Contains(r.Id)) is { } stray)
                 throw new TransportException(TransportError.MalformedMessage,
                     $"Batch {batch.Index} (IDs {batch.FirstId}–{batch.LastId}) was given record {stray.Id}, which is not one of its IDs.");
-            await _importing.WaitAsync(cancellationToken).ConfigureAwait(false);
+            await importing.WaitAsync(cancellationToken).ConfigureAwait(false);
             try
             {
+                if (_closed)
+                    throw new TransportException(TransportError.MalformedMessage, $"Batch {batch.Index} came after its attempt ended.");
                 if (!_unwritten.Contains(batch.Index))
                     throw new TransportException(TransportError.MalformedMessage, $"Batch {batch.Index} was written already, or this session did not ask for it.");
                 resumption.Committed.Latency.Received(batch.Index);
@@ -174,8 +179,16 @@ public sealed class ExternalClient : TransferClientTask
             }
             finally
             {
-                _importing.Release();
+                importing.Release();
             }
+        }
+
+        /// <summary>Ends the session once a write in progress is done; its unwritten batches are final from here.</summary>
+        public async Task CloseAsync()
+        {
+            await importing.WaitAsync(CancellationToken.None).ConfigureAwait(false);
+            _closed = true;
+            importing.Release();
         }
 
         /// <summary>The session's batches its client did not write.</summary>

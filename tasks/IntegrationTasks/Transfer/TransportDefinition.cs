@@ -123,6 +123,9 @@ public sealed record TransportDefinition(string Name)
     /// <summary>Each definition that declares a name outside the vocabulary or a value not of its type, as a problem; none when all read.</summary>
     public static IEnumerable<string> Problems(IEnumerable<ITaskItem> items)
     {
+        // An ExternalTransport named like a built-in (or like another) would make two definitions, and RunClient would run both.
+        foreach (var twice in items.GroupBy(i => i.ItemSpec, StringComparer.Ordinal).Where(g => g.Count() > 1))
+            yield return $"TransportDefinition {twice.Key} is defined {twice.Count()} times: each transport needs a name of its own (an ExternalTransport named like another?).";
         foreach (var item in items)
         {
             var external = item.GetMetadata("ClientTask") == nameof(ExternalClient);
