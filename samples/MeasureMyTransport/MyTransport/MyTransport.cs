@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.ExceptionServices;
 using IntegrationTasks.Abstractions;
 
 namespace MyTransport;
@@ -58,7 +59,11 @@ public sealed class MyClient : TransportClient
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            await asking; // only a failed request cancels the reads: its own failure, not the read it cut short
+            // A failed request cancels the reads: report its failure, not the read it cut short.
+            await failed.CancelAsync();
+            await asking.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            if (asking.Exception?.InnerException is { } requestFailure)
+                ExceptionDispatchInfo.Throw(requestFailure);
             throw;
         }
         finally
