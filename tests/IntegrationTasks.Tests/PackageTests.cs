@@ -56,6 +56,7 @@ public sealed class PackageTests
         CollectionAssert.IsSubsetOf(new[] { "MyTransport", "PipelinedCopy", "GrpcClient", "MyTransport (2 clients)", "PipelinedCopy (2 clients)", "GrpcClient (2 clients)" },
             ranked);
         StringAssert.Contains(File.ReadAllText(Path.Combine(sample, "artifacts", "results", "report.html")), "\"transport\":\"MyTransport\"", "in the explorer's data");
+        Assert.Contains("MyTransportServer stopped", File.ReadAllText(Path.Combine(sample, "artifacts", "logs", "MyTransportServer.log")), "its server by its own name");
 
         var faulted = RepositoryPaths.Run("dotnet", Build("-t:RunAll", "-p:Transports=MyTransport+PipelinedCopy", "-p:RecordCounts=20000", "-p:Fault=Reset",
             "-p:FaultAfterBytes=200000", "-p:Clients=2", "-p:Repetitions=1", "-p:WarmupRuns=1"), environment, sample);

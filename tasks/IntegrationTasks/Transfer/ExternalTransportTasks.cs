@@ -213,6 +213,8 @@ public sealed class ExternalServer : TransferServerTask
     public int MaxBatchRecords { get; set; } = SettingDefaults.MaxBatchRecords;
     public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
+    protected override string ServerName => $"{Name}Server";
+
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var (transport, settings) = new ExternalTransportReference(TransportAssembly, Name, Settings).Resolve(Port);

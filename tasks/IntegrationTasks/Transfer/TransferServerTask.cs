@@ -39,6 +39,9 @@ public abstract class TransferServerTask : IntegrationTask
 
     protected override bool CancellationIsSuccess => true;
 
+    /// <summary>What its lines call the server: its class's name (TcpServer2), or an external transport's server's own.</summary>
+    protected virtual string ServerName => GetType().Name;
+
     protected Database OpenDatabase() => Database.Create(ServerProvider, ServerConnString);
 
     /// <summary>Binds (so that a taken port fails here), then returns the endpoint and the serving loop.</summary>
@@ -57,19 +60,19 @@ public abstract class TransferServerTask : IntegrationTask
         using var sigterm = ExitOnInterrupt
             ? PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; terminated = true; stop.Cancel(); })
             : null;
-        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{GetType().Name}, {work}, {database.Describe()}"));
+        Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine(endpoint, $"{ServerName}, {work}, {database.Describe()}"));
         if (ExitOnInterrupt)
-            Log.LogMessage(MessageImportance.High, "{0} is serving {1} from {2}; Ctrl+C stops it.", GetType().Name, endpoint, database.Describe());
+            Log.LogMessage(MessageImportance.High, "{0} is serving {1} from {2}; Ctrl+C stops it.", ServerName, endpoint, database.Describe());
         await using (var stats = ReportsOwnStats && !string.IsNullOrEmpty(StatsFile) ? new ServerStatsWriter(StatsFile, () => RequestsWaiting) : null)
             await serve(stop.Token).ConfigureAwait(false);
         if (ExitOnInterrupt && (cancellationToken.IsCancellationRequested || terminated))
         {
             // Stopped, its port free: say so on the person's screen (the build's loggers may not get to print before the exit) and end with 0.
-            Log.LogMessage(MessageImportance.Low, "{0} stopped.", GetType().Name);
-            Console.Out.WriteLine($"  {GetType().Name} stopped ({(terminated ? "SIGTERM" : "Ctrl+C")}); exit code 0.");
+            Log.LogMessage(MessageImportance.Low, "{0} stopped.", ServerName);
+            Console.Out.WriteLine($"  {ServerName} stopped ({(terminated ? "SIGTERM" : "Ctrl+C")}); exit code 0.");
             Console.Out.Flush();
             Environment.Exit(0);
         }
-        Log.LogMessage(MessageImportance.High, "{0} stopped.", GetType().Name);
+        Log.LogMessage(MessageImportance.High, "{0} stopped.", ServerName);
     }
 }
