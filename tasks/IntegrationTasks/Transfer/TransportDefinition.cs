@@ -92,7 +92,7 @@ public sealed record TransportDefinition(string Name)
 
     /// <summary>What an ExternalTransport item declares besides (targets/ExternalTransports.targets): it rides along on its definition.</summary>
     public static IReadOnlySet<string> ExternalVocabulary { get; } =
-        new HashSet<string>(["Project", "Assembly", "Port", "Settings", "TransportName", "ProjectPath", "AssemblyPath"], StringComparer.Ordinal);
+        new HashSet<string>(["Project", "Assembly", "Port", "Settings", "TransportName", "AssemblyPath"], StringComparer.Ordinal);
 
     private static bool Flag(string value) => value.Length > 0 && bool.Parse(value);
 
