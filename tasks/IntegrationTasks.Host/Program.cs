@@ -6,6 +6,10 @@ using IntegrationTasks.Hosting;
 // modules named by --module. Its server task starts it, waits for the ready line, forwards its log and stops it.
 // Arguments: --module NAME (one or more), --url, --tls-folder, --client-certificates, --token-file, --stop-on-stdin-close, --stats-file, --counters-file, --connection-timeout-seconds,
 // and each module's own.
+// Its client mode runs one client run in a process of its own, for the build that started it; no Kestrel is built.
+if (args is [IntegrationTasks.Transfer.ClientHost.Verb])
+    return await IntegrationTasks.Transfer.ClientHost.RunAsync(Console.In, Console.Out);
+
 HostArguments arguments;
 List<IHostModule> modules;
 System.Net.Security.SslStreamCertificateContext? tlsCertificate = null;

@@ -24,10 +24,21 @@ public static class BuildTermination
     /// Something this build started that must be stopped if SIGTERM ends it: MSBuild's cancellation may end the process before the
     /// build's own teardown has run. A stop that fails (already stopped, already disposed) is ignored.
     /// </summary>
-    public static void StopOnTermination(Func<Task> stop)
+    public static IDisposable StopOnTermination(Func<Task> stop)
     {
         lock (Gate)
             Stops.Add(stop);
+        return new Registration(stop);
+    }
+
+    /// <summary>Disposed once what it stops has stopped by itself (a client process per run: the list must not grow with the runs).</summary>
+    private sealed class Registration(Func<Task> stop) : IDisposable
+    {
+        public void Dispose()
+        {
+            lock (Gate)
+                Stops.Remove(stop);
+        }
     }
 
     /// <summary>Takes SIGTERM over for the rest of this process (once, whoever asks).</summary>

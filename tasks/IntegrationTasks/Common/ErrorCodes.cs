@@ -47,6 +47,7 @@ public static class ErrorCodes
     public const string FaultInjected = "IT4013";
     public const string FaultNotInjected = "IT4014";
     public const string BuildTerminated = "IT4015";
+    public const string ClientProcessFailed = "IT4016";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

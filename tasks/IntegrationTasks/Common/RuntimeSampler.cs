@@ -15,7 +15,8 @@ public readonly record struct RuntimeSample(
 public sealed class RuntimeSampler : IAsyncDisposable
 {
     private readonly Stopwatch _clock = Stopwatch.StartNew();
-    private readonly TimeSpan _cpuAtStart = Process.GetCurrentProcess().TotalProcessorTime;
+    private readonly TimeSpan _userCpuAtStart;
+    private readonly TimeSpan _systemCpuAtStart;
     private readonly long _allocatedAtStart = GC.GetTotalAllocatedBytes();
     private readonly long _completedAtStart = ThreadPool.CompletedWorkItemCount;
     private readonly long _jitMethodsAtStart = System.Runtime.JitInfo.GetCompiledMethodCount();
@@ -31,6 +32,7 @@ public sealed class RuntimeSampler : IAsyncDisposable
     private readonly object _gate = new();
     private int _maxThreads;
     private long _maxQueue;
+    private int _maxProcessThreads;
     private bool _stopped;
 
     /// <param name="interval">Time between samples (100 ms for runs, 1 s for the lab's series).</param>
@@ -38,6 +40,8 @@ public sealed class RuntimeSampler : IAsyncDisposable
     /// <param name="sampleAtStart">Whether the first sample is taken at once rather than after one interval.</param>
     public RuntimeSampler(TimeSpan interval, Action<RuntimeSample>? observer = null, bool sampleAtStart = true)
     {
+        using (var process = Process.GetCurrentProcess())
+            (_userCpuAtStart, _systemCpuAtStart) = (process.UserProcessorTime, process.PrivilegedProcessorTime);
         _observer = observer;
         _sampling = SampleAsync(interval, sampleAtStart);
     }
@@ -46,8 +50,14 @@ public sealed class RuntimeSampler : IAsyncDisposable
     /// <param name="GcPauseSeconds">Time the process's threads were paused by the GC meanwhile (every generation).</param>
     /// <param name="GcCollections">Collections meanwhile by generation (0, 1, 2); a gen 2 collection counts in gen 0 and 1 too, as .NET counts.</param>
     /// <param name="StealSeconds">The machine's steal meanwhile, over all its CPUs (<see cref="MachineCpu"/>); null where not readable.</param>
+    /// <param name="UserCpuSeconds">Of <paramref name="CpuSeconds"/>, the time in user mode; the rest was in the kernel.</param>
+    /// <param name="MaxProcessThreads">The most threads the process had at once, the runtime's own and the pool's (0 where not readable).</param>
     public sealed record Figures(double CpuSeconds, long AllocatedBytes, int MaxThreads, long MaxQueue, long CompletedWorkItems,
-        long JitMethods, double JitSeconds, double GcPauseSeconds, int[] GcCollections, double? StealSeconds = null);
+        long JitMethods, double JitSeconds, double GcPauseSeconds, int[] GcCollections, double? StealSeconds = null,
+        double UserCpuSeconds = 0, int MaxProcessThreads = 0)
+    {
+        public double SystemCpuSeconds => CpuSeconds - UserCpuSeconds;
+    }
 
     /// <summary>
     /// On a thread of its own, not the thread pool: a pool timer's tick is a work item (so an idle process never looked idle in its
@@ -88,6 +98,7 @@ public sealed class RuntimeSampler : IAsyncDisposable
             var queue = ThreadPool.PendingWorkItemCount;
             _maxThreads = Math.Max(_maxThreads, threads);
             _maxQueue = Math.Max(_maxQueue, queue);
+            _maxProcessThreads = Math.Max(_maxProcessThreads, ProcessThreads());
             sample = new RuntimeSample(_clock.Elapsed, threads, queue, ThreadPool.CompletedWorkItemCount, GC.GetTotalAllocatedBytes(),
                 Environment.WorkingSet / 1048576.0, _maxThreads, _maxQueue);
         }
@@ -101,14 +112,37 @@ public sealed class RuntimeSampler : IAsyncDisposable
         // The loop ends first, so that the last sample's observer never runs beside the loop's.
         await StopSamplingAsync().ConfigureAwait(false);
         var last = Sample();
+        using var process = Process.GetCurrentProcess();
+        var user = (process.UserProcessorTime - _userCpuAtStart).TotalSeconds;
+        var system = (process.PrivilegedProcessorTime - _systemCpuAtStart).TotalSeconds;
+        int maxProcessThreads;
+        lock (_gate)
+            maxProcessThreads = _maxProcessThreads;
         return new Figures(
-            (Process.GetCurrentProcess().TotalProcessorTime - _cpuAtStart).TotalSeconds,
+            user + system,
             last.AllocatedBytes - _allocatedAtStart,
             last.MaxThreads, last.MaxQueueLength, last.CompletedWorkItems - _completedAtStart,
             System.Runtime.JitInfo.GetCompiledMethodCount() - _jitMethodsAtStart, (System.Runtime.JitInfo.GetCompilationTime() - _jitTimeAtStart).TotalSeconds,
             (GC.GetTotalPauseDuration() - _gcPauseAtStart).TotalSeconds,
             [GC.CollectionCount(0) - _gen0AtStart, GC.CollectionCount(1) - _gen1AtStart, GC.CollectionCount(2) - _gen2AtStart],
-            MachineCpu.StealSeconds() - _stealAtStart is { } steal ? Math.Round(steal, 2) : null); // counted in hundredths
+            MachineCpu.StealSeconds() - _stealAtStart is { } steal ? Math.Round(steal, 2) : null, // counted in hundredths
+            user, maxProcessThreads);
+    }
+
+    /// <summary>The process's threads now, from /proc/self/stat (num_threads, cheap enough for every sample); 0 where not readable.</summary>
+    private static int ProcessThreads()
+    {
+        try
+        {
+            var stat = File.ReadAllText("/proc/self/stat");
+            // num_threads is field 20 of stat(5): 17 after the command name, which may hold spaces and ends at the last ')'.
+            var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            return int.Parse(fields[17], System.Globalization.CultureInfo.InvariantCulture);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return 0;
+        }
     }
 
     private async Task StopSamplingAsync()

@@ -55,6 +55,10 @@ public static class SettingDefaults
     /// <summary>The most payload one RunAll run moves (1 GiB): with large rows its record counts are capped to it.</summary>
     public const long MaxRunBytes = 1024L * 1024 * 1024;
 
+    /// <summary>Where a client run executes (<see cref="ClientProcessMode"/>), and the batches a Warmed process runs first.</summary>
+    public const string ClientProcess = nameof(ClientProcessMode.Fresh);
+    public const int ClientWarmupBatches = 5;
+
     /// <summary>The private RabbitMQ node's AMQP port.</summary>
     public const int RabbitMQPort = 5673;
 

@@ -48,5 +48,21 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
         return builder.ToString();
     }
 
+    /// <summary>The process to start, its three standard streams redirected: its input is how it is told to stop, its output is read.</summary>
+    public System.Diagnostics.ProcessStartInfo StartInfo()
+    {
+        var info = new System.Diagnostics.ProcessStartInfo(FileName)
+        {
+            WorkingDirectory = WorkingDirectory,
+            RedirectStandardInput = true,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in Arguments)
+            info.ArgumentList.Add(argument);
+        return info;
+    }
+
     public override string ToString() => $"{Path.GetFileName(FileName)} {string.Join(' ', Arguments)}";
 }

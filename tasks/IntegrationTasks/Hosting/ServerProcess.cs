@@ -81,16 +81,7 @@ public sealed class ServerProcess : IDisposable
 
     private static Process CreateProcess(ServerLaunch launch, IReadOnlyDictionary<string, string>? environment)
     {
-        var info = new ProcessStartInfo(launch.FileName)
-        {
-            WorkingDirectory = launch.WorkingDirectory,
-            RedirectStandardInput = true,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in launch.Arguments)
-            info.ArgumentList.Add(argument);
+        var info = launch.StartInfo();
         // The child is a build of its own: it must not join this build's node or terminal logger.
         info.Environment.Remove("MSBUILDNOINPROCNODE");
         info.Environment["MSBUILDDISABLENODEREUSE"] = "1";

@@ -158,6 +158,24 @@ public sealed record Measurement
     /// process keeps what earlier runs left, which <see cref="ClientPeakBytes"/> includes); null where not measured.
     /// </summary>
     public long? ClientPeakGrowthBytes { get; init; }
+
+    /// <summary>
+    /// The process the client ran in, and what it was: Build (the build's own), Fresh (its own, nothing run before) or Warmed (its own,
+    /// after the same transport's warm-up); null in results from before clients had processes (the build's).
+    /// </summary>
+    public int? ClientProcessId { get; init; }
+    public string? ClientProcess { get; init; }
+
+    /// <summary>The client process's start, up to its run's task (runtime, loading, its request), and its warm-up: both before the timing.</summary>
+    public double? ClientStartSeconds { get; init; }
+    public double? ClientWarmupSeconds { get; init; }
+
+    /// <summary><see cref="ClientCpuSeconds"/> split into user and kernel time (null before it was recorded).</summary>
+    public double? ClientCpuUserSeconds { get; init; }
+    public double? ClientCpuSystemSeconds { get; init; }
+
+    /// <summary>The most threads the client process had at once during the run, the pool's and every other (null where not read).</summary>
+    public int? ClientMaxThreads { get; init; }
     public long? ServerPeakBytes { get; init; }
     /// <summary>How long each batch waited, request sent to transaction committed (null where the transport does not mark its sends).</summary>
     public LatencySummary? BatchLatency { get; init; }

@@ -24,6 +24,12 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
     /// <summary>The shared parameters as this task was given them, each named as the <typeparamref name="TTask"/> property it is passed to.</summary>
     private protected abstract IEnumerable<(string Name, string Value)> SharedParameters();
 
+    /// <summary>Given as a whole in place of the properties (a client process is handed them by the build): they then stand for <see cref="SharedParameters"/>.</summary>
+    internal IReadOnlyDictionary<string, string>? GivenSharedParameters { get; init; }
+
+    private IEnumerable<(string Name, string Value)> Shared() =>
+        GivenSharedParameters is { } given ? given.Select(p => (p.Key, p.Value)) : SharedParameters();
+
     public override bool Execute()
     {
         try
@@ -40,7 +46,7 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
         return _task.Execute();
     }
 
-    public void Cancel()
+    public virtual void Cancel()
     {
         _cancelled = true;
         _task?.Cancel();
@@ -56,7 +62,7 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
         var given = new HashSet<string>(StringComparer.Ordinal);
         // A shared parameter goes to every task that takes it (the in-process copies also read the server's database); a transport's own
         // parameter must be one its task takes.
-        foreach (var (name, value, shared) in SharedParameters().Select(p => (p.Name, p.Value, true))
+        foreach (var (name, value, shared) in Shared().Select(p => (p.Name, p.Value, true))
                      .Concat(Parameters.Select(p => ParameterText.Split(TaskName, p)).Select(p => (p.Name, p.Value, false))))
         {
             if (value.Length == 0)
@@ -89,6 +95,46 @@ public abstract class NamedTransferTask<TTask> : Microsoft.Build.Utilities.Task,
 public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 {
     private protected override TransferTaskCatalog<TransferClientTask> Catalog => TransferTasks.Clients;
+
+    /// <summary>
+    /// Where the client runs: Fresh (a process of its own that runs nothing before), Warmed (a process of its own that first runs the
+    /// same transport's warm-up of <see cref="ClientWarmupBatches"/> batches, untimed) or Build (inside the build's own process).
+    /// </summary>
+    public string ClientProcess { get; set; } = SettingDefaults.ClientProcess;
+
+    /// <summary>The suite's host (its client mode runs the task in a process of its own); needed unless ClientProcess is Build.</summary>
+    public string ClientHostAssembly { get; set; } = "";
+
+    /// <summary>The batches a Warmed client process transfers before its measured run (then ClientTable is emptied).</summary>
+    public int ClientWarmupBatches { get; set; } = SettingDefaults.ClientWarmupBatches;
+
+    private readonly CancellationTokenSource _processCancellation = new();
+
+    public override bool Execute()
+    {
+        if (!Enum.TryParse<ClientProcessMode>(ClientProcess, ignoreCase: true, out var mode) || !Enum.IsDefined(mode))
+        {
+            Log.LogError(null, ErrorCodes.InvalidParameter, null, null, 0, 0, 0, 0, "ClientProcess must be Fresh, Warmed or Build (was '{0}').", ClientProcess);
+            return false;
+        }
+        if (mode == ClientProcessMode.Build)
+            return base.Execute();
+        if (ClientWarmupBatches < 1)
+        {
+            Log.LogError(null, ErrorCodes.InvalidParameter, null, null, 0, 0, 0, 0, "ClientWarmupBatches must be at least 1 (was {0}).", ClientWarmupBatches);
+            return false;
+        }
+        var run = new ClientProcessRun(Log, BuildEngine, ClientHostAssembly);
+        var request = new ClientRunRequest(TaskName, Parameters, SharedParameters().ToDictionary(p => p.Name, p => p.Value),
+            (BuildEngine as IBuildEngine6)?.GetGlobalProperties().ToDictionary() ?? [], BuildEngine.ProjectFileOfTaskNode ?? "", mode, ClientWarmupBatches);
+        return Task.Run(() => run.RunAsync(request, _processCancellation.Token)).GetAwaiter().GetResult();
+    }
+
+    public override void Cancel()
+    {
+        _processCancellation.Cancel();
+        base.Cancel();
+    }
 
     private protected override IEnumerable<(string Name, string Value)> SharedParameters() =>
     [

@@ -229,10 +229,10 @@ public abstract class TransferClientTask : IntegrationTask
         Log.LogMessage(RunDetail, "{0}: {1} batches of {2} records ({3:N0} records){4}.",
             TransportName, plan.TotalBatches, plan.BatchSize, plan.Records, Clients > 1 ? $", as {Clients} clients at once" : "");
 
-        // The client runs inside the MSBuild process, which keeps what earlier runs left in its heaps (the GC's, and glibc's under
-        // SQLite): with large rows that is large, so it is returned to the system here, before the clock starts, and the run's peak
-        // memory is its own.
-        if (PayloadBytes > 0)
+        // A process that ran something before (the build's, or a warmed client's) keeps what that left in its heaps (the GC's, and
+        // glibc's under SQLite): it is returned to the system here, before the clock starts, so that the run's peak memory and its
+        // collections are its own.
+        if (PayloadBytes > 0 || ClientProcessContext.Mode == ClientProcessMode.Warmed)
         {
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             ProcessMemory.TrimNativeHeap();
@@ -301,6 +301,10 @@ public abstract class TransferClientTask : IntegrationTask
                 ElapsedSeconds = ElapsedSeconds, FirstCommitSeconds = FirstCommitSeconds, BytesSent = BytesSent,
                 BytesReceived = BytesReceived, BytesNotMeasured = result.BytesMeasured ? null : true, ClientPeakBytes = PeakWorkingSetBytes,
                 ClientPeakGrowthBytes = residentAtStart is { } resident && PeakWorkingSetBytes > 0 ? Math.Max(0, PeakWorkingSetBytes - resident) : null,
+                ClientProcessId = Environment.ProcessId, ClientProcess = ClientProcessContext.Mode.ToString(),
+                ClientStartSeconds = ClientProcessContext.StartSeconds, ClientWarmupSeconds = ClientProcessContext.WarmupSeconds,
+                ClientCpuUserSeconds = costs.UserCpuSeconds, ClientCpuSystemSeconds = costs.SystemCpuSeconds,
+                ClientMaxThreads = costs.MaxProcessThreads > 0 ? costs.MaxProcessThreads : null,
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,
                 ClientAllocatedBytes = costs.AllocatedBytes, ThreadPoolMaxThreads = costs.MaxThreads,
                 ThreadPoolMaxQueue = costs.MaxQueue, ThreadPoolCompletedItems = costs.CompletedWorkItems,
