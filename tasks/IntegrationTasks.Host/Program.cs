@@ -7,7 +7,7 @@ using IntegrationTasks.Hosting;
 // Arguments: --module NAME (one or more), --url, --tls-folder, --client-certificates, --token-file, --stop-on-stdin-close, --stats-file, --counters-file, --connection-timeout-seconds,
 // and each module's own.
 // Its client mode runs one client run in a process of its own, for the build that started it; no Kestrel is built.
-if (args is [IntegrationTasks.Transfer.ClientHost.Verb])
+if (args is [IntegrationTasks.Transfer.ClientHost.Verb, ..])
     return await IntegrationTasks.Transfer.ClientHost.RunAsync(Console.In, Console.Out);
 
 HostArguments arguments;

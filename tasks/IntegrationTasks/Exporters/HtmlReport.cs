@@ -62,10 +62,13 @@ public static class HtmlReport
                     r => r.OverheadMicrosPerRecord!.Value, r => r.Seconds.HasInterval ? r.OverheadCi95Micros ?? 0 : 0, "F2"));
             html.Append(BarChart($"throughput-{id}", "Records per second — longer is better", rows,
                 r => r.MeanRecordsPerSecond, _ => 0, "N0"));
-            // The server's own process (the clients run inside the build's, whose peak is the build's, the same for every row).
             var servers = rows.Where(r => r.MaxServerPeakBytes is > 0).ToList();
             if (servers.Count > 0)
                 html.Append(BarChart($"memory-{id}", "Peak memory of the server process (MB)", servers, r => r.MaxServerPeakBytes!.Value / 1048576.0, _ => 0, "F0"));
+            // A client inside the build's process has the build's peak, the same for every row: charted only where each had its own.
+            var clients = rows.Where(r => r.ClientOwnProcess && r.MaxClientPeakBytes > 0).ToList();
+            if (clients.Count > 0)
+                html.Append(BarChart($"client-memory-{id}", "Peak memory of the client process (MB)", clients, r => r.MaxClientPeakBytes / 1048576.0, _ => 0, "F0"));
             var costed = rows.Where(r => r.Costs is not null).ToList();
             if (costed.Count > 0)
             {

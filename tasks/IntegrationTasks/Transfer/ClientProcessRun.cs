@@ -55,7 +55,9 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
         if (string.IsNullOrEmpty(hostAssembly) || !File.Exists(hostAssembly))
             return Fail(request, ErrorCodes.ClientProcessFailed,
                 $"The suite's host, which runs each client in a process of its own, is not at '{hostAssembly}' (ClientHostAssembly): build the tasks, or set ClientProcess=Build.");
-        var launch = new ServerLaunch(ServerLaunch.DotnetHost, [hostAssembly, ClientHost.Verb],
+        // The run's file names the process among the others (it is no secret; the request, with the connection strings, goes on its input).
+        var runFile = request.Shared.GetValueOrDefault(nameof(RunTransferClient.ResultFile)) is { Length: > 0 } file ? new[] { file } : [];
+        var launch = new ServerLaunch(ServerLaunch.DotnetHost, [hostAssembly, ClientHost.Verb, .. runFile],
             Path.GetDirectoryName(engine.ProjectFileOfTaskNode) is { Length: > 0 } folder ? folder : Directory.GetCurrentDirectory());
         using var process = ClientProcess.Start(launch);
         using var stopOnTermination = BuildTermination.StopOnTermination(() =>

@@ -26,7 +26,10 @@ public static class ExplorerData
         [property: JsonPropertyName("ratio")] double? Ratio,
         [property: JsonPropertyName("p50")] double? P50Ms,
         [property: JsonPropertyName("p90")] double? P90Ms,
-        [property: JsonPropertyName("p99")] double? P99Ms);
+        [property: JsonPropertyName("p99")] double? P99Ms,
+        [property: JsonPropertyName("clientPeakMB")] double? ClientPeakMegabytes,
+        [property: JsonPropertyName("clientAllocatedMB")] double? ClientAllocatedMegabytes,
+        [property: JsonPropertyName("clientGcPauseMs")] double? ClientGcPauseMs);
 
     public static IReadOnlyList<Row> Rows(IReadOnlyList<HistoryRunAll> runAlls) =>
     [
@@ -39,7 +42,10 @@ public static class ExplorerData
             return new Row(fields, s.Seconds.Count, Finite(s.Seconds.Mean), Finite(s.Seconds.StdDev), Finite(s.MeanRecordsPerSecond),
                 s.MeanBytesPerRecord is { } bytes ? s.MeanRecordsPerSecond * bytes / 1e6 : null,
                 s.Key.IsLimit ? null : s.PairedRatioToPipelined?.Mean ?? s.RatioToPipelined,
-                s.BatchLatency?.P50Ms, s.BatchLatency?.P90Ms, s.BatchLatency?.P99Ms);
+                s.BatchLatency?.P50Ms, s.BatchLatency?.P90Ms, s.BatchLatency?.P99Ms,
+                // A client inside the build's process has the build's peak: shown only where each had its own.
+                s.ClientOwnProcess && s.MaxClientPeakBytes > 0 ? s.MaxClientPeakBytes / 1048576.0 : null,
+                s.Costs is { } costs ? costs.ClientAllocatedBytesPerRecord * s.Records / 1048576.0 : null, s.Costs?.ClientGcPauseMsPerRun);
         })),
     ];
 

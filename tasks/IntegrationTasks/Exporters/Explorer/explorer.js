@@ -12,7 +12,10 @@
     { id: "ratio", name: "× reference", digits: 3, lowerBetter: true },
     { id: "p50", name: "Batch latency p50 (ms)", digits: 2, lowerBetter: true },
     { id: "p90", name: "Batch latency p90 (ms)", digits: 2, lowerBetter: true },
-    { id: "p99", name: "Batch latency p99 (ms)", digits: 2, lowerBetter: true }
+    { id: "p99", name: "Batch latency p99 (ms)", digits: 2, lowerBetter: true },
+    { id: "clientPeakMB", name: "Client peak memory (MB)", digits: 0, lowerBetter: true },
+    { id: "clientAllocatedMB", name: "Client MB allocated / run", digits: 1, lowerBetter: true },
+    { id: "clientGcPauseMs", name: "Client GC pause (ms / run)", digits: 1, lowerBetter: true }
   ];
   var fields = data.fields;
   var state = { filters: {}, sort: { column: "mean", descending: false }, metric: "mean", scale: "linear", view: "bars" };

@@ -30,6 +30,12 @@ public sealed record TransportSummary(
     /// <summary>How the server read its batches in these runs (PerRecord or Range).</summary>
     public string ServerWork { get; init; } = nameof(Data.ServerWork.PerRecord);
 
+    /// <summary>Where these runs' clients ran (<see cref="ClientProcessMode"/>: Build for results from before clients had processes).</summary>
+    public ClientProcessMode ClientProcess { get; init; } = ClientProcessMode.Build;
+
+    /// <summary>Whether each client ran in a process of its own, so that its peak memory is its own (not the build's).</summary>
+    public bool ClientOwnProcess => ClientProcess != ClientProcessMode.Build;
+
     /// <summary>Mean time over PipelinedCopy's (no transport, both cores busy); null without it at this record count.</summary>
     public double? RatioToPipelined { get; init; }
 
@@ -263,6 +269,7 @@ public static class Summaries
                     Broker = BrokerCosts.Of(runs),
                     WarmupRuns = warmups.Count,
                     ServerWork = runs[0].ServerReads,
+                    ClientProcess = ClientProcessOf(runs),
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
                     Reference = limit.Key?.Transport ?? Pipelined,
@@ -280,6 +287,11 @@ public static class Summaries
         }
         return rows;
     }
+
+    /// <summary>The runs' client process mode, where they share one (runs recorded before it was, and a mixture, count as the build's).</summary>
+    private static ClientProcessMode ClientProcessOf(IReadOnlyList<Measurement> runs) =>
+        runs.Select(r => Enum.TryParse<ClientProcessMode>(r.ClientProcess, out var mode) ? mode : ClientProcessMode.Build).Distinct().ToList() is [var one]
+            ? one : ClientProcessMode.Build;
 
     /// <summary>
     /// Each run paired with the reference's run nearest to it in time (same clients), when both ran interleaved in one RunAll. The

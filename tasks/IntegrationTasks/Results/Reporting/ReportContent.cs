@@ -179,6 +179,8 @@ public static class ReportContent
             var warmup = WarmupText(summaries, records.Key);
             doc.AddHeading(2, string.Create(Invariant, $"{records.Key.Heading}, {ServerWorkHeading(size)}{NetworkHeading(environment)} ({RunsText(runs)}{warmup}, {(runs == 1 ? "verified" : "every run verified")} row by row)"));
             doc.AddTable(ReportColumns.SummaryFor(size), Ranked(size));
+            if (ClientProcessText(size) is { Length: > 0 } clients)
+                doc.AddParagraph(clients);
             doc.Append(TlsCostSection(TlsCost.Of(size)));
             if (peers.Count > 0)
             {
@@ -316,6 +318,17 @@ public static class ReportContent
     }
 
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
+
+    /// <summary>What each client's process had run before its timed transfer, the same for every row of a table (said once for it).</summary>
+    public static string ClientProcessText(IReadOnlyList<TransportSummary> rows) =>
+        rows.Select(r => r.ClientProcess).Distinct().ToList() switch
+        {
+            [ClientProcessMode.Fresh] => "Each client ran in a process of its own, started before its timing, that had run nothing before: its time includes compiling its code (the JIT's first pass); its memory, allocations and collections are its own.",
+            [ClientProcessMode.Warmed] => "Each client ran in a process of its own, started before its timing, that first ran a short warm-up of the same transport (untimed, its rows then removed): its memory, allocations and collections are its own.",
+            [ClientProcessMode.Build] => "Every client ran inside the build's own process, after whatever the build ran before it: its peak memory is the build's.",
+            [] => "",
+            _ => "The clients' processes differed between rows (recorded per run: clientProcess in results.csv).",
+        };
 
     /// <summary>
     /// The warm-ups behind a table's means: its own, or those of the smallest count at its payload (warm-ups warm the code, not the

@@ -85,6 +85,8 @@ public static class ReportColumns
     private static CultureInfo Invariant => ReportTable.Invariant;
     private static string Cell(double? value, string format) => ReportTable.Cell(value, format);
     private static string Cell(long? value, string format) => ReportTable.Cell(value, format);
+    private static string GcCount(Measurement run, int generation) =>
+        run.ClientGcCollections is { } counts && generation < counts.Length ? counts[generation].ToString(Invariant) : "";
     private static string Ratio(double? ratio) => Cell(ratio, "F2");
 
     private static string Overhead(TransportSummary s) =>
@@ -233,6 +235,18 @@ public static class ReportColumns
         new("bytesSent", "Bytes sent", m => m.BytesSent.ToString(Invariant)),
         new("bytesReceived", "Bytes received", m => m.BytesReceived.ToString(Invariant)),
         new("clientPeakBytes", "Client peak (bytes)", m => m.ClientPeakBytes.ToString(Invariant)),
+        new("clientProcess", "Client process", m => m.ClientProcess ?? nameof(ClientProcessMode.Build), Numeric: false),
+        new("clientProcessId", "Client process id", m => m.ClientProcessId?.ToString(Invariant) ?? ""),
+        new("clientStartSeconds", "Client process start (s)", m => m.ClientStartSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientWarmupSeconds", "Client warm-up (s)", m => m.ClientWarmupSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientCpuUserSeconds", "Client CPU user (s)", m => m.ClientCpuUserSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientCpuSystemSeconds", "Client CPU system (s)", m => m.ClientCpuSystemSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientAllocatedBytes", "Client bytes allocated", m => m.ClientAllocatedBytes.ToString(Invariant)),
+        new("clientGcGen0", "Client GC gen 0", m => GcCount(m, 0)),
+        new("clientGcGen1", "Client GC gen 1", m => GcCount(m, 1)),
+        new("clientGcGen2", "Client GC gen 2", m => GcCount(m, 2)),
+        new("clientGcPauseSeconds", "Client GC pause (s)", m => m.ClientGcPauseSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientMaxThreads", "Client threads (most)", m => m.ClientMaxThreads?.ToString(Invariant) ?? ""),
         new("serverPeakBytes", "Server peak (bytes)", m => m.ServerPeakBytes?.ToString(Invariant) ?? ""),
         new("brokerCpuSeconds", "Broker CPU (s)", m => m.BrokerCpuSeconds?.ToString("R", Invariant) ?? ""),
         new("brokerPeakBytes", "Broker peak (bytes)", m => m.BrokerPeakBytes?.ToString(Invariant) ?? ""),
