@@ -46,6 +46,8 @@ public sealed class HandStartedServerTests
         using var build = HandStartedServer.Start("RunAll", artifacts, port, "-p:Transports=TcpClient2", "-p:Peers=false",
             "-p:RecordCounts=50000", "-p:Repetitions=20", "-p:Warmup=false");
         await build.Screen.WaitForAsync("repetition 1 of 20", TimeSpan.FromSeconds(180));
+        // Sent while a client's own process runs: it must not outlive the build (AssertEndedCleanly finds it by its run file).
+        await Eventually.WaitUntilAsync(() => ClientProcesses.Of(artifacts).Count > 0, "a client process of the build", TimeSpan.FromSeconds(60));
         using (var term = System.Diagnostics.Process.Start("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
             await term.WaitForExitAsync();
         await build.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(90));

@@ -11,6 +11,9 @@ public enum ClientProcessMode
 
     /// <summary>A process of its own, started for the run, that first runs the same transport's short warm-up transfer, untimed.</summary>
     Warmed,
+
+    /// <summary>One process for each transport, kept for the build: each of its runs follows the transport's earlier runs (its warm-up runs first).</summary>
+    Transport,
 }
 
 /// <summary>
@@ -26,4 +29,7 @@ public static class ClientProcessContext
 
     /// <summary>The warm-up transfer's time, where one ran first (Warmed).</summary>
     public static double? WarmupSeconds { get; set; }
+
+    /// <summary>The runs this process made before the current one (Transport: the same transport's; 0 otherwise); null in the build.</summary>
+    public static int? RunsBefore { get; set; }
 }

@@ -55,19 +55,11 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
         if (string.IsNullOrEmpty(hostAssembly) || !File.Exists(hostAssembly))
             return Fail(request, ErrorCodes.ClientProcessFailed,
                 $"The suite's host, which runs each client in a process of its own, is not at '{hostAssembly}' (ClientHostAssembly): build the tasks, or set ClientProcess=Build.");
-        // The run's file names the process among the others (it is no secret; the request, with the connection strings, goes on its input).
-        var runFile = request.Shared.GetValueOrDefault(nameof(RunTransferClient.ResultFile)) is { Length: > 0 } file ? new[] { file } : [];
-        var launch = new ServerLaunch(ServerLaunch.DotnetHost, [hostAssembly, ClientHost.Verb, .. runFile],
-            Path.GetDirectoryName(engine.ProjectFileOfTaskNode) is { Length: > 0 } folder ? folder : Directory.GetCurrentDirectory());
-        using var process = ClientProcess.Start(launch);
-        using var stopOnTermination = BuildTermination.StopOnTermination(() =>
-        {
-            process.Kill();
-            return Task.CompletedTask;
-        });
-        log.LogMessage(MessageImportance.Low, "{0}: client process {1} ({2}).", request.TaskName, process.ProcessId, request.Mode);
+        using var started = request.Mode == ClientProcessMode.Transport ? null : Start(request);
+        var process = started ?? KeptProcess(request);
+        log.LogMessage(MessageImportance.Low, "{0}: client process {1} ({2}).", request.TaskName, process.Process.ProcessId, request.Mode);
         var limit = TimeSpan.FromSeconds(request.Number(nameof(RunTransferClient.TimeoutSeconds), SettingDefaults.TimeoutSeconds)) + StartAllowance;
-        var outcome = await process.RunAsync(request.ToJson(), Forward, limit, cancellationToken).ConfigureAwait(false);
+        var outcome = await process.Process.RunAsync(request.ToJson(), Forward, limit, cancellationToken).ConfigureAwait(false);
         if (outcome.Succeeded is { } succeeded)
             return succeeded && !log.HasLoggedErrors;
         if (cancellationToken.IsCancellationRequested)
@@ -77,10 +69,52 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
         }
         if (outcome.Killed)
             return Fail(request, ErrorCodes.Timeout,
-                $"{request.TaskName}'s client process {process.ProcessId} did not end within {limit.TotalSeconds:F0} s (TimeoutSeconds and its start); it was killed.");
+                $"{request.TaskName}'s client process {process.Process.ProcessId} did not end within {limit.TotalSeconds:F0} s (TimeoutSeconds and its start); it was killed.");
         var signal = outcome.ExitCode > 128 ? $", the signal {outcome.ExitCode - 128}" : "";
         return Fail(request, ErrorCodes.ClientProcessFailed,
-            $"{request.TaskName}'s client process {process.ProcessId} ended (exit code {outcome.ExitCode}{signal}) before its run finished; the run is not measured.");
+            $"{request.TaskName}'s client process {process.Process.ProcessId} ended (exit code {outcome.ExitCode}{signal}) before its run finished; the run is not measured.");
+    }
+
+    /// <summary>A client process for this run alone, or the first of a transport's kept one; stopped with the build if it is terminated.</summary>
+    private LaunchedClient Start(ClientRunRequest request)
+    {
+        // The run's file names the process among the others (it is no secret; the request, with the connection strings, goes on its input).
+        var runFile = request.Shared.GetValueOrDefault(nameof(RunTransferClient.ResultFile)) is { Length: > 0 } file ? new[] { file } : [];
+        var launch = new ServerLaunch(ServerLaunch.DotnetHost, [hostAssembly, ClientHost.Verb, .. runFile],
+            Path.GetDirectoryName(engine.ProjectFileOfTaskNode) is { Length: > 0 } folder ? folder : Directory.GetCurrentDirectory());
+        var process = ClientProcess.Start(launch);
+        return new LaunchedClient(process, BuildTermination.StopOnTermination(() =>
+        {
+            process.Kill();
+            return Task.CompletedTask;
+        }));
+    }
+
+    /// <summary>
+    /// The transport's process kept for the build (ClientProcess=Transport): every run of the same client task and parameters goes to
+    /// it, one after the other; a new one where it has ended. MSBuild disposes it when the build ends.
+    /// </summary>
+    private LaunchedClient KeptProcess(ClientRunRequest request)
+    {
+        var key = $"IntegrationTasks.ClientProcess/{request.TaskName}/{string.Join(';', request.Parameters)}";
+        var engine4 = (IBuildEngine4)engine;
+        if (engine4.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is LaunchedClient { Process.HasExited: false } kept)
+            return kept;
+        (engine4.UnregisterTaskObject(key, RegisteredTaskObjectLifetime.Build) as IDisposable)?.Dispose();
+        var started = Start(request);
+        engine4.RegisterTaskObject(key, started, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
+        return started;
+    }
+
+    private sealed class LaunchedClient(ClientProcess process, IDisposable stopOnTermination) : IDisposable
+    {
+        public ClientProcess Process { get; } = process;
+
+        public void Dispose()
+        {
+            Process.Dispose();
+            stopOnTermination.Dispose();
+        }
     }
 
     private void Forward(TaskEventLine line)
@@ -109,111 +143,119 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
 }
 
 /// <summary>
-/// The client mode of the suite's host (<c>IntegrationTasks.Host.dll client</c>): reads one <see cref="ClientRunRequest"/> from its
-/// input, runs the transport's client task in this process (after its warm-up, when Warmed), writes its log and result as
-/// <see cref="TaskEventLine"/>s and exits. A "cancel" line, its input closing (the build gone), SIGINT or SIGTERM cancel the run.
+/// The client mode of the suite's host (<c>IntegrationTasks.Host.dll client</c>): reads <see cref="ClientRunRequest"/>s from its input,
+/// one line each, and runs each transport's client task in this process (after its warm-up, when Warmed), writing its log and result
+/// as <see cref="TaskEventLine"/>s; it ends when its input closes. A "cancel" line, its input closing (the build gone), SIGINT or
+/// SIGTERM cancel the run it is making.
 /// </summary>
 public static class ClientHost
 {
     public const string Verb = "client";
 
-    private static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(60);
-
     public static async Task<int> RunAsync(TextReader input, TextWriter output)
     {
         var started = Process.GetCurrentProcess().StartTime;
-        ClientRunRequest request;
-        try
-        {
-            var line = await input.ReadLineAsync().WaitAsync(RequestTimeout).ConfigureAwait(false)
-                       ?? throw new JsonException("its input closed before a request came");
-            request = ClientRunRequest.FromJson(line);
-        }
-        catch (Exception e) when (e is JsonException or TimeoutException or NotSupportedException)
-        {
-            output.WriteLine(TaskEventLine.Error(ErrorCodes.InvalidParameter, $"The client process got no run to make: {e.Message}").ToLine());
-            return 2;
-        }
-        var engine = new LineBuildEngine(output, request.GlobalProperties, request.ProjectFile);
-        ClientProcessContext.Mode = request.Warms ? ClientProcessMode.Warmed : request.Mode == ClientProcessMode.Build ? ClientProcessMode.Build : ClientProcessMode.Fresh;
-        using var cancellation = new CancellationTokenSource();
-        RunTransferClient? running = null;
+        var requests = System.Threading.Channels.Channel.CreateBounded<string>(1);
         var gate = new Lock();
+        RunTransferClient? running = null;
+        var cancelled = false;
         void Cancel()
         {
             lock (gate)
             {
-                if (cancellation.IsCancellationRequested)
-                    return;
-                cancellation.Cancel();
+                cancelled = true;
                 running?.Cancel();
             }
-            // A task that does not end once cancelled does not keep the process: the build has stopped waiting for it.
-            _ = Task.Delay(ClientProcess.CancelGrace).ContinueWith(_ => Environment.Exit(BuildTermination.ExitCode), TaskScheduler.Default);
         }
-        _ = Task.Run(async () =>
+        var reading = Task.Run(async () =>
         {
-            while (await input.ReadLineAsync().ConfigureAwait(false) is { } line && line != ClientProcess.CancelLine)
+            while (await input.ReadLineAsync().ConfigureAwait(false) is { } line)
             {
+                if (line == ClientProcess.CancelLine)
+                    Cancel();
+                else
+                    await requests.Writer.WriteAsync(line).ConfigureAwait(false);
             }
+            // The build has closed its end (done with this process, or gone): a run still going is cancelled, and no longer waited for
+            // than the build would wait.
+            requests.Writer.Complete();
             Cancel();
+            _ = Task.Delay(ClientProcess.CancelGrace).ContinueWith(_ => Environment.Exit(BuildTermination.ExitCode), TaskScheduler.Default);
         });
-        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Cancelled);
-        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancelled);
         void Cancelled(PosixSignalContext context)
         {
             context.Cancel = true;
             Cancel();
         }
+        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Cancelled);
+        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancelled);
 
-        bool Run(IReadOnlyDictionary<string, string> shared)
+        var runs = 0;
+        await foreach (var line in requests.Reader.ReadAllAsync().ConfigureAwait(false))
         {
-            var task = new RunTransferClient
+            ClientRunRequest request;
+            try
             {
-                TaskName = request.TaskName, Parameters = request.Parameters, GivenSharedParameters = shared, BuildEngine = engine,
-                ClientProcess = nameof(ClientProcessMode.Build), // here, in this process
-            };
-            lock (gate)
-            {
-                if (cancellation.IsCancellationRequested)
-                    task.Cancel();
-                running = task;
+                request = ClientRunRequest.FromJson(line);
             }
-            return task.Execute();
-        }
+            catch (Exception e) when (e is JsonException or NotSupportedException)
+            {
+                output.WriteLine(TaskEventLine.Error(ErrorCodes.InvalidParameter, $"The client process got no run to make: {e.Message}").ToLine());
+                output.WriteLine(TaskEventLine.Result(false).ToLine());
+                return 2;
+            }
+            var engine = new LineBuildEngine(output, request.GlobalProperties, request.ProjectFile);
+            ClientProcessContext.Mode = request.Warms ? ClientProcessMode.Warmed : request.Mode == ClientProcessMode.Warmed ? ClientProcessMode.Fresh : request.Mode;
+            ClientProcessContext.StartSeconds = runs == 0 ? Math.Max(0, (DateTime.Now - started).TotalSeconds) : null;
+            ClientProcessContext.RunsBefore = runs;
+            ClientProcessContext.WarmupSeconds = null;
 
-        ClientProcessContext.StartSeconds = Math.Max(0, (DateTime.Now - started).TotalSeconds);
-        var succeeded = true;
-        if (ClientProcessContext.Mode == ClientProcessMode.Warmed)
-        {
-            var warmup = Stopwatch.StartNew();
-            engine.Quiet = true;
-            succeeded = Run(request.WarmupShared()) && await EmptyClientTableAsync(request, engine, cancellation.Token).ConfigureAwait(false);
-            engine.Quiet = false;
-            ClientProcessContext.WarmupSeconds = warmup.Elapsed.TotalSeconds;
+            bool Run(IReadOnlyDictionary<string, string> shared)
+            {
+                var task = new RunTransferClient
+                {
+                    TaskName = request.TaskName, Parameters = request.Parameters, GivenSharedParameters = shared, BuildEngine = engine,
+                    ClientProcess = nameof(ClientProcessMode.Build), // here, in this process
+                };
+                lock (gate)
+                {
+                    if (cancelled)
+                        task.Cancel();
+                    running = task;
+                }
+                return task.Execute();
+            }
+
+            var succeeded = true;
+            if (ClientProcessContext.Mode == ClientProcessMode.Warmed)
+            {
+                var warmup = Stopwatch.StartNew();
+                engine.Quiet = true;
+                succeeded = Run(request.WarmupShared()) && await EmptyClientTableAsync(request, engine).ConfigureAwait(false);
+                engine.Quiet = false;
+                ClientProcessContext.WarmupSeconds = warmup.Elapsed.TotalSeconds;
+            }
+            if (succeeded && !cancelled)
+                succeeded = Run(request.Shared);
+            engine.Write(TaskEventLine.Result(succeeded && !cancelled));
+            runs++;
         }
-        if (succeeded && !cancellation.IsCancellationRequested)
-            succeeded = Run(request.Shared);
-        engine.Write(TaskEventLine.Result(succeeded && !cancellation.IsCancellationRequested));
+        await reading.ConfigureAwait(false);
         return 0;
     }
 
-    private static async Task<bool> EmptyClientTableAsync(ClientRunRequest request, LineBuildEngine engine, CancellationToken cancellationToken)
+    private static async Task<bool> EmptyClientTableAsync(ClientRunRequest request, LineBuildEngine engine)
     {
         try
         {
             var provider = request.Shared.GetValueOrDefault(nameof(RunTransferClient.ClientProvider)) is { Length: > 0 } given ? given : RunKey.DefaultProvider;
             var database = Database.Create(provider, request.Shared.GetValueOrDefault(nameof(RunTransferClient.ClientConnString)) ?? "");
-            await database.EmptyAsync(RecordTable.Client, cancellationToken).ConfigureAwait(false);
+            await database.EmptyAsync(RecordTable.Client, CancellationToken.None).ConfigureAwait(false);
             return true;
         }
         catch (IntegrationException e)
         {
             engine.Write(TaskEventLine.Error(e.Code, $"ClientTable could not be emptied after the warm-up: {e.Message}"));
-            return false;
-        }
-        catch (OperationCanceledException)
-        {
             return false;
         }
     }

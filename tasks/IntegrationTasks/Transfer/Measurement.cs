@@ -170,6 +170,9 @@ public sealed record Measurement
     public double? ClientStartSeconds { get; init; }
     public double? ClientWarmupSeconds { get; init; }
 
+    /// <summary>The runs the client's process made before this one (0 for a process of its own; the transport's earlier runs when kept).</summary>
+    public int? ClientRunsBefore { get; init; }
+
     /// <summary><see cref="ClientCpuSeconds"/> split into user and kernel time (null before it was recorded).</summary>
     public double? ClientCpuUserSeconds { get; init; }
     public double? ClientCpuSystemSeconds { get; init; }

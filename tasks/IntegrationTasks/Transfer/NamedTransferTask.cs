@@ -98,7 +98,8 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
 
     /// <summary>
     /// Where the client runs: Fresh (a process of its own that runs nothing before), Warmed (a process of its own that first runs the
-    /// same transport's warm-up of <see cref="ClientWarmupBatches"/> batches, untimed) or Build (inside the build's own process).
+    /// same transport's warm-up of <see cref="ClientWarmupBatches"/> batches, untimed), Transport (a process for each transport, kept
+    /// for its runs) or Build (inside the build's own process).
     /// </summary>
     public string ClientProcess { get; set; } = SettingDefaults.ClientProcess;
 
@@ -114,7 +115,7 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
     {
         if (!Enum.TryParse<ClientProcessMode>(ClientProcess, ignoreCase: true, out var mode) || !Enum.IsDefined(mode))
         {
-            Log.LogError(null, ErrorCodes.InvalidParameter, null, null, 0, 0, 0, 0, "ClientProcess must be Fresh, Warmed or Build (was '{0}').", ClientProcess);
+            Log.LogError(null, ErrorCodes.InvalidParameter, null, null, 0, 0, 0, 0, "ClientProcess must be Fresh, Warmed, Transport or Build (was '{0}').", ClientProcess);
             return false;
         }
         if (mode == ClientProcessMode.Build)

@@ -232,7 +232,7 @@ public abstract class TransferClientTask : IntegrationTask
         // A process that ran something before (the build's, or a warmed client's) keeps what that left in its heaps (the GC's, and
         // glibc's under SQLite): it is returned to the system here, before the clock starts, so that the run's peak memory and its
         // collections are its own.
-        if (PayloadBytes > 0 || ClientProcessContext.Mode == ClientProcessMode.Warmed)
+        if (PayloadBytes > 0 || ClientProcessContext.Mode is ClientProcessMode.Warmed or ClientProcessMode.Transport)
         {
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             ProcessMemory.TrimNativeHeap();
@@ -303,6 +303,7 @@ public abstract class TransferClientTask : IntegrationTask
                 ClientPeakGrowthBytes = residentAtStart is { } resident && PeakWorkingSetBytes > 0 ? Math.Max(0, PeakWorkingSetBytes - resident) : null,
                 ClientProcessId = Environment.ProcessId, ClientProcess = ClientProcessContext.Mode.ToString(),
                 ClientStartSeconds = ClientProcessContext.StartSeconds, ClientWarmupSeconds = ClientProcessContext.WarmupSeconds,
+                ClientRunsBefore = ClientProcessContext.RunsBefore,
                 ClientCpuUserSeconds = costs.UserCpuSeconds, ClientCpuSystemSeconds = costs.SystemCpuSeconds,
                 ClientMaxThreads = costs.MaxProcessThreads > 0 ? costs.MaxProcessThreads : null,
                 SetupSeconds = importer.SetupTime?.TotalSeconds ?? 0, ClientCpuSeconds = costs.CpuSeconds,

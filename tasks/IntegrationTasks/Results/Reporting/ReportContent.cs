@@ -325,6 +325,7 @@ public static class ReportContent
         {
             [ClientProcessMode.Fresh] => "Each client ran in a process of its own, started before its timing, that had run nothing before: its time includes compiling its code (the JIT's first pass); its memory, allocations and collections are its own.",
             [ClientProcessMode.Warmed] => "Each client ran in a process of its own, started before its timing, that first ran a short warm-up of the same transport (untimed, its rows then removed): its memory, allocations and collections are its own.",
+            [ClientProcessMode.Transport] => "Each transport's client ran in a process of its own, kept for its runs: each run followed the same transport's earlier runs (its warm-up runs first), its heap collected before its timing; its memory, allocations and collections are its own.",
             [ClientProcessMode.Build] => "Every client ran inside the build's own process, after whatever the build ran before it: its peak memory is the build's.",
             [] => "",
             _ => "The clients' processes differed between rows (recorded per run: clientProcess in results.csv).",

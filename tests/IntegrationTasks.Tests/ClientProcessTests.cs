@@ -1,0 +1,126 @@
+using IntegrationTasks.Hosting;
+using Microsoft.Build.Framework;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>A client run's own process, in parts: its event lines, its build engine, its warm-up, the host's client mode, the build's side.</summary>
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ClientProcessTests
+{
+    [TestMethod]
+    public void An_event_line_round_trips_and_any_other_line_is_a_message()
+    {
+        foreach (var line in new[]
+                 {
+                     TaskEventLine.Error("IT3004", "late {0} \"quoted\"\nsecond line"), TaskEventLine.Warning(null, "w"),
+                     TaskEventLine.Message("m", MessageImportance.Low), TaskEventLine.Result(true),
+                 })
+            Assert.AreEqual(line, TaskEventLine.Parse(line.ToLine()));
+        Assert.AreEqual(TaskEventLine.Message("Unhandled exception. {", MessageImportance.Normal), TaskEventLine.Parse("Unhandled exception. {"));
+        Assert.AreEqual(TaskEventLine.Message("{not json", MessageImportance.Normal), TaskEventLine.Parse("{not json"));
+    }
+
+    private sealed class Logging : Microsoft.Build.Utilities.Task
+    {
+        public override bool Execute()
+        {
+            Log.LogError(null, "IT3006", null, null, 0, 0, 0, 0, "lost after {0:N0} records", 12345);
+            Log.LogWarning(null, "IT4014", null, null, 0, 0, 0, 0, "not injected");
+            Log.LogMessage(MessageImportance.High, "{0:F3} s", 0.4820963);
+            return false;
+        }
+    }
+
+    private static List<TaskEventLine> Lines(StringWriter output) =>
+        [.. output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(TaskEventLine.Parse)];
+
+    [TestMethod]
+    public void The_engine_writes_each_event_formatted_with_its_code_and_importance_and_a_quiet_one_lowers_only_messages()
+    {
+        var output = new StringWriter();
+        var globals = new Dictionary<string, string> { ["RunAllStartedAt"] = "t" };
+        var engine = new LineBuildEngine(output, globals, "/p/build.proj");
+        Assert.IsFalse(new Logging { BuildEngine = engine }.Execute());
+        engine.Quiet = true;
+        new Logging { BuildEngine = engine }.Execute();
+        var expected = new[]
+        {
+            TaskEventLine.Error("IT3006", "lost after 12,345 records"), TaskEventLine.Warning("IT4014", "not injected"), TaskEventLine.Message("0.482 s", MessageImportance.High),
+            TaskEventLine.Error("IT3006", "lost after 12,345 records"), TaskEventLine.Warning("IT4014", "not injected"), TaskEventLine.Message("0.482 s", MessageImportance.Low),
+        };
+        CollectionAssert.AreEqual(expected, Lines(output));
+        Assert.AreSame(globals, engine.GetGlobalProperties());
+        Assert.AreEqual("/p/build.proj", engine.ProjectFileOfTaskNode);
+    }
+
+    private static ClientRunRequest Request(ClientProcessMode mode, params (string Name, string Value)[] shared) =>
+        new("TcpClient2", [], shared.ToDictionary(p => p.Name, p => p.Value), [], "", mode, 5);
+
+    [TestMethod]
+    public void A_warm_up_is_the_runs_first_batches_one_a_client_with_no_figures_and_none_under_a_fault()
+    {
+        var run = Request(ClientProcessMode.Warmed, ("TotalBatches", "50"), ("Clients", "8"), ("ResultFile", "/a/run.json"), ("StartAt", "2026-12-06T10:00:00Z"), ("Fault", "None"));
+        var warmup = run.WarmupShared();
+        Assert.AreEqual(("8", "", "", "8"), (warmup["TotalBatches"], warmup["ResultFile"], warmup["StartAt"], warmup["Clients"]));
+        Assert.AreEqual("3", Request(ClientProcessMode.Warmed, ("TotalBatches", "3")).WarmupShared()["TotalBatches"]);
+        Assert.AreEqual("5", Request(ClientProcessMode.Warmed, ("TotalBatches", "50")).WarmupShared()["TotalBatches"]);
+        Assert.IsTrue(run.Warms);
+        Assert.IsTrue(Request(ClientProcessMode.Warmed, ("Fault", "")).Warms);
+        Assert.IsFalse(Request(ClientProcessMode.Warmed, ("Fault", "Reset")).Warms);
+        Assert.IsFalse(Request(ClientProcessMode.Fresh).Warms);
+    }
+
+    /// <summary>The host's input as the build holds it: the request, then open until the run ends.</summary>
+    private sealed class OpenInput(string request) : TextReader
+    {
+        private bool _sent;
+        public override string? ReadLine()
+        {
+            if (_sent)
+                Thread.Sleep(Timeout.Infinite);
+            _sent = true;
+            return request;
+        }
+
+        public override Task<string?> ReadLineAsync() => _sent ? new TaskCompletionSource<string?>().Task : Task.FromResult(ReadLine());
+    }
+
+    [TestMethod]
+    public async Task The_host_runs_the_requested_task_in_its_process_and_reports_its_coded_error_and_result()
+    {
+        var output = new StringWriter();
+        try
+        {
+            var request = Request(ClientProcessMode.Fresh) with { TaskName = "NoSuchClient" };
+            Assert.AreEqual(0, await ClientHost.RunAsync(new OpenInput(request.ToJson()), TextWriter.Synchronized(output)));
+        }
+        finally
+        {
+            ClientProcessContext.Mode = ClientProcessMode.Build;
+            ClientProcessContext.StartSeconds = null;
+        }
+        var lines = Lines(output);
+        Assert.AreEqual((TaskEventKind.Error, "IT1001"), (lines[0].Kind, lines[0].Code));
+        Assert.AreEqual(TaskEventLine.Result(false), lines[^1]);
+    }
+
+    [TestMethod]
+    public async Task A_host_given_no_request_says_so_with_a_code_and_exits_non_zero()
+    {
+        var output = new StringWriter();
+        Assert.AreEqual(2, await ClientHost.RunAsync(new OpenInput("not a request"), output));
+        Assert.AreEqual((TaskEventKind.Error, "IT1001"), (Lines(output).Single().Kind, Lines(output).Single().Code));
+    }
+
+    [TestMethod]
+    public void A_client_process_mode_that_is_none_is_IT1001_and_a_missing_host_IT4016()
+    {
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(new RunTransferClient { BuildEngine = engine, TaskName = "TcpClient2", ClientProcess = "Sideways" }.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.InvalidParameter), engine.Log);
+        engine = new FakeBuildEngine();
+        Assert.IsFalse(new RunTransferClient { BuildEngine = engine, TaskName = "TcpClient2", ClientProcess = "Fresh", ClientHostAssembly = "/nowhere/IntegrationTasks.Host.dll" }.Execute());
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ClientProcessFailed), engine.Log);
+    }
+}
