@@ -7,7 +7,7 @@ public sealed class ClientProcessRunAllTests
 {
     [TestMethod]
     [Timeout(300_000, CooperativeCancellation = true)] // one small RunAll
-    public void Each_client_run_is_a_process_of_its_own_that_has_exited_with_figures_of_its_own()
+    public void Each_transports_client_runs_in_a_process_of_its_own_that_has_exited_with_figures_of_its_own()
     {
         using var artifacts = new TempDirectory("it-client-process-");
         // 1 MiB rows: each batch holds one (BatchBytes), eight a run.
@@ -16,18 +16,21 @@ public sealed class ClientProcessRunAllTests
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(6, runs);
+        // By default a process a transport, kept for its runs (the warm-up first), ended with the build.
         var processes = runs.Select(r => r.ClientProcessId ?? 0).ToList();
-        Assert.AreEqual(6, processes.Distinct().Count(), string.Join(", ", processes));
+        Assert.AreEqual(2, processes.Distinct().Count(), string.Join(", ", processes));
+        foreach (var transport in runs.GroupBy(r => r.Transport))
+            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, transport.Select(r => r.ClientRunsBefore ?? -1).ToArray(), transport.Key);
         Assert.IsFalse(processes.Any(ClientProcesses.IsRunning), string.Join(", ", processes));
         foreach (var run in runs)
         {
-            Assert.AreEqual((true, "Fresh", 8, 1_048_576), (run.Verified, run.ClientProcess, run.Records, run.PayloadBytes), run.ToString());
+            Assert.AreEqual((true, "Transport", 8, 1_048_576), (run.Verified, run.ClientProcess, run.Records, run.PayloadBytes), run.ToString());
             Assert.IsGreaterThanOrEqualTo(8L * 1_048_576, run.ClientAllocatedBytes, run.ToString());
             Assert.IsGreaterThan(8L * 1_048_576, run.ClientPeakBytes, run.ToString());
             Assert.IsGreaterThan(0.0, run.ClientCpuUserSeconds ?? 0, run.ToString());
             Assert.IsGreaterThanOrEqualTo(0.0, run.ClientCpuSystemSeconds ?? -1, run.ToString());
             Assert.IsGreaterThan(1, run.ClientMaxThreads ?? 0, run.ToString());
-            Assert.IsGreaterThan(0.0, run.ClientStartSeconds ?? 0, run.ToString());
+            Assert.AreEqual(run.ClientRunsBefore == 0, run.ClientStartSeconds is > 0, run.ToString());
             Assert.HasCount(3, run.ClientGcCollections ?? []);
             Assert.IsNull(run.ClientWarmupSeconds);
         }
@@ -38,7 +41,7 @@ public sealed class ClientProcessRunAllTests
         Assert.HasCount(3, rows);
         foreach (var row in rows)
         {
-            Assert.AreEqual("Fresh", row[Array.IndexOf(header, "clientProcess")]);
+            Assert.AreEqual("Transport", row[Array.IndexOf(header, "clientProcess")]);
             Assert.Contains(int.Parse(row[Array.IndexOf(header, "clientProcessId")], System.Globalization.CultureInfo.InvariantCulture), processes);
             Assert.IsGreaterThanOrEqualTo(8L * 1_048_576, long.Parse(row[Array.IndexOf(header, "clientAllocatedBytes")], System.Globalization.CultureInfo.InvariantCulture));
         }
@@ -47,11 +50,17 @@ public sealed class ClientProcessRunAllTests
     }
 
     [TestMethod]
-    [Timeout(300_000, CooperativeCancellation = true)] // two small RunAlls
-    public void A_warmed_client_runs_its_warm_up_first_and_a_client_in_the_build_shares_the_builds_process()
+    [Timeout(400_000, CooperativeCancellation = true)] // three small RunAlls
+    public void A_fresh_client_has_a_process_a_run_a_warmed_one_its_warm_up_first_and_one_in_the_build_shares_its_process()
     {
         using var artifacts = new TempDirectory("it-client-warmed-");
-        var (exitCode, output) = SmallRunAll.Run(artifacts, $"-p:Port={TestPorts.Free()}", "-p:Repetitions=2", "-p:ClientProcess=Warmed");
+        var (exitCode, output) = SmallRunAll.Run(artifacts, $"-p:Port={TestPorts.Free()}", "-p:Repetitions=2", "-p:ClientProcess=Fresh");
+        Assert.AreEqual(0, exitCode, output);
+        var fresh = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.IsTrue(fresh.All(r => r is { Verified: true, ClientProcess: "Fresh", ClientRunsBefore: 0, ClientStartSeconds: > 0, ClientWarmupSeconds: null }), string.Join("\n", fresh));
+        Assert.HasCount(fresh.Count, fresh.Select(r => r.ClientProcessId).Distinct());
+
+        (exitCode, output) = SmallRunAll.Run(artifacts, $"-p:Port={TestPorts.Free()}", "-p:Repetitions=2", "-p:ClientProcess=Warmed");
         Assert.AreEqual(0, exitCode, output);
         var warmed = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.IsTrue(warmed.All(r => r is { Verified: true, ClientProcess: "Warmed", ClientWarmupSeconds: > 0 }), string.Join("\n", warmed));

@@ -71,46 +71,71 @@ public sealed class ClientProcessTests
         Assert.IsFalse(Request(ClientProcessMode.Fresh).Warms);
     }
 
-    /// <summary>The host's input as the build holds it: the request, then open until the run ends.</summary>
-    private sealed class OpenInput(string request) : TextReader
+    /// <summary>The host's input as the build holds it: a request, then open until the run's result is out, then closed.</summary>
+    private sealed class BuildSide(string request) : TextReader
     {
+        private readonly TaskCompletionSource _resultOut = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private bool _sent;
-        public override string? ReadLine()
+
+        public TextWriter Output { get; } = new Watcher();
+
+        public override Task<string?> ReadLineAsync()
         {
             if (_sent)
-                Thread.Sleep(Timeout.Infinite);
+                return _resultOut.Task.ContinueWith(_ => (string?)null, TaskScheduler.Default);
             _sent = true;
-            return request;
+            return Task.FromResult<string?>(request);
         }
 
-        public override Task<string?> ReadLineAsync() => _sent ? new TaskCompletionSource<string?>().Task : Task.FromResult(ReadLine());
+        public IReadOnlyList<TaskEventLine> Lines => ((Watcher)Output).Lines;
+
+        private sealed class Watcher : StringWriter
+        {
+            public List<TaskEventLine> Lines { get; } = [];
+            public TaskCompletionSource? ResultOut { get; set; }
+
+            public override void WriteLine(string? value)
+            {
+                var line = TaskEventLine.Parse(value ?? "");
+                lock (Lines)
+                    Lines.Add(line);
+                if (line.Kind == TaskEventKind.Result)
+                    ResultOut?.TrySetResult();
+            }
+        }
+
+        public BuildSide Armed()
+        {
+            ((Watcher)Output).ResultOut = _resultOut;
+            return this;
+        }
     }
 
     [TestMethod]
     public async Task The_host_runs_the_requested_task_in_its_process_and_reports_its_coded_error_and_result()
     {
-        var output = new StringWriter();
+        var build = new BuildSide((Request(ClientProcessMode.Transport) with { TaskName = "NoSuchClient" }).ToJson()).Armed();
         try
         {
-            var request = Request(ClientProcessMode.Fresh) with { TaskName = "NoSuchClient" };
-            Assert.AreEqual(0, await ClientHost.RunAsync(new OpenInput(request.ToJson()), TextWriter.Synchronized(output)));
+            Assert.AreEqual(0, await ClientHost.RunAsync(build, build.Output).WaitAsync(TimeSpan.FromSeconds(30)));
         }
         finally
         {
             ClientProcessContext.Mode = ClientProcessMode.Build;
             ClientProcessContext.StartSeconds = null;
+            ClientProcessContext.RunsBefore = null;
         }
-        var lines = Lines(output);
-        Assert.AreEqual((TaskEventKind.Error, "IT1001"), (lines[0].Kind, lines[0].Code));
-        Assert.AreEqual(TaskEventLine.Result(false), lines[^1]);
+        Assert.AreEqual((TaskEventKind.Error, "IT1001"), (build.Lines[0].Kind, build.Lines[0].Code));
+        Assert.AreEqual(TaskEventLine.Result(false), build.Lines[^1]);
     }
 
     [TestMethod]
     public async Task A_host_given_no_request_says_so_with_a_code_and_exits_non_zero()
     {
-        var output = new StringWriter();
-        Assert.AreEqual(2, await ClientHost.RunAsync(new OpenInput("not a request"), output));
-        Assert.AreEqual((TaskEventKind.Error, "IT1001"), (Lines(output).Single().Kind, Lines(output).Single().Code));
+        var build = new BuildSide("not a request").Armed();
+        Assert.AreEqual(2, await ClientHost.RunAsync(build, build.Output).WaitAsync(TimeSpan.FromSeconds(30)));
+        CollectionAssert.AreEqual(new[] { (TaskEventKind.Error, "IT1001"), (TaskEventKind.Result, (string?)null) },
+            build.Lines.Select(l => (l.Kind, l.Code)).ToArray());
     }
 
     [TestMethod]

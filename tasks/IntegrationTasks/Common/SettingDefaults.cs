@@ -56,7 +56,7 @@ public static class SettingDefaults
     public const long MaxRunBytes = 1024L * 1024 * 1024;
 
     /// <summary>Where a client run executes (<see cref="ClientProcessMode"/>), and the batches a Warmed process runs first.</summary>
-    public const string ClientProcess = nameof(ClientProcessMode.Fresh);
+    public const string ClientProcess = nameof(ClientProcessMode.Transport);
     public const int ClientWarmupBatches = 5;
 
     /// <summary>The private RabbitMQ node's AMQP port.</summary>

@@ -159,6 +159,7 @@ public static class ClientHost
         var gate = new Lock();
         RunTransferClient? running = null;
         var cancelled = false;
+        var busy = false;
         void Cancel()
         {
             lock (gate)
@@ -179,8 +180,18 @@ public static class ClientHost
             // The build has closed its end (done with this process, or gone): a run still going is cancelled, and no longer waited for
             // than the build would wait.
             requests.Writer.Complete();
+            lock (gate)
+            {
+                if (!busy)
+                    return;
+            }
             Cancel();
-            _ = Task.Delay(ClientProcess.CancelGrace).ContinueWith(_ => Environment.Exit(BuildTermination.ExitCode), TaskScheduler.Default);
+            await Task.Delay(ClientProcess.CancelGrace).ConfigureAwait(false);
+            lock (gate)
+            {
+                if (busy)
+                    Environment.Exit(BuildTermination.ExitCode);
+            }
         });
         void Cancelled(PosixSignalContext context)
         {
@@ -204,6 +215,8 @@ public static class ClientHost
                 output.WriteLine(TaskEventLine.Result(false).ToLine());
                 return 2;
             }
+            lock (gate)
+                busy = true;
             var engine = new LineBuildEngine(output, request.GlobalProperties, request.ProjectFile);
             ClientProcessContext.Mode = request.Warms ? ClientProcessMode.Warmed : request.Mode == ClientProcessMode.Warmed ? ClientProcessMode.Fresh : request.Mode;
             ClientProcessContext.StartSeconds = runs == 0 ? Math.Max(0, (DateTime.Now - started).TotalSeconds) : null;
@@ -237,6 +250,8 @@ public static class ClientHost
             }
             if (succeeded && !cancelled)
                 succeeded = Run(request.Shared);
+            lock (gate)
+                busy = false;
             engine.Write(TaskEventLine.Result(succeeded && !cancelled));
             runs++;
         }

@@ -97,9 +97,8 @@ public sealed class RunTransferClient : NamedTransferTask<TransferClientTask>
     private protected override TransferTaskCatalog<TransferClientTask> Catalog => TransferTasks.Clients;
 
     /// <summary>
-    /// Where the client runs: Fresh (a process of its own that runs nothing before), Warmed (a process of its own that first runs the
-    /// same transport's warm-up of <see cref="ClientWarmupBatches"/> batches, untimed), Transport (a process for each transport, kept
-    /// for its runs) or Build (inside the build's own process).
+    /// Where the client runs: Transport (a process for each transport, kept for its runs: the default), Fresh (a process of its own that runs nothing before), Warmed (a process of its own that first runs the
+    /// same transport's warm-up of <see cref="ClientWarmupBatches"/> batches, untimed) or Build (inside the build's own process).
     /// </summary>
     public string ClientProcess { get; set; } = SettingDefaults.ClientProcess;
 

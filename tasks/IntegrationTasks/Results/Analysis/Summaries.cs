@@ -30,11 +30,11 @@ public sealed record TransportSummary(
     /// <summary>How the server read its batches in these runs (PerRecord or Range).</summary>
     public string ServerWork { get; init; } = nameof(Data.ServerWork.PerRecord);
 
-    /// <summary>Where these runs' clients ran (<see cref="ClientProcessMode"/>: Build for results from before clients had processes).</summary>
-    public ClientProcessMode ClientProcess { get; init; } = ClientProcessMode.Build;
+    /// <summary>Where these runs' clients ran (<see cref="ClientProcessMode"/>: Build, the first, for results from before clients had processes).</summary>
+    public ClientProcessMode ClientMode { get; init; }
 
     /// <summary>Whether each client ran in a process of its own, so that its peak memory is its own (not the build's).</summary>
-    public bool ClientOwnProcess => ClientProcess != ClientProcessMode.Build;
+    public bool ClientOwnProcess => ClientMode != ClientProcessMode.Build;
 
     /// <summary>Mean time over PipelinedCopy's (no transport, both cores busy); null without it at this record count.</summary>
     public double? RatioToPipelined { get; init; }
@@ -269,7 +269,7 @@ public static class Summaries
                     Broker = BrokerCosts.Of(runs),
                     WarmupRuns = warmups.Count,
                     ServerWork = runs[0].ServerReads,
-                    ClientProcess = ClientProcessOf(runs),
+                    ClientMode = ClientModeOf(runs),
                     ThroughRelay = runs.Any(r => r.ThroughRelay == true),
                     RatioToPipelined = pipelined is { Mean: > 0 } ? seconds.Mean / pipelined.Mean : null,
                     Reference = limit.Key?.Transport ?? Pipelined,
@@ -289,7 +289,7 @@ public static class Summaries
     }
 
     /// <summary>The runs' client process mode, where they share one (runs recorded before it was, and a mixture, count as the build's).</summary>
-    private static ClientProcessMode ClientProcessOf(IReadOnlyList<Measurement> runs) =>
+    private static ClientProcessMode ClientModeOf(IReadOnlyList<Measurement> runs) =>
         runs.Select(r => Enum.TryParse<ClientProcessMode>(r.ClientProcess, out var mode) ? mode : ClientProcessMode.Build).Distinct().ToList() is [var one]
             ? one : ClientProcessMode.Build;
 

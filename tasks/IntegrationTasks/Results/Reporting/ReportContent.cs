@@ -251,7 +251,9 @@ public static class ReportContent
                 .AddParagraph("1,000,000 records, mean of 10 runs, on the author's two Windows machines with SQL Server — another\nmachine, database and network, and its TcpClient2 figure stopped the clock before the import ended.")
                 .AddTable(SeriesColumns, series.OrderBy(e => e.Seconds)
                     .Select(e => (Entry: e, Here: summaries.FirstOrDefault(s => s.Transport == e.Transport && s.Records == 1_000_000 && s.Key.PayloadBytes == 0))));
-        return doc.AddParagraph("Client and server peak memory is each process's resident high-water mark during the runs (the client\nruns inside the MSBuild process, so its figure includes MSBuild itself).");
+        return doc.AddParagraph(summaries.All(s => s.ClientOwnProcess)
+            ? "Client and server peak memory is each process's resident high-water mark during a run: the client's process is its own\n(reset before each run where it is kept for a transport's runs), the server's is its process tree."
+            : "Client and server peak memory is each process's resident high-water mark during the runs (a client that ran inside the\nMSBuild process has MSBuild's figure, the same for every row).");
     }
 
     /// <summary>The rows of one record count's main table, the first (fastest) marked.</summary>
@@ -321,7 +323,7 @@ public static class ReportContent
 
     /// <summary>What each client's process had run before its timed transfer, the same for every row of a table (said once for it).</summary>
     public static string ClientProcessText(IReadOnlyList<TransportSummary> rows) =>
-        rows.Select(r => r.ClientProcess).Distinct().ToList() switch
+        rows.Select(r => r.ClientMode).Distinct().ToList() switch
         {
             [ClientProcessMode.Fresh] => "Each client ran in a process of its own, started before its timing, that had run nothing before: its time includes compiling its code (the JIT's first pass); its memory, allocations and collections are its own.",
             [ClientProcessMode.Warmed] => "Each client ran in a process of its own, started before its timing, that first ran a short warm-up of the same transport (untimed, its rows then removed): its memory, allocations and collections are its own.",

@@ -239,6 +239,7 @@ public static class ReportColumns
         new("clientProcessId", "Client process id", m => m.ClientProcessId?.ToString(Invariant) ?? ""),
         new("clientStartSeconds", "Client process start (s)", m => m.ClientStartSeconds?.ToString("R", Invariant) ?? ""),
         new("clientWarmupSeconds", "Client warm-up (s)", m => m.ClientWarmupSeconds?.ToString("R", Invariant) ?? ""),
+        new("clientRunsBefore", "Client process's runs before", m => m.ClientRunsBefore?.ToString(Invariant) ?? ""),
         new("clientCpuUserSeconds", "Client CPU user (s)", m => m.ClientCpuUserSeconds?.ToString("R", Invariant) ?? ""),
         new("clientCpuSystemSeconds", "Client CPU system (s)", m => m.ClientCpuSystemSeconds?.ToString("R", Invariant) ?? ""),
         new("clientAllocatedBytes", "Client bytes allocated", m => m.ClientAllocatedBytes.ToString(Invariant)),
