@@ -6,6 +6,7 @@ namespace IntegrationTasks.Tests;
 /// <summary>A client run's own process, in parts: its event lines, its build engine, its warm-up, the host's client mode, the build's side.</summary>
 [TestClass]
 [TestCategory("Unit")]
+[DoNotParallelize] // the host's client mode sets this process's client context and takes its SIGINT and SIGTERM for a moment
 public sealed class ClientProcessTests
 {
     [TestMethod]

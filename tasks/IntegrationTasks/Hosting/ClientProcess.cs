@@ -21,6 +21,7 @@ public sealed class ClientProcess : IDisposable
     private readonly Lock _gate = new();
     private readonly Task _reading;
     private Run? _current;
+    private volatile bool _cancelSent;
 
     private sealed class Run(Action<TaskEventLine> onEvent)
     {
@@ -38,6 +39,9 @@ public sealed class ClientProcess : IDisposable
 
     public int ProcessId => _process.Id;
     public bool HasExited => _process.HasExited;
+
+    /// <summary>Running, and not told to cancel (a cancelled process ends after its run: it takes no other).</summary>
+    public bool Usable => !_cancelSent && !_process.HasExited;
 
     /// <summary>The outcome of one run: the task's result where it sent one (null: the process ended first), and the exit code then.</summary>
     public sealed record Outcome(bool? Succeeded, int? ExitCode, bool Killed);
@@ -129,6 +133,7 @@ public sealed class ClientProcess : IDisposable
     /// <summary>Asks the process to cancel its run and end (a line, then its input closed); kills it if it has not ended after the grace.</summary>
     private void SendCancel()
     {
+        _cancelSent = true;
         try
         {
             _process.StandardInput.WriteLine(CancelLine);

@@ -55,8 +55,17 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
         if (string.IsNullOrEmpty(hostAssembly) || !File.Exists(hostAssembly))
             return Fail(request, ErrorCodes.ClientProcessFailed,
                 $"The suite's host, which runs each client in a process of its own, is not at '{hostAssembly}' (ClientHostAssembly): build the tasks, or set ClientProcess=Build.");
-        using var started = request.Mode == ClientProcessMode.Transport ? null : Start(request);
-        var process = started ?? KeptProcess(request);
+        LaunchedClient? started = null;
+        LaunchedClient process;
+        try
+        {
+            process = request.Mode == ClientProcessMode.Transport ? KeptProcess(request) : started = Start(request);
+        }
+        catch (IntegrationException e)
+        {
+            return Fail(request, e.Code, e.Message);
+        }
+        using var ownProcess = started;
         log.LogMessage(MessageImportance.Low, "{0}: client process {1} ({2}).", request.TaskName, process.Process.ProcessId, request.Mode);
         var limit = TimeSpan.FromSeconds(request.Number(nameof(RunTransferClient.TimeoutSeconds), SettingDefaults.TimeoutSeconds)) + StartAllowance;
         var outcome = await process.Process.RunAsync(request.ToJson(), Forward, limit, cancellationToken).ConfigureAwait(false);
@@ -98,7 +107,7 @@ internal sealed class ClientProcessRun(TaskLoggingHelper log, IBuildEngine engin
     {
         var key = $"IntegrationTasks.ClientProcess/{request.TaskName}/{string.Join(';', request.Parameters)}";
         var engine4 = (IBuildEngine4)engine;
-        if (engine4.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is LaunchedClient { Process.HasExited: false } kept)
+        if (engine4.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is LaunchedClient { Process.Usable: true } kept)
             return kept;
         (engine4.UnregisterTaskObject(key, RegisteredTaskObjectLifetime.Build) as IDisposable)?.Dispose();
         var started = Start(request);
@@ -168,7 +177,7 @@ public static class ClientHost
                 running?.Cancel();
             }
         }
-        var reading = Task.Run(async () =>
+        _ = Task.Run(async () =>
         {
             while (await input.ReadLineAsync().ConfigureAwait(false) is { } line)
             {
@@ -179,12 +188,8 @@ public static class ClientHost
             }
             // The build has closed its end (done with this process, or gone): a run still going is cancelled, and no longer waited for
             // than the build would wait.
+            // A request still queued when the build went is cancelled too (cancelled stays set).
             requests.Writer.Complete();
-            lock (gate)
-            {
-                if (!busy)
-                    return;
-            }
             Cancel();
             await Task.Delay(ClientProcess.CancelGrace).ConfigureAwait(false);
             lock (gate)
@@ -193,9 +198,11 @@ public static class ClientHost
                     Environment.Exit(BuildTermination.ExitCode);
             }
         });
+        // A signal cancels the run being made, which then ends the process; an idle process takes the signal's default and ends.
         void Cancelled(PosixSignalContext context)
         {
-            context.Cancel = true;
+            lock (gate)
+                context.Cancel = busy;
             Cancel();
         }
         using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Cancelled);
@@ -254,8 +261,9 @@ public static class ClientHost
                 busy = false;
             engine.Write(TaskEventLine.Result(succeeded && !cancelled));
             runs++;
+            if (cancelled)
+                break; // a cancelled process makes no more runs: the build starts another if it needs one
         }
-        await reading.ConfigureAwait(false);
         return 0;
     }
 

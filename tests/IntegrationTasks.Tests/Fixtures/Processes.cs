@@ -30,5 +30,15 @@ internal static class ClientProcesses
             .Select(p => p.Pid),
     ];
 
-    public static bool IsRunning(int pid) => Directory.Exists($"/proc/{pid}") && !File.ReadAllText($"/proc/{pid}/stat").Contains(") Z ", StringComparison.Ordinal);
+    public static bool IsRunning(int pid)
+    {
+        try
+        {
+            return !File.ReadAllText($"/proc/{pid}/stat").Contains(") Z ", StringComparison.Ordinal);
+        }
+        catch (IOException)
+        {
+            return false; // gone (DirectoryNotFoundException, FileNotFoundException), or going
+        }
+    }
 }
