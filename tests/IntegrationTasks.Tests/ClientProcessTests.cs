@@ -149,4 +149,22 @@ public sealed class ClientProcessTests
         Assert.IsFalse(new RunTransferClient { BuildEngine = engine, TaskName = "TcpClient2", ClientProcess = "Fresh", ClientHostAssembly = "/nowhere/IntegrationTasks.Host.dll" }.Execute());
         Assert.IsTrue(engine.HasErrorCode(ErrorCodes.ClientProcessFailed), engine.Log);
     }
+
+    [TestMethod]
+    public void The_report_charts_client_memory_only_where_each_client_had_a_process_of_its_own()
+    {
+        Measurement Run(string transport, int repetition, long peak, string? process) =>
+            ResultsTests.Run(transport, 1000, 1.0 + repetition / 10.0, repetition) with { ClientPeakBytes = peak, ClientProcess = process };
+        string Html(string? process)
+        {
+            using var folder = new TempDirectory("it-client-chart-");
+            IntegrationTasks.Exporters.ReportFiles.Write(folder, [Run("TcpClient2", 1, 100L << 20, process), Run("TcpClient2", 2, 110L << 20, process),
+                Run("GrpcClient", 1, 300L << 20, process), Run("GrpcClient", 2, 320L << 20, process)], new Dictionary<string, string>(), new ReportOptions());
+            return File.ReadAllText(Path.Combine(folder, "report.html"));
+        }
+        StringAssert.Contains(Html("Transport"), "id=\"client-memory-");
+        StringAssert.Contains(Html("Fresh"), "id=\"client-memory-");
+        Assert.DoesNotContain("id=\"client-memory-", Html(null), "a client in the build's process has the build's peak");
+        Assert.DoesNotContain("id=\"client-memory-", Html("Build"));
+    }
 }
