@@ -44,11 +44,10 @@ public sealed partial class ArchitectureTests
 
     private static readonly Regex HostFamilyName = new($@"(?<![\w.])(?:IntegrationTasks\.)?Host\.(?<family>{string.Join("|", HostFamilies)})\b", RegexOptions.Compiled);
 
-    /// <summary>The layers a piece of C# refers to, comments and string literals left out.</summary>
+    /// <summary>The layers a piece of C# refers to, comments and the text of string literals left out (an interpolated string's holes are code).</summary>
     internal static HashSet<string> LayersUsedBy(string source)
     {
-        var code = Regex.Replace(source, @"//[^\n]*", "");
-        code = Regex.Replace(code, @"@?""(?:[^""\\\n]|\\.)*""", "\"\"");
+        var code = CodeText.Of(source);
         var layers = new HashSet<string>(StringComparer.Ordinal);
         foreach (Match match in UsingLine().Matches(code))
             layers.Add(match.Groups["layer"].Value);
@@ -81,17 +80,64 @@ public sealed partial class ArchitectureTests
         Assert.IsEmpty(found, string.Join("\n", found));
     }
 
+    /// <summary>The most lines of C# one folder may hold in its own files (its subfolders count apart).</summary>
+    internal const int MaxFolderLines = 1500;
+
+    /// <summary>Every source folder of every project under <c>tasks/</c>, with the lines of its own files.</summary>
+    internal static IEnumerable<(string Folder, int Lines)> FolderSizes() =>
+        Directory.GetDirectories(Path.Combine(RepositoryPaths.Root, "tasks"), "*", SearchOption.AllDirectories)
+            .Where(d => !d.Split(Path.DirectorySeparatorChar).Any(part => part is "bin" or "obj"))
+            .Select(d => (Path.GetRelativePath(RepositoryPaths.Root, d), Directory.GetFiles(d, "*.cs").Sum(f => File.ReadAllLines(f).Length)))
+            .Where(f => f.Item2 > 0);
+
     [TestMethod]
-    public void Results_is_three_layers_of_at_most_1500_lines_each()
+    public void Every_source_folder_holds_at_most_1500_lines_of_its_own()
+    {
+        var sizes = FolderSizes().ToList();
+        Assert.IsGreaterThan(30, sizes.Count, "the folders were read");
+        var large = sizes.Where(f => f.Lines > MaxFolderLines).Select(f => $"{f.Folder}: {f.Lines}").ToList();
+        Assert.IsEmpty(large, string.Join("\n", large));
+    }
+
+    [TestMethod]
+    public void Results_is_three_layers_with_no_file_of_its_own()
     {
         var results = Path.Combine(TaskSources, "Results");
         CollectionAssert.AreEqual(new[] { "Analysis", "Measuring", "Reporting" }, Folders(results));
         Assert.IsEmpty(Directory.GetFiles(results, "*.cs"), "every file in one of the three");
-        foreach (var layer in Folders(results))
-        {
-            var lines = Directory.GetFiles(Path.Combine(results, layer), "*.cs", SearchOption.AllDirectories).Sum(f => File.ReadAllLines(f).Length);
-            Assert.IsLessThanOrEqualTo(1500, lines, layer);
-        }
+    }
+
+    /// <summary>The folders of each row of docs/architecture.md's layer table, in the table's order (lowest first).</summary>
+    private static List<string[]> DocumentedLayers()
+    {
+        var rows = File.ReadAllLines(Path.Combine(RepositoryPaths.Root, "docs", "architecture.md"))
+            .SkipWhile(l => !l.StartsWith("| Layer |", StringComparison.Ordinal)).Skip(2).TakeWhile(l => l.StartsWith('|'));
+        return [.. rows.Select(row => Regex.Matches(row.Split('|')[2], @"`(\w+)/`").Select(m => m.Groups[1].Value).ToArray())];
+    }
+
+    [TestMethod]
+    public void The_documented_layers_are_the_ranks_checked_lowest_first()
+    {
+        var rows = DocumentedLayers();
+        Assert.IsGreaterThanOrEqualTo(10, rows.Count, "the table was read");
+        var named = rows.SelectMany(r => r).ToList();
+        // Every named folder exists and is ranked; every ranked layer is named; a row ranks no lower than the row above it.
+        CollectionAssert.IsSubsetOf(named, Folders(TaskSources), "a folder the table names is missing");
+        CollectionAssert.IsSubsetOf(LayerRank.Keys.ToList(), named, "a layer the check ranks is not in the table");
+        var ranks = rows.Select(r => (Low: r.Min(f => Rank[f]), High: r.Max(f => Rank[f]))).ToList();
+        for (var i = 1; i < ranks.Count; i++)
+            Assert.IsGreaterThanOrEqualTo(ranks[i - 1].High, ranks[i].Low, string.Join(", ", rows[i]));
+    }
+
+    [TestMethod]
+    public void The_transport_seam_uses_nothing_of_the_suite()
+    {
+        var seam = Path.Combine(RepositoryPaths.Root, "tasks", "IntegrationTasks.Abstractions");
+        var found = Directory.GetFiles(seam, "*.cs", SearchOption.AllDirectories).Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
+            .SelectMany(f => Regex.Matches(CodeText.Of(File.ReadAllText(f)), @"IntegrationTasks\.(?<ns>\w+)").Select(m => m.Groups["ns"].Value)
+                .Where(ns => ns != "Abstractions").Select(ns => $"{Path.GetFileName(f)} uses IntegrationTasks.{ns}"))
+            .Distinct().ToList();
+        Assert.IsEmpty(found, string.Join("\n", found));
     }
 
     /// <summary>Results' layers, lowest first: a file may name the types declared in its own layer or below only.</summary>
@@ -103,8 +149,7 @@ public sealed partial class ArchitectureTests
     /// <summary>The types of a higher layer a piece of C# names (not as a member: <c>.Name</c>), comments and string literals left out.</summary>
     internal static IEnumerable<string> HigherTypesNamedBy(string source, int layer, IReadOnlyDictionary<string, int> layerOfType)
     {
-        var code = Regex.Replace(source, @"//[^\n]*", "");
-        code = Regex.Replace(code, @"@?""(?:[^""\\\n]|\\.)*""", "\"\"");
+        var code = CodeText.Of(source);
         return Regex.Matches(code, @"(?<![.\w])[A-Z]\w*").Select(m => m.Value).Where(name => layerOfType.GetValueOrDefault(name, -1) > layer).Distinct();
     }
 
@@ -120,6 +165,8 @@ public sealed partial class ArchitectureTests
         // Planted: a measuring file naming an analysis type is caught; the same word as a member, in a comment or a string is not.
         CollectionAssert.AreEqual(new[] { "Summaries" },
             HigherTypesNamedBy("var s = Summaries.Of(runs); // ReportDocument\nvar t = \"ReportDocument\"; x.ReportDocument = 1;", 0, layerOfType).ToArray());
+        // ... and inside an interpolated string's hole (the text around it still is not).
+        CollectionAssert.AreEqual(new[] { "RowKey" }, HigherTypesNamedBy("var s = $\" of {RowKey.Of(run)} ReportDocument\";", 0, layerOfType).ToArray());
 
         var found = files.SelectMany((layerFiles, layer) => layerFiles.SelectMany(f => HigherTypesNamedBy(File.ReadAllText(f), layer, layerOfType)
             .Select(type => $"{Path.GetRelativePath(results, f)} names {type} ({ResultsLayers[layerOfType[type]]})"))).ToList();
@@ -135,7 +182,7 @@ public sealed partial class ArchitectureTests
         {
             foreach (var file in Directory.GetFiles(Path.Combine(root, family), "*.cs", SearchOption.AllDirectories))
             {
-                var code = Regex.Replace(File.ReadAllText(file), @"//[^\n]*", "");
+                var code = CodeText.Of(File.ReadAllText(file));
                 found.AddRange(HostFamilyName.Matches(code).Select(m => m.Groups["family"].Value).Where(other => other != family).Distinct()
                     .Select(other => $"{Path.GetRelativePath(root, file)} uses Host.{other}"));
             }
@@ -151,6 +198,11 @@ public sealed partial class ArchitectureTests
         CollectionAssert.AreEquivalent(new[] { "Tcp" }, Violations("Grpc", LayersUsedBy("var x = Tcp.FrameConnection.Create();")).ToArray());
         CollectionAssert.AreEquivalent(new[] { "Transfer" }, Violations("Data", LayersUsedBy("var run = IntegrationTasks.Transfer.MeasurementLog.ReadSingle(f);")).ToArray());
         Assert.IsEmpty(Violations("Data", LayersUsedBy("// see Results.ReportContent\nvar s = \"Results.ReportContent\";")).ToList());
+        // An interpolated string's holes are code, its text is not, whatever its form.
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var s = $\"of {Results.RowKey.Of(run)} Exporters.X\";")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var s = $@\"a \"\"{{Labs.X}}\"\" {Results.RowKey.Of(run)}\";")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var s = $$\"\"\"\n {Labs.X} {{Results.RowKey.Of($\"{n}\")}}\n\"\"\";")).ToArray());
+        Assert.IsEmpty(Violations("Hosting", LayersUsedBy("var c = '\"'; var s = \"\\\" Results.X\"; /* Results.Y */ var t = \"\"\"\n Labs.X \"\" \n\"\"\";")).ToList());
         Assert.IsEmpty(Violations("Results", LayersUsedBy("using IntegrationTasks.Transfer;\nvar p = Data.ServerWorks.Parse(s); var n = run.Network.Length;")).ToList(),
             "downward uses, and a member that happens to share a layer's name, are fine");
         // A family no list names is one by its folder: the WebSocket family may not use the TCP one, nor the TCP one it.

@@ -42,7 +42,7 @@ public sealed class RowKeyTests
         Assert.IsNull(rows.Single(r => r.Key == new RowKey("TcpClient2", RunKind.Transport)).PayloadMegabytesPerSecond);
         Assert.AreEqual(("TcpClient2", "1,000 records of 1 MiB payload", "1000-p1048576"), (large.Key.Label, large.Size.Heading, large.Size.Id));
         CollectionAssert.Contains(ReportContent.Labelled([At("TcpClient2", null, 1), At("TcpClient2", 1 << 20, 4)]).Select(m => m.Transport).ToList(), "TcpClient2 (payload 1 MiB)");
-        Assert.AreEqual(("1,000 B", "64 KiB"), (RowKey.PayloadSize(1000), RowKey.PayloadSize(65536)));
+        Assert.AreEqual(("1,000 B", "64 KiB"), (RunKey.PayloadSize(1000), RunKey.PayloadSize(65536)));
         // Text is a table of its own, apart from bytes of the same size.
         Assert.AreEqual(("1000-t1024", "1,000 records of 1 KiB text payload"), (new RunSize(1000, 1024, "Text").Id, new RunSize(1000, 1024, "Text").Heading));
     }

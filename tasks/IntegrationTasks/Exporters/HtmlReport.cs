@@ -103,7 +103,7 @@ public static class HtmlReport
             html.Append("<h2>Scaling</h2>");
             foreach (var payload in scaled)
                 html.Append(LineChart([.. payload], payload.Key == 0 ? "scaling" : string.Create(Invariant, $"scaling-p{payload.Key}"),
-                    payload.Key == 0 ? "" : $", {RowKey.PayloadSize(payload.Key)} payload"));
+                    payload.Key == 0 ? "" : $", {RunKey.PayloadSize(payload.Key)} payload"));
         }
 
         html.Append(labsHtml);

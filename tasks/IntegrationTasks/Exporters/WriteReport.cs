@@ -105,7 +105,7 @@ public sealed class WriteReport : IntegrationTask
             environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
             if (measurements.Any(m => m.PayloadBytes > 0))
                 environment["Payloads"] = string.Join("; ", measurements.GroupBy(m => (Bytes: m.PayloadBytes ?? 0, m.PayloadKind)).OrderBy(g => g.Key)
-                    .Select(g => (g.Key.Bytes == 0 ? "none" : $"{RowKey.PayloadSize(g.Key.Bytes)} ({g.Key.PayloadKind ?? "Bytes"})")
+                    .Select(g => (g.Key.Bytes == 0 ? "none" : $"{RunKey.PayloadSize(g.Key.Bytes)} ({g.Key.PayloadKind ?? "Bytes"})")
                         + $" in batches of {string.Join(", ", g.Select(m => m.BatchSize).Distinct().Order().Select(b => b.ToString("N0", System.Globalization.CultureInfo.InvariantCulture)))}"));
         }
         foreach (var property in RunProperties)

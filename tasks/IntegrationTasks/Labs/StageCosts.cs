@@ -393,7 +393,7 @@ public static class StageCostsReport
     public static string Markdown(StageCostsRun run)
     {
         var md = new StringBuilder(string.Create(Invariant,
-            $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records{(run.PayloadBytes > 0 ? $" of {Results.RowKey.PayloadSize(run.PayloadBytes)} payload ({run.PayloadKind})" : "")} in batches of {run.BatchSize:N0}, one thread)\n\n"));
+            $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records{(run.PayloadBytes > 0 ? $" of {RunKey.PayloadSize(run.PayloadBytes)} payload ({run.PayloadKind})" : "")} in batches of {run.BatchSize:N0}, one thread)\n\n"));
         if (run.WarmUpBatches > 0)
             md.Append(Invariant, $"Timed after {run.WarmUpBatches:N0} batches through every stage untimed (at least {StageCosts.WarmUp.TotalSeconds:0.#} s, for the JIT to settle).\n\n");
         md.Append(Results.ReportTable.Markdown(Columns, run.Stages));

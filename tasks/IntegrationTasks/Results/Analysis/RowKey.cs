@@ -55,13 +55,8 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
 
     /// <summary>The label with the payload after it, for lists that hold rows of several payloads ("TcpClient2 (payload 1 MiB)").</summary>
     [JsonIgnore]
-    public string LabelWithPayload => PayloadBytes > 0 ? $"{Label} (payload {PayloadSize(PayloadBytes)})" : Label;
+    public string LabelWithPayload => PayloadBytes > 0 ? $"{Label} (payload {RunKey.PayloadSize(PayloadBytes)})" : Label;
 
-    /// <summary>"1 KiB", "256 KiB", "1 MiB", "1,000 B": a payload's size as the report names it.</summary>
-    public static string PayloadSize(int bytes) =>
-        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 20} MiB")
-        : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 10} KiB")
-        : string.Create(CultureInfo.InvariantCulture, $"{bytes:N0} B");
 
     /// <summary>A run's kind as recorded; for results recorded before runs carried it, told by the transport's name.</summary>
     public static RunKind KindOf(Measurement run) => run.Kind ?? KindOf(run.Transport);

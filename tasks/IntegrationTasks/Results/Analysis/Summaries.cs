@@ -110,7 +110,7 @@ public readonly record struct RunSize(int Records, int PayloadBytes, string? Pay
 
     /// <summary>"20,000 records", "1,000 records of 1 MiB payload", "1,000 records of 2 KiB text payload".</summary>
     public string Heading => PayloadBytes == 0 ? string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records")
-        : string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records of {RowKey.PayloadSize(PayloadBytes)} {(Text ? "text " : "")}payload");
+        : string.Create(CultureInfo.InvariantCulture, $"{Records:N0} records of {RunKey.PayloadSize(PayloadBytes)} {(Text ? "text " : "")}payload");
 
     /// <summary>For element ids: "20000", "1000-p1048576" (bytes), "1000-t2048" (text).</summary>
     public string Id => PayloadBytes == 0 ? Records.ToString(CultureInfo.InvariantCulture)

@@ -93,7 +93,7 @@ public static class RunProgressEstimate
             $"RunAll {round}, run {position}: {transport}, {records:N0} records{Payload(payloadBytes)}; {Duration(elapsed)} elapsed") + LeftText(left) + ".";
 
     /// <summary>" of 256 KiB" after a record count whose rows carry a payload.</summary>
-    private static string Payload(int payloadBytes) => payloadBytes > 0 ? $" of {RowKey.PayloadSize(payloadBytes)}" : "";
+    private static string Payload(int payloadBytes) => payloadBytes > 0 ? $" of {RunKey.PayloadSize(payloadBytes)}" : "";
 
     private static string LeftText(TimeSpan? left) => left is { } span ? $", about {Duration(span)} left" : "";
 

@@ -20,7 +20,7 @@ public static class PayloadTrend
             .Select(g => (g.Key, g.GroupBy(s => s.Key.WithoutPayload).Select(t => t.MaxBy(s => s.Records)!)
                 .OrderBy(s => s.PairedRatioToPipelined?.Mean ?? s.RatioToPipelined ?? double.MaxValue).ThenBy(s => s.Seconds.Mean / s.Records).ToList()))];
 
-    private static string Size(int payload) => payload == 0 ? "no payload" : RowKey.PayloadSize(payload);
+    private static string Size(int payload) => payload == 0 ? "no payload" : RunKey.PayloadSize(payload);
 
     /// <summary>The transport that costs least over its reference (the references aside) at each payload size measured, smallest first.</summary>
     public static List<(int PayloadBytes, string Transport)> Leaders(IReadOnlyList<TransportSummary> summaries) =>
@@ -92,9 +92,9 @@ public static class PayloadTrend
         if (points.Select(p => p.Payload).Distinct().Count() < 2)
             return "";
         return LogLogChart.Render("payload-throughput", "Payload MB/s against payload size, log–log (references dashed grey) — higher is better",
-            [.. points.Select(p => p.Payload).Distinct().Select(p => ((double)p, RowKey.PayloadSize(p)))],
+            [.. points.Select(p => p.Payload).Distinct().Select(p => ((double)p, RunKey.PayloadSize(p)))],
             [.. points.GroupBy(p => p.Row.Key.WithoutPayload).Select(t => new LogLogChart.Series(t.Key.Label,
-                [.. t.Select(p => new LogLogChart.Point(p.Payload, p.MBps, string.Create(Invariant, $"{t.Key.Label}, {RowKey.PayloadSize(p.Payload)}: {p.MBps:F1} MB/s")))],
+                [.. t.Select(p => new LogLogChart.Point(p.Payload, p.MBps, string.Create(Invariant, $"{t.Key.Label}, {RunKey.PayloadSize(p.Payload)}: {p.MBps:F1} MB/s")))],
                 t.Key.IsReference))]);
     }
 

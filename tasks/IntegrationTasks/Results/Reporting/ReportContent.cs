@@ -398,7 +398,7 @@ public static class ReportContent
         // As wide as the longest name (labels such as "RabbitMQClientTest (4 clients)" included), so the columns line up.
         var width = Math.Max(26, summaries.Select(s => s.Transport.Length).DefaultIfEmpty(0).Max());
         // The payload after the count where the rows carried one ("200 records of 1 MiB"), as wide as the widest.
-        string Payload(TransportSummary s) => s.Key.PayloadBytes > 0 ? $" of {RowKey.PayloadSize(s.Key.PayloadBytes)}" : "";
+        string Payload(TransportSummary s) => s.Key.PayloadBytes > 0 ? $" of {RunKey.PayloadSize(s.Key.PayloadBytes)}" : "";
         var payloadWidth = summaries.Select(s => Payload(s).Length).DefaultIfEmpty(0).Max();
         foreach (var s in summaries)
         {
