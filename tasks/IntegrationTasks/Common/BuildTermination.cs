@@ -4,18 +4,24 @@ using System.Runtime.InteropServices;
 namespace IntegrationTasks.Common;
 
 /// <summary>
-/// SIGTERM to a build that starts servers is taken as Ctrl+C is: MSBuild cancels the build (every running task is told, every
-/// server and the broker are stopped as the build ends) and the process ends with exit code 143 (128 + SIGTERM). Left to .NET's
-/// default, SIGTERM ended the process with exit code 0, so a script could not tell a terminated run from a finished one.
+/// SIGTERM or SIGHUP to a build that starts servers is taken as Ctrl+C is: MSBuild cancels the build (every running task is told, every
+/// server and the broker are stopped as the build ends) and the process ends with exit code 128 + the signal (143, 129). Left to .NET's
+/// default, SIGTERM ended the process with exit code 0, so a script could not tell a terminated run from a finished one; and SIGHUP
+/// killed it at once, leaving a broker that was still starting (not yet registered for its stop) running.
 /// </summary>
 public static class BuildTermination
 {
+    /// <summary>The exit code of a build ended by SIGTERM (128 + 15).</summary>
     public const int ExitCode = 143;
+
+    /// <summary>The exit code of a build ended by SIGHUP (128 + 1): its terminal or session went away.</summary>
+    public const int HangUpExitCode = 129;
 
     private static readonly Lock Gate = new();
     private static readonly List<Func<Task>> Stops = [];
-    private static PosixSignalRegistration? _registration;
+    private static PosixSignalRegistration[] _registrations = [];
     private static int _terminated;
+    private static int _exitCode = ExitCode;
 
     /// <summary>The longest the way out waits for the servers to stop.</summary>
     public static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(30);
@@ -41,37 +47,39 @@ public static class BuildTermination
         }
     }
 
-    /// <summary>Takes SIGTERM over for the rest of this process (once, whoever asks).</summary>
+    /// <summary>Takes SIGTERM and SIGHUP over for the rest of this process (once, whoever asks).</summary>
     public static void Watch()
     {
         if (!OperatingSystem.IsLinux() && !OperatingSystem.IsMacOS())
             return;
         lock (Gate)
         {
-            if (_registration is not null)
+            if (_registrations.Length > 0)
                 return;
-            _registration = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnTerminate);
+            _registrations = [PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnTerminate), PosixSignalRegistration.Create(PosixSignal.SIGHUP, OnTerminate)];
             AppDomain.CurrentDomain.ProcessExit += (_, _) =>
             {
                 if (Volatile.Read(ref _terminated) != 1)
                     return;
                 StopAll();
                 // MSBuild ends a cancelled build with 0 or 1 depending on when the cancellation landed, and through Environment.Exit,
-                // whose code no later setting changes: leave with 143 directly, now that the servers are stopped.
+                // whose code no later setting changes: leave with the signal's code directly, now that the servers are stopped.
                 Console.Out.Flush();
                 Console.Error.Flush();
-                ExitNow(ExitCode);
+                ExitNow(Volatile.Read(ref _exitCode));
             };
         }
     }
 
     private static void OnTerminate(PosixSignalContext context)
     {
-        // A second SIGTERM gets the default: the process ends (still with ExitCode).
+        // A second signal gets the default: the process ends.
         if (Interlocked.Exchange(ref _terminated, 1) == 1)
             return;
+        var (name, code) = context.Signal == PosixSignal.SIGHUP ? ("SIGHUP", HangUpExitCode) : ("SIGTERM", ExitCode);
+        Volatile.Write(ref _exitCode, code);
         Console.Error.WriteLine(CodedError.Format(ErrorCodes.BuildTerminated,
-            $"terminated (SIGTERM): the build is cancelled and its servers stopped; its results are incomplete (exit code {ExitCode})."));
+            $"terminated ({name}): the build is cancelled and its servers stopped; its results are incomplete (exit code {code})."));
         // Without a build to cancel, the default goes on, after every other handler (the broker's stop among them).
         context.Cancel = CancelBuild();
     }
@@ -121,7 +129,7 @@ public static class BuildTermination
             }
             catch (TargetInvocationException)
             {
-                Environment.Exit(ExitCode);
+                Environment.Exit(Volatile.Read(ref _exitCode));
             }
         });
         return true;
