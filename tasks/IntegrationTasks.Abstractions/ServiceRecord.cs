@@ -29,6 +29,28 @@ public sealed record ServiceRecord(
         && string.Equals(StringField2, other.StringField2, StringComparison.Ordinal)
         && SamePayloadAs(other);
 
+    /// <summary>
+    /// Two records are equal when their values are (<see cref="SameValuesAs"/>): a payload's bytes compared, not the array holding
+    /// them, as a record's generated equality would.
+    /// </summary>
+    public bool Equals(ServiceRecord? other) => other is not null && SameValuesAs(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode()
+    {
+        var hash = new HashCode();
+        hash.Add(Id);
+        hash.Add(Desc, StringComparer.Ordinal);
+        hash.Add(BitConverter.DoubleToInt64Bits(Value));
+        hash.Add(CreationDate.Ticks);
+        hash.Add(StringField1, StringComparer.Ordinal);
+        hash.Add(StringField2, StringComparer.Ordinal);
+        hash.AddBytes(Payload);
+        hash.Add(Payload is null);
+        hash.Add(PayloadText, StringComparer.Ordinal);
+        return hash.ToHashCode();
+    }
+
     /// <summary>Payloads compared byte for byte (text ordinally), NULL distinct from empty.</summary>
     public bool SamePayloadAs(ServiceRecord other) =>
         (Payload is null ? other.Payload is null : other.Payload is not null && Payload.AsSpan().SequenceEqual(other.Payload))

@@ -1,14 +1,40 @@
 namespace IntegrationTasks.Abstractions;
 
-/// <summary>A transport's server, run by the suite in a process of its own until the suite (or Ctrl+C) stops it.</summary>
-public abstract class TransportServer
+/// <summary>
+/// A transport's server, run by the suite in a process of its own until the suite (or Ctrl+C) stops it: bound once
+/// (<see cref="BindAsync"/>), its listener run until stopped, then the listener and the server disposed, in that order.
+/// </summary>
+public abstract class TransportServer : IAsyncDisposable
 {
     /// <summary>
-    /// Binds (a port taken fails here: <see cref="TransportError.PortInUse"/>) and returns the loop that serves until its token is
-    /// cancelled; the suite says the server is ready once this returns. A client's bad request gets a coded answer or a closed
-    /// connection, never the end of the server for the others.
+    /// Binds (a port taken fails here: <see cref="TransportError.PortInUse"/>) and returns the bound listener; the suite says the
+    /// server is ready once this returns, then runs it.
     /// </summary>
-    public abstract Task<Func<CancellationToken, Task>> StartAsync(ServerSession session, CancellationToken cancellationToken);
+    public abstract Task<TransportListener> BindAsync(ServerSession session, CancellationToken cancellationToken);
+
+    /// <summary>Releases what the server holds beyond its listener; called once the listener is disposed, or when binding failed.</summary>
+    public virtual ValueTask DisposeAsync()
+    {
+        GC.SuppressFinalize(this);
+        return ValueTask.CompletedTask;
+    }
+}
+
+/// <summary>A server bound and ready to serve (in the manner of Kestrel's bound listeners).</summary>
+public abstract class TransportListener : IAsyncDisposable
+{
+    /// <summary>
+    /// Serves until the token is cancelled (the suite's stop, Ctrl+C), then returns once the clients being served are done with. A
+    /// client's bad request gets a coded answer or a closed connection, never the end of the server for the others.
+    /// </summary>
+    public abstract Task RunAsync(CancellationToken cancellationToken);
+
+    /// <summary>Frees what it bound (its port); called after <see cref="RunAsync"/> returns, whatever its outcome.</summary>
+    public virtual ValueTask DisposeAsync()
+    {
+        GC.SuppressFinalize(this);
+        return ValueTask.CompletedTask;
+    }
 }
 
 /// <summary>What the suite gives a server: where to listen, and ServiceTable's records read the same way for every transport.</summary>

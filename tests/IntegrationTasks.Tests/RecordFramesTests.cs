@@ -105,4 +105,21 @@ public sealed class RecordFramesTests
         foreach (var (error, code) in expected)
             Assert.AreEqual(code, TransportException.CodeOf(error), error.ToString());
     }
+
+    [TestMethod]
+    public void Records_are_equal_by_their_values_a_payload_by_its_bytes()
+    {
+        var records = Awkward();
+        var copies = records.Select(r => r with { Payload = r.Payload?.ToArray() }).ToList();
+        for (var i = 0; i < records.Count; i++)
+        {
+            Assert.AreEqual(records[i], copies[i], "another array holding the same bytes");
+            Assert.AreEqual(records[i].GetHashCode(), copies[i].GetHashCode());
+        }
+        // Bytes that differ, NULL against empty, -0.0 against 0.0: not equal.
+        Assert.AreNotEqual(records[1], records[1] with { Payload = [0, 255, 2] });
+        Assert.AreNotEqual(records[2], records[2] with { Payload = null });
+        Assert.AreNotEqual(records[0], records[0] with { Value = 0.0 });
+        Assert.AreEqual(2, new HashSet<ServiceRecord>([records[1], copies[1], records[2]]).Count);
+    }
 }

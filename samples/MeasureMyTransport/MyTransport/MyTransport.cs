@@ -126,7 +126,7 @@ public sealed class MyClient : TransportClient
 
 public sealed class MyServer : TransportServer
 {
-    public override async Task<Func<CancellationToken, Task>> StartAsync(ServerSession session, CancellationToken cancellationToken)
+    public override async Task<TransportListener> BindAsync(ServerSession session, CancellationToken cancellationToken)
     {
         var address = IPAddress.TryParse(session.BindAddress, out var parsed)
             ? parsed
@@ -140,10 +140,14 @@ public sealed class MyServer : TransportServer
         {
             throw new TransportException(TransportError.PortInUse, $"Port {session.Port} on {session.BindAddress} is taken.", e);
         }
-        return stop => ServeAsync(listener, session, stop);
+        return new MyListener(listener, session);
     }
+}
 
-    private static async Task ServeAsync(TcpListener listener, ServerSession session, CancellationToken stop)
+/// <summary>The bound port: serves until the suite stops it, then frees the port.</summary>
+public sealed class MyListener(TcpListener listener, ServerSession session) : TransportListener
+{
+    public override async Task RunAsync(CancellationToken stop)
     {
         var connections = new List<Task>();
         try
@@ -160,9 +164,14 @@ public sealed class MyServer : TransportServer
         }
         finally
         {
-            listener.Stop();
             await Task.WhenAll(connections);
         }
+    }
+
+    public override ValueTask DisposeAsync()
+    {
+        listener.Dispose();
+        return base.DisposeAsync();
     }
 
     /// <summary>One client's connection: its requests answered in order, from a ServiceTable reader of its own.</summary>

@@ -223,25 +223,36 @@ public sealed class ExternalServer : TransferServerTask
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"{Name}'s server would listen on {BindAddress}, beyond loopback, and {Name} does not say it authenticates its clients (TransportCapabilities.AuthenticatesClients): run it on loopback, or give it credentials of its own.");
         var session = new Session(this, source, settings, new ExternalTransportLog(EventLog, Name));
-        Func<CancellationToken, Task> serve;
+        var server = transport.CreateServer();
+        TransportListener listener;
         try
         {
-            serve = await transport.CreateServer().StartAsync(session, cancellationToken).ConfigureAwait(false);
+            listener = await server.BindAsync(session, cancellationToken).ConfigureAwait(false);
         }
         catch (TransportException e)
         {
+            await server.DisposeAsync().ConfigureAwait(false);
             throw ExternalTransportReference.Coded(e);
+        }
+        catch
+        {
+            await server.DisposeAsync().ConfigureAwait(false);
+            throw;
         }
         var endpoint = transport.ServerKind == TransportServerKind.TcpPort ? $"tcp://{BindAddress}:{Port}" : Name;
         return (endpoint, async stop =>
         {
-            try
+            await using (server.ConfigureAwait(false))
+            await using (listener.ConfigureAwait(false))
             {
-                await serve(stop).ConfigureAwait(false);
-            }
-            catch (TransportException e)
-            {
-                throw ExternalTransportReference.Coded(e);
+                try
+                {
+                    await listener.RunAsync(stop).ConfigureAwait(false);
+                }
+                catch (TransportException e)
+                {
+                    throw ExternalTransportReference.Coded(e);
+                }
             }
         });
     }
