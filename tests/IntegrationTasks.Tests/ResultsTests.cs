@@ -339,7 +339,7 @@ public sealed class ResultsTests
             .. Enumerable.Range(1, 10).Select(r => Run("TcpClient2", 1000, 1.0, r) with { LatencyMs = 1 }),
             .. Enumerable.Range(1, 10).Select(r => Run("TcpClient2", 1000, 1.0, r) with { LatencyMs = 40 }),
         ];
-        Assert.AreEqual("5, 10", IntegrationTasks.Exporters.WriteReport.MeasuredRepetitions(runs));
+        Assert.AreEqual("5, 10", IntegrationTasks.Results.ReportEnvironment.MeasuredRepetitions(runs));
     }
 
     [TestMethod]

@@ -61,19 +61,6 @@ public sealed class WriteReport : IntegrationTask
     /// <summary>The RunAll's id in the results database (0 when this report's runs are not there: a report of an earlier run's log).</summary>
     [Output] public long HistoryId { get; private set; }
 
-    /// <summary>How often the reference ran when ReferenceEvery put it between the rounds' other runs; empty when it ran once a round.</summary>
-    internal static string ReferenceRunsBetween(IReadOnlyList<Measurement> measurements)
-    {
-        var measured = measurements.Where(m => !m.Warmup).GroupBy(m => (m.Transport, m.Records, m.Clients, Kind: RowKey.KindOf(m))).ToList();
-        var rounds = measured.Where(g => g.Key.Kind != RunKind.Reference).Select(g => g.Count()).DefaultIfEmpty().Max();
-        var extra = measured.Where(g => g.Key.Kind == RunKind.Reference && g.Count() > rounds).ToList();
-        if (rounds == 0 || extra.Count == 0)
-            return "";
-        var (fewest, most) = (extra.Min(g => g.Count()), extra.Max(g => g.Count()));
-        return string.Join(", ", extra.Select(g => g.Key.Transport).Distinct()) + string.Create(System.Globalization.CultureInfo.InvariantCulture,
-            $" also ran between the rounds' other runs ({(fewest == most ? $"{most}" : $"{fewest}–{most}")} runs against {rounds} rounds, ReferenceEvery), and each run's paired ratio is to its run nearest in time");
-    }
-
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         // Transports' runs, a lab's results, or both.
@@ -85,52 +72,9 @@ public sealed class WriteReport : IntegrationTask
             measurements = ClientMachineRuns.Merge(measurements.Concat(MergeRuns.SelectMany(f => f.Split('+')).Where(f => f.Length > 0).SelectMany(MeasurementLog.Read)));
         if (measurements.Count == 0 && !labs && failed.Count == 0)
             throw new IntegrationException(ErrorCodes.ResultsUnreadable, $"{ResultsFile} holds no measurements.");
-        var environment = RunEnvironment.Describe(RepositoryRoot);
-        if (!string.IsNullOrEmpty(ServerConnString) && measurements.Count > 0)
-        {
-            var server = Data.Database.Create(ServerProvider, ServerConnString);
-            environment["Database"] = await RunEnvironment.DatabaseVersionAsync(server, cancellationToken).ConfigureAwait(false);
-            environment["Data set"] = await RunEnvironment.FingerprintAsync(server, measurements.Max(m => m.Records), cancellationToken)
-                .ConfigureAwait(false);
-            // Each payload's pass makes ServiceTable again: what is there now is the last pass's.
-            if (measurements.Select(m => m.PayloadBytes ?? 0).Distinct().Count() > 1)
-                environment["Data set"] += " (the last payload pass's rows; each pass made its own)";
-        }
-        // What was measured is read from the measurements themselves, not from properties that may not have applied.
-        if (measurements.Count > 0)
-            environment["Transports"] = string.Join(", ", measurements.Select(m => m.Transport).Distinct());
-        if (measurements.Count > 0)
-        {
-            environment["Record counts"] = string.Join(", ", measurements.Select(m => m.Records).Distinct().Order());
-            environment["Batch sizes"] = string.Join(", ", measurements.Select(m => m.BatchSize).Distinct().Order());
-            if (measurements.Any(m => m.PayloadBytes > 0))
-                environment["Payloads"] = string.Join("; ", measurements.GroupBy(m => (Bytes: m.PayloadBytes ?? 0, m.PayloadKind)).OrderBy(g => g.Key)
-                    .Select(g => (g.Key.Bytes == 0 ? "none" : $"{RunKey.PayloadSize(g.Key.Bytes)} ({g.Key.PayloadKind ?? "Bytes"})")
-                        + $" in batches of {string.Join(", ", g.Select(m => m.BatchSize).Distinct().Order().Select(b => b.ToString("N0", System.Globalization.CultureInfo.InvariantCulture)))}"));
-        }
-        foreach (var property in RunProperties)
-            environment[property.ItemSpec] = property.GetMetadata("Value");
-        // As measured, not as the properties of this build say (-t:Report over an earlier run's log has today's defaults).
-        if (measurements.Count > 0)
-        {
-            environment["Repetitions"] = MeasuredRepetitions(measurements);
-            var warmups = measurements.Where(m => m.Warmup).GroupBy(m => (m.Transport, m.Records, m.BatchSize, m.Clients)).Select(g => g.Count()).Distinct().Order().ToList();
-            environment["Warmup"] = warmups.Count == 0 ? "false" : $"{string.Join(", ", warmups)} run(s) a transport before its measured ones";
-            var seeds = measurements.Select(m => m.RoundSeed).Distinct().ToList();
-            environment["Repetition order"] = seeds is [{ } seed]
-                ? $"interleaved: round r of every transport before round r+1 of any, each round's order shuffled (seed {seed.ToString(System.Globalization.CultureInfo.InvariantCulture)})"
-                : seeds is [null] ? "by transport: every repetition of one transport, then the next" : "mixed (runs of several RunAlls)";
-            if (seeds is [not null] && ReferenceRunsBetween(measurements) is { Length: > 0 } between)
-                environment["Repetition order"] += "; " + between;
-            // StopAtPrecision: what was asked and what the rounds reached, judged again on the runs as recorded.
-            if (environment.TryGetValue("StopAtPrecision", out var asked))
-                environment["StopAtPrecision"] = RatioPrecision.TryParsePercent(asked, out var precision) ? RatioPrecision.ReportLine(precision, measurements) : asked;
-        }
-        foreach (var note in Notes)
-            environment[$"Note ({note.ItemSpec})"] = note.GetMetadata("Text");
-        if (measurements.Count > 0)
-            environment["ServerWork"] = string.Join(", ", measurements.GroupBy(m => m.ServerReads)
-                .Select(g => $"{g.Key} ({ReportContent.ServerWorkLabel(g.Key)}: {string.Join(", ", g.Select(m => m.Transport).Distinct())})"));
+        var environment = await ReportEnvironment.DescribeAsync(measurements, RepositoryRoot, ServerProvider, ServerConnString,
+            [.. RunProperties.Select(p => (p.ItemSpec, p.GetMetadata("Value")))], [.. Notes.Select(n => (n.ItemSpec, n.GetMetadata("Text")))],
+            cancellationToken).ConfigureAwait(false);
         var settings = (BuildEngine as IBuildEngine6)?.GetGlobalProperties() ?? new Dictionary<string, string>();
         var notRun = NotRun.Select(i => new NotRunEntry(i.ItemSpec, i.GetMetadata("Reason"), i.GetMetadata("Fix"),
             i.GetMetadata("SeriesSeconds"), i.GetMetadata("Replacement"))
@@ -201,12 +145,4 @@ public sealed class WriteReport : IntegrationTask
             Log.LogMessage(MessageImportance.High, "Failed: {0} at {1} records: {2}: {3}", entry.Transport, entry.RecordsText, entry.Code, entry.Message);
         Log.LogMessage(MessageImportance.High, "Report: {0}", string.Join(", ", Files));
     }
-
-    /// <summary>
-    /// How many measured runs each row had, as a list of the distinct counts ("10", or "5, 10"): a row is what the tables show
-    /// as one (<see cref="RowKey"/>) at one record count.
-    /// </summary>
-    internal static string MeasuredRepetitions(IEnumerable<Measurement> measurements) =>
-        string.Join(", ", RowKey.Of(measurements.Where(m => !m.Warmup)).GroupBy(k => (k.Key, k.Run.Records))
-            .Select(g => g.Count()).Distinct().Order());
 }
