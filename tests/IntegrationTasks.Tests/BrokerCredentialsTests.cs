@@ -159,8 +159,7 @@ public sealed class BrokerCredentialsTests
         }
         foreach (var password in passwords)
             Assert.DoesNotContain(password, output);
-        Assert.AreEqual("- BrokerCredentials: a user of their own (CredentialsFolder)",
-            MarkdownTable.Line(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "- BrokerCredentials: "));
+        StringAssert.EndsWith(ResultsJson.Load(Path.Combine(artifacts, "results")).Environment["BrokerCredentials"], "(CredentialsFolder)");
         HostingTests.AssertEndedCleanly(artifacts);
     }
 

@@ -19,23 +19,22 @@ public sealed class EveryTransportRunAllTests
             "-p:PayloadBytes=0+2048", "-p:PayloadKind=Text", "-p:MaxRunBytes=2048000");
         Assert.AreEqual(0, exitCode, output);
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
+        var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
         foreach (var transport in HostingTests.AllTransports)
-            StringAssert.Contains(markdown, $"| {transport} |");
+            Assert.IsTrue(results.HasRow(transport), transport);
         var heading = MarkdownTable.Line(markdown, "## 3,000 records, ");
         StringAssert.Contains(heading, "server reads: SELECT per ID (PerRecord)");
         StringAssert.Contains(heading, "except FileTransferRequest: range query per batch");
         StringAssert.Contains(heading, "(one run, verified row by row)"); // statistics over repetitions: RepetitionOrderTests
-        StringAssert.Contains(markdown, "| MSMQ |");
+        Assert.IsTrue(results.NotRun.Any(n => n.Transport == "MSMQ"));
         // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
-        var notRun = MarkdownTable.With(markdown, "How to run it");
-        StringAssert.Contains(notRun.Cell("SoapSmallRequests at 3,000 records", "Why"), "up to 1,000 records");
-        Assert.AreEqual("`-p:SmallRequestsMaxRecords=3000`", notRun.Cell("SoapSmallRequests at 3,000 records", "How to run it"));
-        Assert.IsTrue(notRun.HasRow("NetTcpSmallRequests at 3,000 records"));
-        // Every server reported its side: a costs table has server allocations for the TCP server (a number, not "–"). A server's
-        // totals are differences between two readings, so its first run (either count, in a shuffled order) has none.
-        var allocations = MarkdownTable.All(markdown).Where(t => t.Headers.Contains("Server bytes allocated / record"))
-            .Select(t => t.Row("TcpClient2")["Server bytes allocated / record"]).ToList();
-        Assert.IsTrue(allocations.Any(cell => cell != "–"), string.Join(" | ", allocations));
+        var notRun = results.NotRun.ToDictionary(n => n.Transport);
+        Assert.AreEqual("-p:SmallRequestsMaxRecords=3000", notRun["SoapSmallRequests at 3,000 records"].Fix);
+        Assert.IsTrue(notRun.ContainsKey("NetTcpSmallRequests at 3,000 records"));
+        // Every server reported its side: TcpClient2's server allocations at one count at least. A server's totals are differences
+        // between two readings, so its first run (either count, in a shuffled order) has none.
+        var allocations = results.Summaries.Where(s => s.Transport == "TcpClient2").Select(s => s.Costs?.ServerAllocatedBytesPerRecord).ToList();
+        Assert.IsTrue(allocations.Any(a => a > 0), string.Join(" | ", allocations));
         var lines = File.ReadAllLines(Path.Combine(artifacts, "results", "results.csv"));
         // Every run, then what was not run (the two capped counts, MSMQ, WebSphere MQ, Kafka), each with its status: nothing asked for is missing.
         var csv = lines.Where(l => !l.Contains(",not run,", StringComparison.Ordinal)).ToList();
@@ -43,15 +42,14 @@ public sealed class EveryTransportRunAllTests
         // warm-ups: RepetitionOrderTests)
         Assert.HasCount(1 + (HostingTests.AllTransports.Length + 1) * 3 - 2, csv);
         Assert.AreEqual(5, lines.Count(l => l.Contains(",not run,", StringComparison.Ordinal)), string.Join("\n", lines.Where(l => l.Contains("not run"))));
-        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
+        Assert.IsTrue(results.HasRow("Peer: SQLite ATTACH", records: 3000));
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
         StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 1 of 1");
         // Every transport carried the text payload: its rows verified byte for byte, in a table of their own with the payload's MB/s.
-        var payloadTable = MarkdownTable.After(markdown, "## 1,000 records of 2 KiB text payload, ");
         foreach (var transport in HostingTests.AllTransports)
-            Assert.AreNotEqual("–", payloadTable.Cell(transport, "Payload MB/s"), transport);
+            Assert.IsGreaterThan(0.0, results.Row(transport, records: 1000, payloadBytes: 2048).PayloadMegabytesPerSecond ?? 0, transport);
         // The report says each payload's batch size (the plan chose it from BatchBytes).
-        StringAssert.Contains(MarkdownTable.Line(markdown, "- Payloads: "), "2 KiB (Text) in batches of 500");
+        StringAssert.Contains(results.Environment["Payloads"], "2 KiB (Text) in batches of 500");
         var payloadRuns = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl")).Where(r => r.Contains("\"payloadBytes\":2048")).ToList();
         Assert.HasCount(HostingTests.AllTransports.Length + 1, payloadRuns);
         Assert.IsTrue(payloadRuns.All(r => r.Contains("\"payloadKind\":\"Text\"")), "the pass's rows were made again as text");
@@ -79,7 +77,7 @@ public sealed class EveryTransportRunAllTests
         Assert.IsTrue(runs.All(r => r.Contains("\"serverWork\":\"Range\"") && r.Contains("\"verified\":true") && r.Contains("\"payloadBytes\":2000")), string.Join("\n", runs));
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(MarkdownTable.Line(markdown, "## 1,500 records of 2,000 B payload, "), "server reads: range query per batch (Range)");
-        StringAssert.Contains(markdown, "| Peer: SQLite ATTACH |");
+        Assert.IsTrue(ResultsJson.Load(Path.Combine(artifacts, "results")).HasRow("Peer: SQLite ATTACH"));
         foreach (var server in new[] { "TcpTestServer3", "HttpServer", "SoapServer", "GrpcServer", "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), "Range", $"{server} says how it reads");
         HostingTests.AssertEndedCleanly(artifacts);

@@ -33,11 +33,11 @@ public sealed class OutageTests
             StringAssert.Contains(output, $"{server} stopped (exit code 0, peak memory", server);
             StringAssert.Contains(output, "started again once after its process exited", server);
         }
-        var faults = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Outcome");
+        var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
         foreach (var transport in new[] { "TcpClient2", "RestJson", "WebSocketClient" })
         {
-            var row = faults.Row(transport);
-            Assert.AreEqual(("KillServer", "5,000", "1", "resumed", "0", "0"), (row["Fault"], row["Records"], row["Runs"], row["Outcome"], row["Rows lost"], row["Rows duplicated"]), transport);
+            var row = results.Fault(transport);
+            Assert.AreEqual(("KillServer", 5_000, 1, 1, 0, 0), (row.Fault, row.Records, row.Runs, row.Resumed, row.RowsLost, row.RowsDuplicated), transport);
         }
         HostingTests.AssertEndedCleanly(artifacts);
     }
@@ -56,9 +56,9 @@ public sealed class OutageTests
         // Two seconds of nothing either way: every transport waits it out (no timeout is that short), with no break and every row once.
         foreach (var run in runs)
             Assert.IsTrue(run is { Completed: true, Fault: "Silence", Reconnects: 0 or null, RowsMatched: 5000, RowsDuplicated: 0 } && run.ElapsedSeconds >= 2, run.ToString());
-        var silence = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Outcome").Row("TcpClient2");
-        Assert.AreEqual(("Silence", "5,000", "1", "rode it out (no break)", "0", "0", "–"), (silence["Fault"], silence["Records"], silence["Runs"],
-            silence["Outcome"], silence["Rows lost"], silence["Rows duplicated"], silence["Time to recover (s)"]));
+        var silence = ResultsJson.Load(Path.Combine(artifacts, "results")).Fault("TcpClient2");
+        Assert.AreEqual(("Silence", 5_000, 1, 1, 0, 0), (silence.Fault, silence.Records, silence.Runs, silence.Unbroken, silence.RowsLost, silence.RowsDuplicated));
+        Assert.IsNull(silence.RecoverySeconds, "nothing to recover from");
         HostingTests.AssertEndedCleanly(artifacts);
     }
 }

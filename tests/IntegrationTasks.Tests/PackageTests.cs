@@ -51,8 +51,7 @@ public sealed class PackageTests
                 Assert.AreEqual((2, 2), (runs.Count, runs.Count(r => r["verified"] == "true")), $"{transport} at {clients} client(s)");
             }
         }
-        var markdown = File.ReadAllText(Path.Combine(sample, "artifacts", "results", "results.md"));
-        var ranked = MarkdownTable.All(markdown).Where(t => t.Headers.Contains("Against the one above")).SelectMany(t => t.Rows.Select(r => r[0])).ToList();
+        var ranked = ResultsJson.Load(Path.Combine(sample, "artifacts", "results")).Summaries.Select(s => s.Transport).ToList();
         CollectionAssert.IsSubsetOf(new[] { "MyTransport", "PipelinedCopy", "GrpcClient", "MyTransport (2 clients)", "PipelinedCopy (2 clients)", "GrpcClient (2 clients)" },
             ranked);
         StringAssert.Contains(File.ReadAllText(Path.Combine(sample, "artifacts", "results", "report.html")), "\"transport\":\"MyTransport\"", "in the explorer's data");

@@ -25,12 +25,11 @@ public sealed class RepetitionOrderTests
             if (measured[i].Transport == "TcpClient2")
                 Assert.AreEqual("PipelinedCopy", measured[i + 1].Transport);
         StringAssert.Contains(output, "RunAll round 3 of 3, run 1 of ");
-        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        var order = MarkdownTable.Bullet(markdown, "Repetition order");
+        var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
+        var order = results.Environment["Repetition order"];
         StringAssert.Contains(order, "(seed 3)");
         StringAssert.Contains(order, "(4 runs against 3 rounds, ReferenceEvery)");
-        StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
-            new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
+        Assert.IsTrue(results.Row("TcpClient2").PairedRatioToPipelined is { Count: 3, Mean: > 0, HasInterval: true }, results.Row("TcpClient2").ToString());
         HostingTests.AssertEndedCleanly(artifacts);
     }
 
@@ -59,17 +58,15 @@ public sealed class RepetitionOrderTests
         Assert.IsTrue(served.All(r => r.ServerCpuSeconds is not null), string.Join("\n", runs));
         Assert.IsGreaterThan(0.0, served.Sum(r => r.ServerCpuSeconds!.Value), "the servers worked during the transfers");
         StringAssert.Contains(output, "RunAll round 3 of 3, run 3 of 3: ");
-        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "interleaved: ");
-        StringAssert.EndsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "(seed 7)");
+        var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
+        StringAssert.StartsWith(results.Environment["Repetition order"], "interleaved: ");
+        StringAssert.EndsWith(results.Environment["Repetition order"], "(seed 7)");
         // The reference is as parallel as the most parallel transport (MaxInFlight 8, the web services' 8 connections), and says so.
-        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Note (reference)"), "PipelinedCopy read on 8 connections");
+        StringAssert.StartsWith(results.Environment["Note (reference)"], "PipelinedCopy read on 8 connections");
         // Each row's encoding, from its transport's definition.
-        var main = MarkdownTable.With(markdown, "Encoding");
-        Assert.AreEqual(("XML", "–"), (main.Cell("TcpClient2", "Encoding"), main.Cell("PipelinedCopy", "Encoding")));
+        Assert.AreEqual(("XML", null), (results.Row("TcpClient2").Encoding, results.Row("PipelinedCopy").Encoding));
         // Each transport's ratio to PipelinedCopy's run nearest in time, over the three rounds.
-        StringAssert.Matches(MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"],
-            new System.Text.RegularExpressions.Regex(@"^\d+\.\d\d ±\d+\.\d\d$"));
+        Assert.IsTrue(results.Row("TcpClient2").PairedRatioToPipelined is { Count: 3, Mean: > 0, HasInterval: true }, results.Row("TcpClient2").ToString());
         // The machine's noise: the four loops before the first run and after the last, in the log, the readings and the report.
         StringAssert.Contains(output, "Machine noise before the runs: CPU loop ");
         StringAssert.Contains(output, "Machine noise after the runs: CPU loop ");
@@ -78,10 +75,9 @@ public sealed class RepetitionOrderTests
         CollectionAssert.AreEqual(new[] { "Before", "After" }.SelectMany(phase => loops.Select(loop => $"{phase}/{loop}")).ToArray(),
             readings.Select(r => $"{r.Phase}/{r.Loop}").ToArray());
         Assert.IsTrue(readings.All(r => r is { Chunks: >= 10, MeanMs: > 0 }), string.Join("\n", readings));
-        Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.DatabaseLoop).Last()["When"]);
-        Assert.AreEqual("after the runs", MarkdownTable.After(markdown, "## The machine's noise").RowsNamed(MachineNoise.WriteLoop).Last()["When"]);
+        Assert.AreEqual(("After", "After"), (results.Noise.Last(n => n.Loop == MachineNoise.DatabaseLoop).Phase, results.Noise.Last(n => n.Loop == MachineNoise.WriteLoop).Phase));
         Assert.IsTrue(readings.Where(r => r.Loop is MachineNoise.DatabaseLoop or MachineNoise.WriteLoop).All(r => r.Provider == "Sqlite"), "the databases' loops say which");
-        StringAssert.Contains(markdown, "The client's JIT compiled for ");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "The client's JIT compiled for ");
         HostingTests.AssertEndedCleanly(artifacts);
 
         using var byTransport = new TempDirectory("it-rounds-");
@@ -94,13 +90,13 @@ public sealed class RepetitionOrderTests
             runs.Select(r => r.Transport).ToArray());
         CollectionAssert.AreEqual(new[] { true, true, false, false }, runs.Take(4).Select(r => r.Warmup).ToArray(), "two warm-ups, each run");
         Assert.IsTrue(runs.All(r => r.RoundSeed is null));
-        markdown = File.ReadAllText(Path.Combine(byTransport, "results", "results.md"));
-        StringAssert.StartsWith(MarkdownTable.Bullet(markdown, "Repetition order"), "by transport: ");
-        StringAssert.Contains(markdown, "- Warmup: 2 run(s) a transport before its measured ones");
-        StringAssert.Contains(markdown, "(mean of 2 runs after 2 warm-up runs,");
-        Assert.AreEqual("–", MarkdownTable.With(markdown, "Paired × PipelinedCopy (±95% CI)").Row("TcpClient2")["Paired × PipelinedCopy (±95% CI)"]);
-        Assert.DoesNotContain("## The machine's noise", markdown, "-p:Calibrate=false: no calibration");
-        StringAssert.Contains(markdown, "- Note (reference): PipelinedCopy read on 2 connections");
+        results = ResultsJson.Load(Path.Combine(byTransport, "results"));
+        StringAssert.StartsWith(results.Environment["Repetition order"], "by transport: ");
+        StringAssert.StartsWith(results.Environment["Warmup"], "2 run(s)");
+        Assert.AreEqual((2, 2), (results.Row("TcpClient2").Seconds.Count, results.Row("TcpClient2").WarmupRuns));
+        Assert.IsNull(results.Row("TcpClient2").PairedRatioToPipelined, "by transport, no run of the reference is paired with one of TcpClient2");
+        Assert.IsEmpty(results.Noise, "-p:Calibrate=false: no calibration");
+        StringAssert.StartsWith(results.Environment["Note (reference)"], "PipelinedCopy read on 2 connections");
 
         (exitCode, output) = HostingTests.RunBuild("RunAll", byTransport, "-p:RepetitionOrder=Sometimes", "-p:Transports=PipelinedCopy", "-p:RecordCounts=2000");
         Assert.AreNotEqual(0, exitCode);

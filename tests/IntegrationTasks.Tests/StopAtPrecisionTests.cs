@@ -178,12 +178,11 @@ public sealed class StopAtPrecisionTests
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.IsTrue(runs.All(r => r.Verified), string.Join("\n", runs));
         CollectionAssert.AreEquivalent(new[] { 1, 2, 3, 1, 2, 3 }, runs.Where(r => !r.Warmup).Select(r => r.Repetition).ToArray());
-        var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
-        var stopLine = markdown.Split('\n').Single(l => l.StartsWith("- StopAtPrecision: ", StringComparison.Ordinal));
+        var stopLine = ResultsJson.Load(Path.Combine(artifacts, "results")).Environment["StopAtPrecision"];
         StringAssert.Contains(stopLine, "±100000 %");
         StringAssert.Contains(stopLine, "reached after 3 rounds");
         StringAssert.Contains(stopLine, "(the widest: TcpClient2 at 2,000 records, ");
-        StringAssert.Contains(output, stopLine[2..]);
+        StringAssert.Contains(output, $"StopAtPrecision: {stopLine}");
         HostingTests.AssertEndedCleanly(artifacts);
 
         // Only with interleaved rounds, and its value checked before any run.

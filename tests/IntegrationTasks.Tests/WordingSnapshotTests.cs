@@ -47,6 +47,31 @@ public sealed class WordingSnapshotTests
     public void The_report_s_wording_is_as_in_its_snapshot()
     {
         using var folder = new TempDirectory("it-snapshot-");
+        WriteFixedReport(folder);
+        Snapshot.AssertMatches("results.md", File.ReadAllText(Path.Combine(folder, "results.md")));
+    }
+
+    [TestMethod]
+    public void The_same_report_s_results_json_reads_back_as_the_types_it_was_written_from()
+    {
+        using var folder = new TempDirectory("it-json-");
+        WriteFixedReport(folder);
+        var results = ResultsJson.Load(folder);
+        Assert.AreEqual("two cores", results.Environment["CPU"]);
+        var tcp = results.Row("TcpClient2");
+        Assert.AreEqual((20_000, 3, "XML", "PipelinedCopy"), (tcp.Records, tcp.Seconds.Count, tcp.Encoding, tcp.Reference));
+        Assert.AreEqual(1.4, tcp.PairedRatioToPipelined!.Mean, 0.05);
+        Assert.IsTrue(tcp.PairedRatioToPipelined.HasInterval);
+        Assert.AreEqual(20_000 / tcp.Seconds.Mean, tcp.MeanRecordsPerSecond, 1);
+        Assert.IsFalse(results.HasRow("MSMQ"));
+        Assert.AreEqual(("MSMQ", "836.12", "RabbitMQDurable"), (results.NotRun.Single().Transport, results.NotRun.Single().SeriesSeconds, results.NotRun.Single().Replacement));
+        Assert.AreEqual(("GrpcClient", "IT4001", 20_000), (results.Failed.Single().Transport, results.Failed.Single().Code, results.Failed.Single().Records!.Value));
+        Assert.AreEqual(4, results.Noise.Count);
+        Assert.AreEqual("Sqlite", results.Noise.Single(n => n.Phase == "After" && n.Loop == MachineNoise.DatabaseLoop).Provider);
+        Assert.IsEmpty(results.Faults);
+    }
+
+    private static void WriteFixedReport(string folder) =>
         IntegrationTasks.Exporters.ReportFiles.Write(folder, Runs(), new Dictionary<string, string> { ["CPU"] = "two cores" }, new ReportOptions
         {
             NotRun = [new NotRunEntry("MSMQ", "Windows only.", "", "836.12", "RabbitMQDurable")],
@@ -59,8 +84,6 @@ public sealed class WordingSnapshotTests
                 NoiseReading.Of(phase, MachineNoise.DatabaseLoop, [20.0, 21.0, 19.0, 20.0]) with { Provider = "Sqlite" },
             })],
         });
-        Snapshot.AssertMatches("results.md", File.ReadAllText(Path.Combine(folder, "results.md")));
-    }
 
     private readonly StringBuilder text = new();
 
