@@ -97,7 +97,7 @@ public sealed class NetworkFaultTests
         var markdown = File.ReadAllText(Path.Combine(results, "results.md"));
         StringAssert.Contains(markdown, "## Latency sweep (2,000 records;");
         var rows = ResultsJson.Load(results);
-        Assert.IsTrue(rows.HasRow("TcpClientSingleThreadTest") && rows.HasRow("TcpClient2 (RTT 10 ms)"), string.Join(", ", rows.Summaries.Select(s => s.Transport)));
+        Assert.IsTrue(rows.HasRow("TcpClientSingleThreadTest (RTT 0 ms)") && rows.HasRow("TcpClient2 (RTT 10 ms)"), string.Join(", ", rows.Summaries.Select(s => s.Transport)));
         var sweep = File.ReadAllLines(Path.Combine(results, "runs.jsonl"));
         foreach (var transport in new[] { "RestJson", "WebSocketClient" })
             Assert.HasCount(2, sweep.Where(l => l.Contains($"\"transport\":\"{transport}\"") && l.Contains("\"verified\":true")).ToList(), transport);

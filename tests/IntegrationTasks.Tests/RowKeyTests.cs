@@ -43,6 +43,9 @@ public sealed class RowKeyTests
         Assert.AreEqual(("TcpClient2", "1,000 records of 1 MiB payload", "1000-p1048576"), (large.Key.Label, large.Size.Heading, large.Size.Id));
         CollectionAssert.Contains(ReportContent.Labelled([At("TcpClient2", null, 1), At("TcpClient2", 1 << 20, 4)]).Select(m => m.Transport).ToList(), "TcpClient2 (payload 1 MiB)");
         Assert.AreEqual(("1,000 B", "64 KiB"), (RunKey.PayloadSize(1000), RunKey.PayloadSize(65536)));
+        // A row and its key print as records do: WithoutPayload, a property once, made a new key each time it was printed, without end.
+        StringAssert.Contains(large.Key.ToString(), "PayloadBytes = 1048576");
+        StringAssert.Contains(large.ToString(), "Transport = TcpClient2");
         // Text is a table of its own, apart from bytes of the same size.
         Assert.AreEqual(("1000-t1024", "1,000 records of 1 KiB text payload"), (new RunSize(1000, 1024, "Text").Id, new RunSize(1000, 1024, "Text").Heading));
     }

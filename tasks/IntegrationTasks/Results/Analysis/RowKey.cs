@@ -17,7 +17,7 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)] bool Tls = false)
 {
     /// <summary>The same row without its payload: a transport's rows at different payloads compared with each other.</summary>
-    [JsonIgnore] public RowKey WithoutPayload => this with { PayloadBytes = 0, PayloadKind = null };
+    public RowKey WithoutPayload() => this with { PayloadBytes = 0, PayloadKind = null };
 
     /// <summary>The peer: moves the rows with the databases' own tools, reported beside the transports, never ranked among them.</summary>
     [JsonIgnore] public bool IsPeer => Kind == RunKind.Peer;

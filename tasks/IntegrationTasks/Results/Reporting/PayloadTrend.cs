@@ -17,7 +17,7 @@ public static class PayloadTrend
     /// </summary>
     private static List<(int Payload, List<TransportSummary> Ranked)> BySize(IReadOnlyList<TransportSummary> summaries) =>
         [.. summaries.Where(s => !s.IsPeer && !s.Unranked).GroupBy(s => s.Key.PayloadBytes).OrderBy(g => g.Key)
-            .Select(g => (g.Key, g.GroupBy(s => s.Key.WithoutPayload).Select(t => t.MaxBy(s => s.Records)!)
+            .Select(g => (g.Key, g.GroupBy(s => s.Key.WithoutPayload()).Select(t => t.MaxBy(s => s.Records)!)
                 .OrderBy(s => s.PairedRatioToPipelined?.Mean ?? s.RatioToPipelined ?? double.MaxValue).ThenBy(s => s.Seconds.Mean / s.Records).ToList()))];
 
     private static string Size(int payload) => payload == 0 ? "no payload" : RunKey.PayloadSize(payload);
@@ -37,10 +37,10 @@ public static class PayloadTrend
         if (sizes.Count < 2)
             return null;
         // Places among the transports that ran at both sizes only.
-        var both = sizes[0].Ranked.Select(r => r.Key.WithoutPayload).Intersect(sizes[^1].Ranked.Select(r => r.Key.WithoutPayload))
+        var both = sizes[0].Ranked.Select(r => r.Key.WithoutPayload()).Intersect(sizes[^1].Ranked.Select(r => r.Key.WithoutPayload()))
             .Where(k => !k.IsReference).ToHashSet();
-        var (first, last) = (sizes[0].Ranked.Where(r => both.Contains(r.Key.WithoutPayload)).ToList(), sizes[^1].Ranked.Where(r => both.Contains(r.Key.WithoutPayload)).ToList());
-        var moves = first.Select((r, i) => (Row: r, From: i + 1, To: last.FindIndex(l => l.Key.WithoutPayload == r.Key.WithoutPayload) + 1)).ToList();
+        var (first, last) = (sizes[0].Ranked.Where(r => both.Contains(r.Key.WithoutPayload())).ToList(), sizes[^1].Ranked.Where(r => both.Contains(r.Key.WithoutPayload())).ToList());
+        var moves = first.Select((r, i) => (Row: r, From: i + 1, To: last.FindIndex(l => l.Key.WithoutPayload() == r.Key.WithoutPayload()) + 1)).ToList();
         return moves.Count >= 2 && moves.MaxBy(m => Math.Abs(m.To - m.From)) is { } most && most.To != most.From
             ? (most.Row.Key.Transport, most.From, most.To, moves.Count) : null;
     }
@@ -93,7 +93,7 @@ public static class PayloadTrend
             return "";
         return LogLogChart.Render("payload-throughput", "Payload MB/s against payload size, log–log (references dashed grey) — higher is better",
             [.. points.Select(p => p.Payload).Distinct().Select(p => ((double)p, RunKey.PayloadSize(p)))],
-            [.. points.GroupBy(p => p.Row.Key.WithoutPayload).Select(t => new LogLogChart.Series(t.Key.Label,
+            [.. points.GroupBy(p => p.Row.Key.WithoutPayload()).Select(t => new LogLogChart.Series(t.Key.Label,
                 [.. t.Select(p => new LogLogChart.Point(p.Payload, p.MBps, string.Create(Invariant, $"{t.Key.Label}, {RunKey.PayloadSize(p.Payload)}: {p.MBps:F1} MB/s")))],
                 t.Key.IsReference))]);
     }
