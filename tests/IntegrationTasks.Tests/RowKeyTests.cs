@@ -65,7 +65,10 @@ public sealed class RowKeyTests
         CollectionAssert.AreEqual(new[] { (0, "TcpClient2"), (1024, "TcpClient2"), (1 << 20, "GrpcClient") }, PayloadTrend.Leaders(rows));
         Assert.AreEqual(("TcpClient2", 1, 3, 3), PayloadTrend.MostMoved(rows));
         Assert.HasCount(2, PayloadTrend.Lines(rows));
-        var chart = PayloadTrend.Chart(rows);
+        var points = PayloadTrend.MegabytesBySize(rows);
+        Assert.HasCount(8, points, "the two sizes with a payload, four rows each");
+        Assert.IsTrue(points.All(p => p.MegabytesPerSecond > 0 && p.Row.PayloadBytes == 0), string.Join("\n", points));
+        var chart = IntegrationTasks.Exporters.HtmlReport.PayloadChart(rows);
         Assert.AreEqual(4, System.Text.RegularExpressions.Regex.Count(chart, "<polyline "), "a line per transport and the reference");
         Assert.AreEqual(1, System.Text.RegularExpressions.Regex.Count(chart, "stroke-dasharray"), "the reference dashed");
         // One payload size: nothing about size.

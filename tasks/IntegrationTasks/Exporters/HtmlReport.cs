@@ -93,7 +93,7 @@ public static class HtmlReport
                 r => r.Seconds.Mean, r => r.Seconds.HasInterval ? r.Seconds.Ci95 : 0, "F3"));
         }
 
-        if (PayloadTrend.Chart(summaries) is { Length: > 0 } payloadChart)
+        if (PayloadChart(summaries) is { Length: > 0 } payloadChart)
             html.Append("<h2>Payload size</h2>").Append(payloadChart);
 
         // Scaling compares a transport's record counts at one payload: a chart for each payload run at two counts or more.
@@ -119,6 +119,20 @@ public static class HtmlReport
         html.Append("</ul></details>");
         html.Append("</body></html>\n");
         return html.ToString();
+    }
+
+    /// <summary>Payload MB/s against payload size, log–log, a line per transport, the references dashed grey; empty under two sizes with a payload.</summary>
+    internal static string PayloadChart(IReadOnlyList<TransportSummary> summaries)
+    {
+        var points = PayloadTrend.MegabytesBySize(summaries);
+        if (points.Count == 0)
+            return "";
+        return LogLogChart.Render("payload-throughput", "Payload MB/s against payload size, log–log (references dashed grey) — higher is better",
+            [.. points.Select(p => p.PayloadBytes).Distinct().Select(p => ((double)p, RunKey.PayloadSize(p)))],
+            [.. points.GroupBy(p => p.Row).Select(t => new LogLogChart.Series(t.Key.Label,
+                [.. t.Select(p => new LogLogChart.Point(p.PayloadBytes, p.MegabytesPerSecond,
+                    string.Create(Invariant, $"{t.Key.Label}, {RunKey.PayloadSize(p.PayloadBytes)}: {p.MegabytesPerSecond:F1} MB/s")))],
+                t.Key.IsReference))]);
     }
 
     /// <summary>The few columns a reader looks at first (the rest are under "All figures"): it fits a 1,280-pixel page.</summary>

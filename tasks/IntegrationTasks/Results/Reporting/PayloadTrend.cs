@@ -4,7 +4,8 @@ namespace IntegrationTasks.Results;
 
 /// <summary>
 /// What changes with the rows' size, from the measured tables: which transport leads at each payload size, where the lead passes to
-/// another, whose rank moves most from the smallest size to the largest, and a chart of each transport's payload MB/s against size.
+/// another, whose rank moves most from the smallest size to the largest, and each transport's payload MB/s at each size (the HTML
+/// exporter charts it).
 /// </summary>
 public static class PayloadTrend
 {
@@ -84,18 +85,20 @@ public static class PayloadTrend
         _ => (n % 10) switch { 1 => $"{n}st", 2 => $"{n}nd", 3 => $"{n}rd", _ => $"{n}th" },
     };
 
-    /// <summary>Payload MB/s against payload size, log–log, a line per transport, the references dashed grey; empty under two sizes with a payload.</summary>
-    public static string Chart(IReadOnlyList<TransportSummary> summaries)
+    /// <summary>A transport's payload MB/s at one payload size, for the chart of throughput against size.</summary>
+    /// <param name="Row">The transport's row without its payload: one line of the chart.</param>
+    public sealed record MegabytesPoint(int PayloadBytes, RowKey Row, double MegabytesPerSecond);
+
+    /// <summary>
+    /// Each transport's payload MB/s at each payload size (its row of its largest record count there), in the order the rows rank;
+    /// empty under two sizes with a payload (nothing to draw a line through).
+    /// </summary>
+    public static List<MegabytesPoint> MegabytesBySize(IReadOnlyList<TransportSummary> summaries)
     {
         var points = BySize(summaries).Where(s => s.Payload > 0)
-            .SelectMany(s => s.Ranked.Select(r => (s.Payload, Row: r, MBps: r.PayloadMegabytesPerSecond ?? 0))).Where(p => p.MBps > 0).ToList();
-        if (points.Select(p => p.Payload).Distinct().Count() < 2)
-            return "";
-        return LogLogChart.Render("payload-throughput", "Payload MB/s against payload size, log–log (references dashed grey) — higher is better",
-            [.. points.Select(p => p.Payload).Distinct().Select(p => ((double)p, RunKey.PayloadSize(p)))],
-            [.. points.GroupBy(p => p.Row.Key.WithoutPayload()).Select(t => new LogLogChart.Series(t.Key.Label,
-                [.. t.Select(p => new LogLogChart.Point(p.Payload, p.MBps, string.Create(Invariant, $"{t.Key.Label}, {RunKey.PayloadSize(p.Payload)}: {p.MBps:F1} MB/s")))],
-                t.Key.IsReference))]);
+            .SelectMany(s => s.Ranked.Select(r => new MegabytesPoint(s.Payload, r.Key.WithoutPayload(), r.PayloadMegabytesPerSecond ?? 0)))
+            .Where(p => p.MegabytesPerSecond > 0).ToList();
+        return points.Select(p => p.PayloadBytes).Distinct().Count() < 2 ? [] : points;
     }
 
 }

@@ -76,7 +76,4 @@ public static class ReportHeadline
         int Ran(IGrouping<RunSize, TransportSummary> size) => size.Count(s => !s.Key.IsReference);
         return sizes.Where(s => Ran(s) == Ran(sizes[0])).Last();
     }
-
-    public static string Markdown(IReadOnlyList<string> lines) =>
-        lines.Count == 0 ? "" : "## Findings\n\n" + string.Concat(lines.Select(l => $"- {l}\n")) + "\n";
 }

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text;
 
-namespace IntegrationTasks.Results;
+namespace IntegrationTasks.Exporters;
 
 /// <summary>
 /// An inline SVG chart of lines on log–log axes (sizes and times that span orders of magnitude): a line per series, its points
