@@ -49,6 +49,8 @@ public sealed class WordingSnapshotTests
         using var folder = new TempDirectory("it-snapshot-");
         WriteFixedReport(folder);
         Snapshot.AssertMatches("results.md", File.ReadAllText(Path.Combine(folder, "results.md")));
+        // The page too, byte for byte: its sections, charts and explorer data, for the same fixed case.
+        Snapshot.AssertMatches("report.html", File.ReadAllText(Path.Combine(folder, "report.html")));
     }
 
     [TestMethod]
