@@ -14,40 +14,39 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
-    public static string Render(IReadOnlyList<TransportSummary> summaries, IReadOnlyDictionary<string, string> environment,
-        IReadOnlyList<NotRunEntry> notRun, ReportDocument figures, IReadOnlyList<BatchSweep>? sweeps = null, string labsHtml = "",
-        IReadOnlyList<FailedEntry>? failed = null, IReadOnlyList<string>? headline = null, string explorer = "")
-    {
-        sweeps ??= [];
-        failed ??= [];
-        headline ??= [];
-        var html = new StringBuilder("""
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
-            <style>
-            body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
-            h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
-            table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
-            td:first-child,th:first-child{text-align:left}.env{columns:2;font-size:12px;color:#555}
-            svg text{font:12px system-ui,sans-serif}.bar{fill:#4a7bd0}.baseline{fill:#9aa5b1}.ci{stroke:#222;stroke-width:1.5}
-            .note{color:#666;font-size:12px}.bad td{background:#fde8e8}.wide{overflow-x:auto;max-width:100%}
-            #findings li{margin:.2em 0}svg.chart{max-width:100%;height:auto}
-            </style></head><body>
-            <h1>IntegrationTasks results</h1>
-            """);
-        if (headline.Count > 0)
-        {
-            html.Append("<section id=\"findings\"><h2>Findings</h2><ul>");
-            foreach (var line in headline)
-                html.Append(Invariant, $"<li>{Encode(line)}</li>");
-            html.Append("</ul></section>");
-        }
-        html.Append(explorer);
-        if (failed.Count > 0)
-        {
-            html.Append("<h2>Failed</h2>").Append(ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\""));
-        }
+    /// <summary>The page around its sections: the head and its style, the title, then the sections as <see cref="ReportOutline"/> orders them.</summary>
+    public static string Page(string sections) => """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><title>IntegrationTasks results</title>
+        <style>
+        body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
+        h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
+        table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
+        td:first-child,th:first-child{text-align:left}.env{columns:2;font-size:12px;color:#555}
+        svg text{font:12px system-ui,sans-serif}.bar{fill:#4a7bd0}.baseline{fill:#9aa5b1}.ci{stroke:#222;stroke-width:1.5}
+        .note{color:#666;font-size:12px}.bad td{background:#fde8e8}.wide{overflow-x:auto;max-width:100%}
+        #findings li{margin:.2em 0}svg.chart{max-width:100%;height:auto}
+        </style></head><body>
+        <h1>IntegrationTasks results</h1>
+        """ + sections + "</body></html>\n";
 
+    public static string Findings(IReadOnlyList<string> headline)
+    {
+        if (headline.Count == 0)
+            return "";
+        var html = new StringBuilder("<section id=\"findings\"><h2>Findings</h2><ul>");
+        foreach (var line in headline)
+            html.Append(Invariant, $"<li>{Encode(line)}</li>");
+        return html.Append("</ul></section>").ToString();
+    }
+
+    public static string Failed(IReadOnlyList<FailedEntry> failed) => failed.Count == 0 ? ""
+        : "<h2>Failed</h2>" + ReportTable.Html(ReportColumns.Failed, failed, " id=\"failed\"", _ => " class=\"bad\"");
+
+    /// <summary>Each record count's table and charts, the size most transports ran at first.</summary>
+    public static string Sizes(IReadOnlyList<TransportSummary> summaries)
+    {
+        var html = new StringBuilder();
         foreach (var size in ReportHeadline.MainFirst(summaries))
         {
             var rows = size.ToList();
@@ -85,7 +84,13 @@ public static class HtmlReport
                 html.Append(ReportTable.Html(ReportColumns.BatchLatency, timed, " class=\"latency\""));
             }
         }
+        return html.ToString();
+    }
 
+    /// <summary>The batch-size sweeps' charts, the payload chart and the scaling charts.</summary>
+    public static string Sweeps(IReadOnlyList<TransportSummary> summaries, IReadOnlyList<BatchSweep> sweeps)
+    {
+        var html = new StringBuilder();
         foreach (var sweep in sweeps)
         {
             html.Append(Invariant, $"<h2>Batch-size sweep: {Encode(sweep.Transport)}, {sweep.Records:N0} records</h2>");
@@ -105,20 +110,22 @@ public static class HtmlReport
                 html.Append(LineChart([.. payload], payload.Key == 0 ? "scaling" : string.Create(Invariant, $"scaling-p{payload.Key}"),
                     payload.Key == 0 ? "" : $", {RunKey.PayloadSize(payload.Key)} payload"));
         }
+        return html.ToString();
+    }
 
-        html.Append(labsHtml);
-        html.Append("<h2>All figures</h2><p class=\"note\">Every column of results.md; wide tables scroll sideways.</p>");
-        html.Append(figures.Html(headingOffset: 1));
-        if (notRun.Count > 0)
-        {
-            html.Append("<h2 id=\"not-run\">Not run here</h2>").Append(ReportTable.Html(ReportColumns.NotRun, notRun));
-        }
-        html.Append("<details id=\"environment\"><summary><b>Environment</b> (machine, software, the run's settings)</summary><ul class=\"env\">");
+    /// <summary>Every column of results.md's tables, the series' figures and the sweeps' tables, under one heading.</summary>
+    public static string AllFigures(ReportDocument figures) =>
+        "<h2>All figures</h2><p class=\"note\">Every column of results.md; wide tables scroll sideways.</p>" + figures.Html(headingOffset: 1);
+
+    public static string NotRun(IReadOnlyList<NotRunEntry> notRun) => notRun.Count == 0 ? ""
+        : "<h2 id=\"not-run\">Not run here</h2>" + ReportTable.Html(ReportColumns.NotRun, notRun);
+
+    public static string Environment(IReadOnlyDictionary<string, string> environment)
+    {
+        var html = new StringBuilder("<details id=\"environment\"><summary><b>Environment</b> (machine, software, the run's settings)</summary><ul class=\"env\">");
         foreach (var (key, value) in environment)
             html.Append(Invariant, $"<li><b>{Encode(key)}</b>: {Encode(value)}</li>");
-        html.Append("</ul></details>");
-        html.Append("</body></html>\n");
-        return html.ToString();
+        return html.Append("</ul></details>").ToString();
     }
 
     /// <summary>Payload MB/s against payload size, log–log, a line per transport, the references dashed grey; empty under two sizes with a payload.</summary>

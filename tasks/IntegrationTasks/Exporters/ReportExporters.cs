@@ -26,33 +26,18 @@ public sealed class CsvExporter : IReportExporter
     public string Render(ReportModel model) => ReportContent.Csv(model.AllRuns, model.Failed, model.NotRun);
 }
 
-/// <summary>results.md: the findings first, then the environment, the tables and every section; the labs' sections last.</summary>
+/// <summary>results.md: every section of <see cref="ReportOutline"/> in its order, as Markdown.</summary>
 public sealed class MarkdownExporter : IReportExporter
 {
     public string FileName => "results.md";
 
-    public string Render(ReportModel model)
-    {
-        var document = new ReportDocument().AddHeading(1, ReportContent.Title);
-        if (model.Headline.Count > 0)
-            document.AddHeading(2, "Findings").AddBullets(model.Headline);
-        var text = model.Measurements.Count == 0 ? document.Markdown()
-            : document.AddBullets(model.Environment.Select(e => $"{e.Key}: {e.Value}"))
-                  .Append(model.Tables).Append(ReportContent.NotRunSection(model.NotRun)).Append(model.SeriesSection).Append(model.Sweeps).Markdown()
-              + LatencySweepReport.Markdown(model.LatencyCurves) + LoadReport.Markdown(model.LoadCurves, Environment.ProcessorCount)
-              + FaultTable.Markdown(model.Faults) + NoiseReport.Markdown(model.Noise, model.Summaries, model.Measurements, model.Diagnostics);
-        return text + ReportContent.FailedSection(model.Failed).Markdown(before: text) + string.Concat(model.Labs.Select(l => l.Markdown()));
-    }
+    public string Render(ReportModel model) => ReportOutline.Markdown(model);
 }
 
-/// <summary>report.html: the same blocks as results.md with the charts; the not-run table has a section of its own there.</summary>
+/// <summary>report.html: every section of <see cref="ReportOutline"/> in its order, with the charts and the explorer.</summary>
 public sealed class HtmlExporter : IReportExporter
 {
     public string FileName => "report.html";
 
-    public string Render(ReportModel model) => HtmlReport.Render(model.Summaries, model.Environment, model.NotRun,
-        new ReportDocument().Append(model.Tables).Append(model.SeriesSection).Append(model.Sweeps), model.BatchSweeps,
-        LatencySweepReport.Html(model.LatencyCurves) + LoadReport.Html(model.LoadCurves, Environment.ProcessorCount) + FaultTable.Html(model.Faults)
-        + NoiseReport.Html(model.Noise) + string.Concat(model.Labs.Select(l => l.Html())), model.Failed, model.Headline,
-        model.Summaries.Count > 0 ? ExplorerHtml.Section(ExplorerData.Json(ExplorerData.Of(model))) : "");
+    public string Render(ReportModel model) => ReportOutline.Html(model);
 }
