@@ -26,7 +26,7 @@ public sealed class ClientProcess : IDisposable
     private sealed class Run(Action<TaskEventLine> onEvent)
     {
         public Action<TaskEventLine> OnEvent { get; } = onEvent;
-        public TaskCompletionSource<bool?> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        public TaskCompletionSource<bool?> Succeeded { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     private ClientProcess(Process process)
@@ -72,7 +72,7 @@ public sealed class ClientProcess : IDisposable
         var parsed = TaskEventLine.Parse(line);
         var run = Current();
         if (parsed.Kind == TaskEventKind.Result)
-            run?.Result.TrySetResult(parsed.Succeeded);
+            run?.Succeeded.TrySetResult(parsed.Succeeded);
         else
             run?.OnEvent(parsed);
     }
@@ -111,9 +111,9 @@ public sealed class ClientProcess : IDisposable
             using var registration = cancellationToken.Register(SendCancel);
             using var deadline = new CancellationTokenSource(limit);
             var exited = _process.WaitForExitAsync(deadline.Token);
-            var first = await Task.WhenAny(run.Result.Task, exited).ConfigureAwait(false);
-            if (first == run.Result.Task)
-                return new Outcome(await run.Result.Task.ConfigureAwait(false), null, Killed: false);
+            var first = await Task.WhenAny(run.Succeeded.Task, exited).ConfigureAwait(false);
+            if (first == run.Succeeded.Task)
+                return new Outcome(await run.Succeeded.Task.ConfigureAwait(false), null, Killed: false);
             var killed = exited.IsCanceled;
             if (killed)
             {
@@ -121,7 +121,7 @@ public sealed class ClientProcess : IDisposable
                 await _process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false);
             }
             await _reading.ConfigureAwait(false); // every line it wrote, its result among them, has been read
-            return new Outcome(run.Result.Task.IsCompleted ? await run.Result.Task.ConfigureAwait(false) : null, _process.ExitCode, killed);
+            return new Outcome(run.Succeeded.Task.IsCompleted ? await run.Succeeded.Task.ConfigureAwait(false) : null, _process.ExitCode, killed);
         }
         finally
         {
