@@ -64,8 +64,15 @@ public static class BuildTermination
                 StopAll();
                 // MSBuild ends a cancelled build with 0 or 1 depending on when the cancellation landed, and through Environment.Exit,
                 // whose code no later setting changes: leave with the signal's code directly, now that the servers are stopped.
-                Console.Out.Flush();
-                Console.Error.Flush();
+                try
+                {
+                    Console.Out.Flush();
+                    Console.Error.Flush();
+                }
+                catch (IOException)
+                {
+                    // Nowhere to write (the terminal is gone): the exit code still says how the build ended.
+                }
                 ExitNow(Volatile.Read(ref _exitCode));
             };
         }
@@ -73,15 +80,26 @@ public static class BuildTermination
 
     private static void OnTerminate(PosixSignalContext context)
     {
-        // A second signal gets the default: the process ends.
         if (Interlocked.Exchange(ref _terminated, 1) == 1)
+        {
+            // A second SIGTERM gets the default (the process ends, through ProcessExit and its stops). A second SIGHUP would kill it
+            // outright, servers left running — a closing terminal often sends two —, so the cancellation under way goes on.
+            context.Cancel = context.Signal == PosixSignal.SIGHUP;
             return;
+        }
         var (name, code) = context.Signal == PosixSignal.SIGHUP ? ("SIGHUP", HangUpExitCode) : ("SIGTERM", ExitCode);
         Volatile.Write(ref _exitCode, code);
-        Console.Error.WriteLine(CodedError.Format(ErrorCodes.BuildTerminated,
-            $"terminated ({name}): the build is cancelled and its servers stopped; its results are incomplete (exit code {code})."));
         // Without a build to cancel, the default goes on, after every other handler (the broker's stop among them).
         context.Cancel = CancelBuild();
+        try
+        {
+            Console.Error.WriteLine(CodedError.Format(ErrorCodes.BuildTerminated,
+                $"terminated ({name}): the build is cancelled and its servers stopped; its results are incomplete (exit code {code})."));
+        }
+        catch (IOException)
+        {
+            // A terminal that hung up takes no more output; the build is cancelled all the same.
+        }
     }
 
     [DllImport("libc", EntryPoint = "_exit")]
