@@ -229,30 +229,34 @@ public sealed class ExternalServer : TransferServerTask
         {
             listener = await server.BindAsync(session, cancellationToken).ConfigureAwait(false);
         }
-        catch (TransportException e)
+        catch (Exception bind) when (bind is not OutOfMemoryException)
         {
-            await server.DisposeAsync().ConfigureAwait(false);
-            throw ExternalTransportReference.Coded(e);
-        }
-        catch
-        {
-            await server.DisposeAsync().ConfigureAwait(false);
+            // The bind's own error is the one to report, whatever the server's disposal does after it.
+            try
+            {
+                await server.DisposeAsync().ConfigureAwait(false);
+            }
+            catch (Exception disposal) when (disposal is not OutOfMemoryException)
+            {
+                // Reported as the bind's failure below; a second error from the same server would only hide it.
+            }
+            if (bind is TransportException e)
+                throw ExternalTransportReference.Coded(e);
             throw;
         }
         var endpoint = transport.ServerKind == TransportServerKind.TcpPort ? $"tcp://{BindAddress}:{Port}" : Name;
         return (endpoint, async stop =>
         {
-            await using (server.ConfigureAwait(false))
-            await using (listener.ConfigureAwait(false))
+            // The listener, then the server, whatever serving ended with; the transport's errors (its disposal's too) with their codes.
+            try
             {
-                try
-                {
+                await using (server.ConfigureAwait(false))
+                await using (listener.ConfigureAwait(false))
                     await listener.RunAsync(stop).ConfigureAwait(false);
-                }
-                catch (TransportException e)
-                {
-                    throw ExternalTransportReference.Coded(e);
-                }
+            }
+            catch (TransportException e)
+            {
+                throw ExternalTransportReference.Coded(e);
             }
         });
     }
