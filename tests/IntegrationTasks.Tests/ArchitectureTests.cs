@@ -203,6 +203,9 @@ public sealed partial class ArchitectureTests
         CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var s = $@\"a \"\"{{Labs.X}}\"\" {Results.RowKey.Of(run)}\";")).ToArray());
         CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var s = $$\"\"\"\n {Labs.X} {{Results.RowKey.Of($\"{n}\")}}\n\"\"\";")).ToArray());
         Assert.IsEmpty(Violations("Hosting", LayersUsedBy("var c = '\"'; var s = \"\\\" Results.X\"; /* Results.Y */ var t = \"\"\"\n Labs.X \"\" \n\"\"\";")).ToList());
+        // A verbatim literal opening on an escaped quote is not raw, and an apostrophe in a directive starts no character literal.
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("var q = @\"\"\"\"; var r = Results.RowKey.Of(run); var t = \"\"\"\n x \n\"\"\";")).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Results" }, Violations("Hosting", LayersUsedBy("#region Don't\nvar r = Results.RowKey.Of(run);\n#endregion\nvar c = 'x';")).ToArray());
         Assert.IsEmpty(Violations("Results", LayersUsedBy("using IntegrationTasks.Transfer;\nvar p = Data.ServerWorks.Parse(s); var n = run.Network.Length;")).ToList(),
             "downward uses, and a member that happens to share a layer's name, are fine");
         // A family no list names is one by its folder: the WebSocket family may not use the TCP one, nor the TCP one it.

@@ -63,13 +63,13 @@ public sealed record RunKey(
 
     private static string Text(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "";
 
-    /// <summary>A run's kind by its transport's name, for runs recorded before they carried it.</summary>
     /// <summary>"1 KiB", "256 KiB", "1 MiB", "1,000 B": a payload's size as every line and table names it.</summary>
     public static string PayloadSize(int bytes) =>
         bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 20} MiB")
         : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? string.Create(CultureInfo.InvariantCulture, $"{bytes >> 10} KiB")
         : string.Create(CultureInfo.InvariantCulture, $"{bytes:N0} B");
 
+    /// <summary>A run's kind by its transport's name, for runs recorded before they carried it.</summary>
     public static RunKind KindByName(string transport) => transport switch
     {
         "DirectCopy" => RunKind.Baseline,

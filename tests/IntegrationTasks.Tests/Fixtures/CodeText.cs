@@ -24,7 +24,13 @@ internal static class CodeText
         while (at < s.Length)
         {
             var c = s[at];
-            if (c == '/' && At(s, at + 1) == '/')
+            if (c == '#' && AtLineStart(s, at))
+            {
+                // A directive (#region, #error text…): its text is no code, and an apostrophe in it no character literal.
+                while (at < s.Length && s[at] != '\n')
+                    at++;
+            }
+            else if (c == '/' && At(s, at + 1) == '/')
             {
                 while (at < s.Length && s[at] != '\n')
                     at++;
@@ -82,8 +88,8 @@ internal static class CodeText
         var quotes = 0;
         while (At(s, i + quotes) == '"')
             quotes++;
-        // Two quotes and no third: the empty string.
-        quotes = quotes >= 3 ? quotes : 1;
+        // Two quotes and no third: the empty string; a verbatim literal is never raw (@"""" is one escaped quote).
+        quotes = quotes >= 3 && !verbatim ? quotes : 1;
         return new Literal(i - at + quotes, dollars, verbatim, quotes);
     }
 
@@ -146,4 +152,12 @@ internal static class CodeText
     }
 
     private static char At(string s, int i) => i < s.Length ? s[i] : '\0';
+
+    private static bool AtLineStart(string s, int at)
+    {
+        var i = at - 1;
+        while (i >= 0 && s[i] is ' ' or '\t')
+            i--;
+        return i < 0 || s[i] == '\n';
+    }
 }

@@ -57,7 +57,6 @@ public sealed record RowKey(string Transport, RunKind Kind, int Clients = 1, int
     [JsonIgnore]
     public string LabelWithPayload => PayloadBytes > 0 ? $"{Label} (payload {RunKey.PayloadSize(PayloadBytes)})" : Label;
 
-
     /// <summary>A run's kind as recorded; for results recorded before runs carried it, told by the transport's name.</summary>
     public static RunKind KindOf(Measurement run) => run.Kind ?? KindOf(run.Transport);
 
