@@ -69,7 +69,7 @@ public sealed class StartRabbitMQ() : StartOwnedBroker(BrokerName)
 public sealed class StopRabbitMQ() : StopOwnedBroker(StartRabbitMQ.BrokerName);
 
 /// <summary>The series' RabbitMQServer: answers request messages until cancelled (Ctrl+C) or stopped by the suite.</summary>
-public sealed class RabbitMQServer : TransferServerTask
+public sealed class RabbitMQServer : BrokerServerTask
 {
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
     public int RabbitMQPort { get; set; } = SettingDefaults.RabbitMQPort;
@@ -79,16 +79,6 @@ public sealed class RabbitMQServer : TransferServerTask
 
     public int Prefetch { get; set; } = 8;
 
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>AMQPS: the broker's certificate must come from the authority in TlsFolder and name RabbitMQHostName.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
-
     private QueueServer? _server;
 
     protected override long? RequestsWaiting => _server?.RequestsWaiting;
@@ -96,7 +86,7 @@ public sealed class RabbitMQServer : TransferServerTask
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var topology = Durable ? QueueTopology.Reliable : QueueTopology.Fast;
-        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.For(Tls, TlsFolder, ClientCertificates)), topology, EventLog)
+        var server = _server = new QueueServer(source, BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, ClientTls), topology, EventLog)
         {
             Prefetch = Prefetch,
         };
@@ -106,7 +96,7 @@ public sealed class RabbitMQServer : TransferServerTask
 }
 
 /// <summary>A RabbitMQ client task: the broker, and the topology (fast or durable) its subclass names.</summary>
-public abstract class RabbitMQClientTask : TransferClientTask
+public abstract class RabbitMQClientTask : BrokerClientTask
 {
     public string RabbitMQHostName { get; set; } = "127.0.0.1";
     public int RabbitMQPort { get; set; } = SettingDefaults.RabbitMQPort;
@@ -114,43 +104,25 @@ public abstract class RabbitMQClientTask : TransferClientTask
     /// <summary>The largest reply the client accepts (a message's body).</summary>
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
 
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: guest, which the suite's broker takes only from loopback.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>AMQPS: the broker's certificate must come from the authority in TlsFolder and name RabbitMQHostName.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
-
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "RabbitMQMaxMessageBytes");
 
     protected abstract QueueTopology Topology { get; }
 
-    /// <summary>Each client its own connection, reply queue and resume loop; the server's consumer serves them all.</summary>
-    protected override bool ServesManyClients => true;
+    /// <summary>
+    /// Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
+    /// (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
+    /// </summary>
+    protected override bool Resumes => Topology.Durable;
 
-    /// <summary>Requests are published on the schedule (open loop with -p:Rate).</summary>
-    protected override bool SendsOnSchedule => true;
+    private QueueClient? _client;
 
-    protected override async Task<TransferResult> TransferAsync(BatchPlan plan, BatchImporter importer, CancellationToken cancellationToken)
-    {
-        var client = new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, BrokerClientTls.For(Tls, TlsFolder, ClientCertificates)), Topology.ForClient(ClientIndex)) { MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes };
-        // Durable queues keep every request and answer across a broken connection: a new one asks again for what is not committed
-        // (answers that come twice are ignored on import). The fast queues promise nothing, so a break fails cleanly.
-        var resumption = Resumption(plan, resumes: Topology.Durable);
-        if (Topology.Durable)
-            await SkipBatchesAlreadyImportedAsync(plan, resumption, cancellationToken).ConfigureAwait(false);
-        long sent = 0, received = 0;
-        await resumption.RunAsync(async (missing, token) =>
-        {
-            var result = await client.RunAsync(plan, importer, missing, resumption.Committed, resumption.MarkConnected, token).ConfigureAwait(false);
-            sent += result.BytesSent;
-            received += result.BytesReceived;
-        }, cancellationToken, e => e is IntegrationException { Code: ErrorCodes.ConnectionLost or ErrorCodes.BrokerUnavailable }).ConfigureAwait(false);
-        return new TransferResult(sent, received);
-    }
+    protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
+        CancellationToken cancellationToken) =>
+        (_client ??= new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, ClientTls), Topology.ForClient(ClientIndex))
+            {
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes,
+            })
+            .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
 
 /// <summary>The series' RabbitMQClientTest: transient queues and messages, no confirms.</summary>

@@ -55,26 +55,16 @@ public sealed class StartNats() : StartOwnedBroker(BrokerName)
 public sealed class StopNats() : StopOwnedBroker(StartNats.BrokerName);
 
 /// <summary>The NATS core server: answers requests on its subject until cancelled or stopped by the suite.</summary>
-public sealed class NatsServer : TransferServerTask
+public sealed class NatsServer : BrokerServerTask
 {
     public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
-
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
 
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new NatsCoreServer(source, NatsUrl, NatsCoreServer.Subject, EventLog)
         {
-            MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+            MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{NatsCoreServer.Subject}", serve);
@@ -82,27 +72,17 @@ public sealed class NatsServer : TransferServerTask
 }
 
 /// <summary>The JetStream server: answers the requests' stream until cancelled or stopped by the suite.</summary>
-public sealed class NatsJetStreamServer : TransferServerTask
+public sealed class NatsJetStreamServer : BrokerServerTask
 {
     public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
     public int Prefetch { get; set; } = 8;
 
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
-
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new JetStreamServer(source, NatsUrl, EventLog)
         {
-            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"{NatsUrl}/{JetStreamTopology.RequestStream}", serve);
@@ -110,22 +90,12 @@ public sealed class NatsJetStreamServer : TransferServerTask
 }
 
 /// <summary>What the two NATS clients share: the server's address and the largest reply.</summary>
-public abstract class NatsClientTask : ResumingQueueClientTask
+public abstract class NatsClientTask : BrokerClientTask
 {
     public string NatsUrl { get; set; } = NatsDefaults.LocalUrl;
 
     /// <summary>The largest reply the client accepts (nats-server's max_payload bounds what it carries).</summary>
     public int MaxMessageBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
-
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name NatsUrl's host.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "NatsMaxPayloadBytes");
 }
@@ -139,7 +109,7 @@ public sealed class NatsClient : NatsClientTask
         CancellationToken cancellationToken) =>
         new NatsCoreClient(NatsUrl, NatsCoreServer.Subject)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
@@ -160,7 +130,7 @@ public sealed class NatsJetStream : NatsClientTask
         CancellationToken cancellationToken) =>
         new JetStreamClient(NatsUrl, ClientIndex, _runId)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile), ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }

@@ -58,29 +58,18 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
 public sealed class StopRedis() : StopOwnedBroker(StartRedis.BrokerName);
 
 /// <summary>The Redis Streams server: answers the requests' stream until cancelled or stopped by the suite.</summary>
-public sealed class RedisStreamsServer : TransferServerTask
+public sealed class RedisStreamsServer : BrokerServerTask
 {
     /// <summary>The Redis server (host:port).</summary>
     public string RedisEndpoint { get; set; } = RedisDefaults.LocalEndpoint;
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
     public int Prefetch { get; set; } = 8;
 
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
-
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
         var server = new RedisStreamResponder(source, RedisEndpoint, EventLog)
         {
-            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
-            ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+            Prefetch = Prefetch, MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
         };
         var serve = await server.StartAsync(cancellationToken).ConfigureAwait(false);
         return ($"redis://{RedisEndpoint}/{RedisStreamTopology.RequestStream}", serve);
@@ -92,23 +81,13 @@ public sealed class RedisStreamsServer : TransferServerTask
 /// killed mid-run and started again finishes with every row exactly once (batches already whole in ClientTable are not asked for
 /// again; a reply delivered twice is imported once).
 /// </summary>
-public sealed class RedisStreams : ResumingQueueClientTask
+public sealed class RedisStreams : BrokerClientTask
 {
     /// <summary>The Redis server (host:port).</summary>
     public string RedisEndpoint { get; set; } = RedisDefaults.LocalEndpoint;
 
     /// <summary>The largest reply the client accepts.</summary>
     public int MaxMessageBytes { get; set; } = SettingDefaults.MaxFrameBytes;
-
-    /// <summary>The broker's user and password (<see cref="BrokerCredentials"/>); empty: none.</summary>
-    public string CredentialsFile { get; set; } = "";
-
-    /// <summary>Over TLS: the broker's certificate must come from the authority in TlsFolder and name RedisEndpoint's host.</summary>
-    public bool Tls { get; set; }
-    public string TlsFolder { get; set; } = "";
-
-    /// <summary>Mutual TLS (with Tls): present the client certificate in TlsFolder (the broker then takes only clients of its authority).</summary>
-    public bool ClientCertificates { get; set; }
 
     protected override string TransportName => "RedisStreams";
     protected override (long Bytes, string Property)? MessageLimit => (MaxMessageBytes, "MaxFrameBytes");
@@ -121,8 +100,7 @@ public sealed class RedisStreams : ResumingQueueClientTask
         CancellationToken cancellationToken) =>
         new RedisStreamClient(RedisEndpoint, ClientIndex, _runId)
             {
-                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = BrokerCredentials.Load(CredentialsFile),
-                ClientTls = BrokerClientTls.For(Tls, TlsFolder, ClientCertificates),
+                MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes, Credentials = Credentials, ClientTls = ClientTls,
             }
             .RunAsync(plan, importer, pending, resumption.Committed, resumption.MarkConnected, cancellationToken);
 }
