@@ -16,8 +16,11 @@ public abstract class Transport
     /// <summary>What the transport supports beyond one client in lock-step; the suite refuses what it does not (IT1001) before a run.</summary>
     public virtual TransportCapabilities Capabilities => TransportCapabilities.None;
 
-    /// <summary>The settings its client and server take (the <c>ExternalTransport</c> item's Settings, <c>Name=Value,…</c>); any other is refused (IT1001).</summary>
-    public virtual IReadOnlyCollection<string> SettingNames => [];
+    /// <summary>
+    /// The settings its client and server take (the <c>ExternalTransport</c> item's Settings, <c>Name=Value,…</c>), read typed with the
+    /// sessions' <c>ValueOf</c>; any other name, or a value a setting does not take, is refused before a run (IT1001).
+    /// </summary>
+    public virtual IReadOnlyCollection<TransportSetting> Settings => [];
 
     /// <summary>A client for one attempt at a client's batches; made again after a broken connection.</summary>
     public abstract TransportClient CreateClient();

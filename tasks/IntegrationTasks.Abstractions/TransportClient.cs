@@ -42,8 +42,8 @@ public abstract class ClientSession
     /// <summary>The server's port (the item's Port, or the relay's); 0 for a <see cref="TransportServerKind.NoPort"/> transport.</summary>
     public abstract int Port { get; }
 
-    /// <summary>The transport's settings from its item (names as <see cref="Transport.SettingNames"/> declares them).</summary>
-    public abstract IReadOnlyDictionary<string, string> Settings { get; }
+    /// <summary>A setting's value from the transport's item, or its default (one of <see cref="Transport.Settings"/>).</summary>
+    public abstract T ValueOf<T>(TransportSetting<T> setting) where T : IParsable<T>;
 
     /// <summary>The batches this attempt is to ask for, in order: the client's share, or after a broken connection those not yet committed.</summary>
     public abstract IReadOnlyList<RequestedBatch> Batches { get; }
@@ -60,13 +60,28 @@ public abstract class ClientSession
     /// <summary>Where the client says what it does (the build's log).</summary>
     public abstract ITransportLog Log { get; }
 
-    /// <summary>Call once the server is reached: from then on a failure is a broken connection, not "no server", and set-up time ends.</summary>
+    /// <summary>
+    /// A TCP connection to the server (<see cref="Host"/>, <see cref="Port"/>), for a transport whose protocol runs over one: the suite
+    /// counts every byte through it for the report's bytes columns and marks the session connected, so <see cref="Connected"/> and
+    /// <see cref="CountBytes"/> are not called for it. Dispose it when done; the suite closes it when the attempt ends in any case.
+    /// A server that cannot be reached is <see cref="TransportError.ConnectionFailed"/>; a <see cref="TransportServerKind.NoPort"/>
+    /// transport has none (<see cref="TransportError.InvalidSetting"/>).
+    /// </summary>
+    public abstract Task<Stream> ConnectAsync(CancellationToken cancellationToken);
+
+    /// <summary>
+    /// For a connection the transport opens itself (not through <see cref="ConnectAsync"/>): call once the server is reached; from
+    /// then on a failure is a broken connection, not "no server", and set-up time ends.
+    /// </summary>
     public abstract void Connected();
 
     /// <summary>Call when a batch's request has gone: its latency (request to commit) counts from here.</summary>
     public abstract void Sent(RequestedBatch batch);
 
-    /// <summary>Adds bytes the client put on and took off the wire (the report's bytes columns; not counted, they show as not measured).</summary>
+    /// <summary>
+    /// For a connection the transport opens itself (not through <see cref="ConnectAsync"/>): adds the bytes it put on and took off the
+    /// wire. A transport that neither connects through the suite nor counts is reported with its bytes "not measured" (and told so).
+    /// </summary>
     public abstract void CountBytes(long sent, long received);
 
     /// <summary>

@@ -46,8 +46,8 @@ public abstract class ServerSession
     /// <summary>The port to bind (the item's Port); 0 for a <see cref="TransportServerKind.NoPort"/> transport.</summary>
     public abstract int Port { get; }
 
-    /// <summary>The transport's settings from its item.</summary>
-    public abstract IReadOnlyDictionary<string, string> Settings { get; }
+    /// <summary>A setting's value from the transport's item, or its default (one of <see cref="Transport.Settings"/>).</summary>
+    public abstract T ValueOf<T>(TransportSetting<T> setting) where T : IParsable<T>;
 
     /// <summary>The most records one request may ask for (the suite's MaxBatchRecords): refuse more with <see cref="TransportError.BatchTooLarge"/>.</summary>
     public abstract int MaxBatchRecords { get; }

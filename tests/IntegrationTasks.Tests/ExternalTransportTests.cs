@@ -7,7 +7,8 @@ public sealed class LoadingProbeTransport : Transport
 {
     public override string Name => "LoadingProbe";
     public override TransportCapabilities Capabilities => TransportCapabilities.ManyClients;
-    public override IReadOnlyCollection<string> SettingNames => ["Lines"];
+    public static readonly TransportSetting<int> Lines = new("Lines", 1, "a whole number above 0", lines => lines > 0);
+    public override IReadOnlyCollection<TransportSetting> Settings => [Lines];
     public override TransportClient CreateClient() => throw new NotSupportedException();
     public override TransportServer CreateServer() => throw new NotSupportedException();
 }
@@ -21,7 +22,8 @@ public sealed class FabricatingTransport : Transport
     public override string Name => "Fabricating";
     public override TransportServerKind ServerKind => TransportServerKind.NoPort;
     public override TransportCapabilities Capabilities => TransportCapabilities.Resumes | TransportCapabilities.Pipelines;
-    public override IReadOnlyCollection<string> SettingNames => ["Mode"];
+    private static readonly TransportSetting<string> Mode = new("Mode", "AllAtOnce", "one of the modes the test names");
+    public override IReadOnlyCollection<TransportSetting> Settings => [Mode];
     public override TransportClient CreateClient() => new FabricatingClient();
     public override TransportServer CreateServer() => throw new NotSupportedException();
 
@@ -31,7 +33,7 @@ public sealed class FabricatingTransport : Transport
         {
             session.Connected();
             var batches = session.Batches;
-            switch (session.Settings.GetValueOrDefault("Mode", "AllAtOnce"))
+            switch (session.ValueOf(Mode))
             {
                 case "AllAtOnce":
                     // Each write on a thread of its own, at once: SQLite's calls are synchronous, so awaited in turn they would never meet.
@@ -72,6 +74,34 @@ public sealed class FabricatingTransport : Transport
     }
 }
 
+/// <summary>
+/// A transport whose client asks over a connection the suite opens (<see cref="ClientSession.ConnectAsync"/>) and counts no bytes
+/// itself: it sends one byte a batch, reads four back, and makes the batch's records up.
+/// </summary>
+public sealed class ConnectingTransport : Transport
+{
+    public override string Name => "Connecting";
+    public override TransportCapabilities Capabilities => TransportCapabilities.None;
+    public override TransportClient CreateClient() => new ConnectingClient();
+    public override TransportServer CreateServer() => throw new NotSupportedException();
+
+    private sealed class ConnectingClient : TransportClient
+    {
+        public override async Task TransferAsync(ClientSession session, CancellationToken cancellationToken)
+        {
+            await using var connection = await session.ConnectAsync(cancellationToken);
+            var reply = new byte[4];
+            foreach (var batch in session.Batches)
+            {
+                session.Sent(batch);
+                await connection.WriteAsync(new byte[] { 1 }, cancellationToken);
+                await connection.ReadExactlyAsync(reply, cancellationToken);
+                await session.WriteAsync(batch, [.. Enumerable.Range(batch.FirstId, batch.Count).Select(id => new ServiceRecord(id, "", 0, default, null, ""))], cancellationToken);
+            }
+        }
+    }
+}
+
 /// <summary>How an external transport's assembly is loaded and checked, and what the seam's assembly makes public.</summary>
 [TestClass]
 [TestCategory("Unit")]
@@ -108,16 +138,22 @@ public sealed class ExternalTransportTests
     }
 
     [TestMethod]
-    [DataRow("Lines=3", 9300, null)]
-    [DataRow("Lines=3,Colour=red", 9300, "IT1001")]
-    [DataRow("Lines", 9300, "IT1001")]
-    [DataRow("", 0, "IT1001")]
-    public void Settings_and_port_are_checked_against_what_the_transport_declares(string settings, int port, string? code)
+    [DataRow("Lines=3", 9300, null, 3)]
+    [DataRow("", 9300, null, 1)]
+    [DataRow("Lines=3,Colour=red", 9300, "IT1001", 0)]
+    [DataRow("Lines", 9300, "IT1001", 0)]
+    [DataRow("Lines=three", 9300, "IT1001", 0)]
+    [DataRow("Lines=0", 9300, "IT1001", 0)]
+    [DataRow("", 0, "IT1001", 0)]
+    public void Settings_and_port_are_checked_against_what_the_transport_declares(string settings, int port, string? code, int lines)
     {
         var reference = new ExternalTransportReference(ThisAssembly, "LoadingProbe", settings);
 
         if (code is null)
-            Assert.AreEqual("3", reference.Resolve(port).Settings["Lines"]);
+        {
+            var (transport, values) = reference.Resolve(port);
+            Assert.AreEqual(lines, values.ValueOf((TransportSetting<int>)transport.Settings.Single()));
+        }
         else
             Assert.AreEqual(code, Assert.ThrowsExactly<IntegrationException>(() => reference.Resolve(port)).Code);
     }
@@ -145,6 +181,48 @@ public sealed class ExternalTransportTests
             Assert.AreEqual((true, 12_000L, reconnects), (succeeded, client.Records, client.Reconnects), engine.Log);
         else
             Assert.AreEqual((false, code), (succeeded, engine.Errors.Single().Code), engine.Log);
+    }
+
+    [TestMethod]
+    public async Task Bytes_through_a_connection_the_suite_opens_are_counted_by_the_suite()
+    {
+        using var databases = new DisposableSqlite();
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        var answering = Task.Run(async () =>
+        {
+            using var peer = await listener.AcceptTcpClientAsync();
+            var stream = peer.GetStream();
+            var request = new byte[1];
+            while (await stream.ReadAsync(request) == 1)
+                await stream.WriteAsync(new byte[4]);
+        });
+        var engine = new FakeBuildEngine();
+        var client = new ExternalClient
+        {
+            BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "Connecting", Port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port,
+            ClientConnString = databases.Value.Client.ConnectionString, TotalBatches = 3, BatchSize = 5,
+        };
+
+        var succeeded = client.Execute();
+        await answering.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.AreEqual((true, 15L, 3L, 12L), (succeeded, client.Records, client.BytesSent, client.BytesReceived), engine.Log);
+    }
+
+    [TestMethod]
+    public void A_client_that_counts_nothing_is_reported_as_not_measured()
+    {
+        using var databases = new DisposableSqlite();
+        var engine = new FakeBuildEngine();
+        var client = new ExternalClient
+        {
+            BuildEngine = engine, TransportAssembly = ThisAssembly, Name = "Fabricating", ClientConnString = databases.Value.Client.ConnectionString,
+            TotalBatches = 2, BatchSize = 10,
+        };
+
+        Assert.AreEqual((true, 0L, 0L), (client.Execute(), client.BytesSent, client.BytesReceived), engine.Log);
+        StringAssert.Contains(engine.Log, "ClientSession.ConnectAsync");
     }
 
     [TestMethod]
@@ -196,8 +274,11 @@ public sealed class ExternalTransportTests
     {
         var listed = File.ReadAllLines(Path.Combine(RepositoryPaths.Root, "tasks/IntegrationTasks.Abstractions/PublicAPI.Shipped.txt"))
             .Concat(File.ReadAllLines(Path.Combine(RepositoryPaths.Root, "tasks/IntegrationTasks.Abstractions/PublicAPI.Unshipped.txt")))
-            .Where(line => Regex.IsMatch(line, @"^[A-Za-z_][\w.]*$")).ToHashSet(StringComparer.Ordinal);
-        var exported = typeof(Transport).Assembly.GetExportedTypes().Select(t => t.FullName!.Replace('+', '.')).ToHashSet(StringComparer.Ordinal);
+            .Where(line => Regex.IsMatch(line, @"^[A-Za-z_][\w.]*(<[\w, ]+>)?$")).ToHashSet(StringComparer.Ordinal);
+        // A generic type is listed with its parameters' names (TransportSetting<T>), exported with their count (TransportSetting`1).
+        var exported = typeof(Transport).Assembly.GetExportedTypes()
+            .Select(t => Regex.Replace(t.FullName!.Replace('+', '.'), @"`\d+$", _ => $"<{string.Join(", ", t.GetGenericArguments().Select(a => a.Name))}>"))
+            .ToHashSet(StringComparer.Ordinal);
 
         CollectionAssert.AreEquivalent(listed.Order().ToArray(), exported.Order().ToArray());
         CollectionAssert.IsSubsetOf(new[]

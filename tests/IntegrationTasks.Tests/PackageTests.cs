@@ -19,7 +19,7 @@ public sealed class PackageTests
     public void The_packed_sdk_measures_a_transport_of_another_repository_beside_the_suites_own()
     {
         using var work = new TempDirectory("it-package-");
-        var version = $"0.2.0-test.{DateTime.UtcNow:yyyyMMddHHmmss}.{Environment.ProcessId}";
+        var version = $"0.3.0-test.{DateTime.UtcNow:yyyyMMddHHmmss}.{Environment.ProcessId}";
         var feed = Path.Combine(work, "feed");
         var sample = Path.Combine(work, "MeasureMyTransport");
         var environment = new Dictionary<string, string?> { ["NUGET_PACKAGES"] = Path.Combine(work, "packages") };

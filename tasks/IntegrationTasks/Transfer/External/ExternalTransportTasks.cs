@@ -1,29 +1,53 @@
+using System.Net.Sockets;
 using IntegrationTasks.Data;
+using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Transfer;
 
 /// <summary>What the client and server of an external transport share: its assembly, its name, its endpoint and its settings.</summary>
 internal sealed record ExternalTransportReference(string AssemblyPath, string Name, string Settings)
 {
-    /// <summary>The transport, checked against what its item says: its settings known to it.</summary>
-    public (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolve(int port)
+    /// <summary>The transport, checked against what its item says: its settings known to it, each value one the setting takes.</summary>
+    public (Transport Transport, TransportSettingValues Settings) Resolve(int port)
     {
         var transport = ExternalTransports.Find(AssemblyPath, Name);
         if (transport.ServerKind == TransportServerKind.TcpPort && port is < 1 or > 65535)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is served on a TCP port: its ExternalTransport item needs a Port (1–65535, was {port}).");
-        var settings = new Dictionary<string, string>(StringComparer.Ordinal);
-        foreach (var pair in ParameterText.List(Settings))
-        {
-            var (name, value) = ParameterText.Split(Name, pair);
-            if (!transport.SettingNames.Contains(name, StringComparer.Ordinal))
-                throw new IntegrationException(ErrorCodes.InvalidParameter,
-                    $"{Name} takes no setting {name} (it takes: {(transport.SettingNames.Count == 0 ? "none" : string.Join(", ", transport.SettingNames))}).");
-            settings[name] = value;
-        }
-        return (transport, settings);
+        return (transport, TransportSettingValues.Read(transport, ParameterText.List(Settings).Select(pair => ParameterText.Split(Name, pair))));
     }
 
     public static IntegrationException Coded(TransportException e) => new(e.Code, e.Message, e);
+}
+
+/// <summary>An external transport's settings as its item gives them, each read by the setting the transport declares.</summary>
+internal sealed class TransportSettingValues
+{
+    private readonly Transport _transport;
+    private readonly Dictionary<TransportSetting, object> _values;
+
+    private TransportSettingValues(Transport transport, Dictionary<TransportSetting, object> values) => (_transport, _values) = (transport, values);
+
+    /// <summary>Every pair read, or IT1001 for a name the transport does not declare or a value its setting does not take.</summary>
+    public static TransportSettingValues Read(Transport transport, IEnumerable<(string Name, string Value)> pairs)
+    {
+        var values = new Dictionary<TransportSetting, object>();
+        foreach (var (name, text) in pairs)
+        {
+            var setting = transport.Settings.FirstOrDefault(s => string.Equals(s.Name, name, StringComparison.Ordinal))
+                ?? throw new IntegrationException(ErrorCodes.InvalidParameter,
+                    $"{transport.Name} takes no setting {name} (it takes: {(transport.Settings.Count == 0 ? "none" : string.Join(", ", transport.Settings.Select(s => s.Name)))}).");
+            values[setting] = setting.TryRead(text, out var value) && value is not null
+                ? value
+                : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{transport.Name}'s setting {name} must be {setting.Requirement} (was '{text}').");
+        }
+        return new(transport, values);
+    }
+
+    /// <summary>The item's value, or the setting's default; a setting the transport does not declare is the transport's own mistake.</summary>
+    public T ValueOf<T>(TransportSetting<T> setting) where T : IParsable<T> =>
+        !_transport.Settings.Contains(setting)
+            ? throw new TransportException(TransportError.InvalidSetting, $"{setting.Name} is not one of {_transport.Name}'s settings (Transport.Settings).")
+            : _values.TryGetValue(setting, out var value) ? (T)value : setting.Default;
 }
 
 /// <summary>The log a transport writes to, on the task's.</summary>
@@ -59,11 +83,11 @@ public sealed class ExternalClient : TransferClientTask
 
     protected override (long Bytes, string Property)? MessageLimit => (MaxFrameBytes, "MaxFrameBytes");
 
-    private (Transport Transport, IReadOnlyDictionary<string, string> Settings)? _resolved;
+    private (Transport Transport, TransportSettingValues Settings)? _resolved;
 
-    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolved => _resolved ??= Resolve();
+    private (Transport Transport, TransportSettingValues Settings) Resolved => _resolved ??= Resolve();
 
-    private (Transport Transport, IReadOnlyDictionary<string, string> Settings) Resolve()
+    private (Transport Transport, TransportSettingValues Settings) Resolve()
     {
         // A relayed run (latency, faults) moves the client by setting the port property; a Port not read from it would bypass the
         // relay, and the run would be recorded as relayed when it was not.
@@ -112,11 +136,14 @@ public sealed class ExternalClient : TransferClientTask
                 throw new IntegrationException(ErrorCodes.TransferFailed,
                     $"{Name}'s client returned with {unwritten.Count} of its {missing.Count} batches not written (the first: batch {unwritten[0].Index}, IDs {unwritten[0].FirstId}–{unwritten[0].LastId}).");
         }, cancellationToken).ConfigureAwait(false);
+        if (!measured)
+            Log.LogMessage(MessageImportance.High,
+                "{0} counted no bytes (it neither connects through ClientSession.ConnectAsync nor calls CountBytes): its bytes columns read 'not measured'.", Name);
         return new TransferResult(sent, received) { BytesMeasured = measured };
     }
 
     private sealed class Session(ExternalClient task, BatchPlan plan, IReadOnlyList<int> missing, BatchImporter importer, ResumingTransfer resumption,
-        IReadOnlyDictionary<string, string> settings, ITransportLog log, SemaphoreSlim importing) : ClientSession
+        TransportSettingValues settings, ITransportLog log, SemaphoreSlim importing) : ClientSession
     {
         private long _sent;
         private long _received;
@@ -129,16 +156,59 @@ public sealed class ExternalClient : TransferClientTask
 
         public override string Host => task.Host;
         public override int Port => task.Port;
-        public override IReadOnlyDictionary<string, string> Settings => settings;
+        public override T ValueOf<T>(TransportSetting<T> setting) => settings.ValueOf(setting);
         public override IReadOnlyList<RequestedBatch> Batches { get; } = [.. missing.Select(b => new RequestedBatch(b, plan.FirstId(b), plan.BatchSize))];
         public override int MaxInFlight => task.Capabilities.HasFlag(TransportCapabilities.Pipelines) ? task.MaxInFlight : 1;
         public override int MaxFrameBytes => task.MaxFrameBytes;
         public override int ClientIndex => task.ClientIndex;
         public override ITransportLog Log => log;
 
-        public long BytesSent => Interlocked.Read(ref _sent);
-        public long BytesReceived => Interlocked.Read(ref _received);
+        /// <summary>The connections opened through <see cref="ConnectAsync"/>: counted here, closed with the session.</summary>
+        private readonly List<CountingStream> _connections = [];
+
+        public long BytesSent => Interlocked.Read(ref _sent) + Counted(c => c.BytesWritten);
+        public long BytesReceived => Interlocked.Read(ref _received) + Counted(c => c.BytesRead);
         public bool BytesCounted { get; private set; }
+
+        private long Counted(Func<CountingStream, long> bytes)
+        {
+            lock (_connections)
+                return _connections.Sum(bytes);
+        }
+
+        public override async Task<Stream> ConnectAsync(CancellationToken cancellationToken)
+        {
+            if (Port == 0)
+                throw new TransportException(TransportError.InvalidSetting, $"{task.Name} is not served on a TCP port (TransportServerKind.NoPort): it has no server to connect to.");
+            var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            try
+            {
+                await socket.ConnectAsync(Host, Port, cancellationToken).ConfigureAwait(false);
+            }
+            catch (SocketException e)
+            {
+                socket.Dispose();
+                throw new TransportException(TransportError.ConnectionFailed, $"Cannot reach {Host}:{Port}: {e.Message}", e);
+            }
+            catch
+            {
+                socket.Dispose();
+                throw;
+            }
+            var connection = new CountingStream(new NetworkStream(socket, ownsSocket: true));
+            lock (_connections)
+            {
+                if (_closed)
+                {
+                    connection.Dispose();
+                    throw new TransportException(TransportError.ConnectionLost, "A connection was asked for after its attempt ended.");
+                }
+                _connections.Add(connection);
+                BytesCounted = true;
+            }
+            Connected();
+            return connection;
+        }
 
         public override void Connected()
         {
@@ -187,7 +257,12 @@ public sealed class ExternalClient : TransferClientTask
         public async Task CloseAsync()
         {
             await importing.WaitAsync(CancellationToken.None).ConfigureAwait(false);
-            _closed = true;
+            lock (_connections)
+            {
+                _closed = true;
+                foreach (var connection in _connections)
+                    connection.Dispose();
+            }
             importing.Release();
         }
 
@@ -261,11 +336,11 @@ public sealed class ExternalServer : TransferServerTask
         });
     }
 
-    private sealed class Session(ExternalServer task, RecordSource source, IReadOnlyDictionary<string, string> settings, ITransportLog log) : ServerSession
+    private sealed class Session(ExternalServer task, RecordSource source, TransportSettingValues settings, ITransportLog log) : ServerSession
     {
         public override string BindAddress => task.BindAddress;
         public override int Port => task.Port;
-        public override IReadOnlyDictionary<string, string> Settings => settings;
+        public override T ValueOf<T>(TransportSetting<T> setting) => settings.ValueOf(setting);
         public override int MaxBatchRecords => task.MaxBatchRecords;
         public override int MaxFrameBytes => task.MaxFrameBytes;
         public override ITransportLog Log => log;
