@@ -45,7 +45,7 @@ public sealed class FrontDoorTests
             new Dictionary<string, string> { ["TcpClient2"] = "Tcp", ["TcpClientSingleThreadTest"] = "Tcp", ["GrpcClient"] = "Grpc", ["SoapSmallRequests"] = "Wcf" }, stamp);
         var lines = block.Split('\n');
         Assert.AreEqual(WriteFrontDoor.Begin, lines[0]);
-        // The figures, each where its finding says it; the wording is in Snapshots/front-door.md.
+        // The figures, each where its finding says it; the wording is in Snapshots/front-door.md.snap.
         string[][] figures = [["50,000", "`GrpcClient`", "1.20×", "`TcpClientSingleThreadTest`", "2.50×"], ["`Peer: SQLite ATTACH`", "0.20×", "6.0×"],
             ["Grpc 1.20 (`GrpcClient`)", "Tcp 1.50 (`TcpClient2`)"], ["5,000", "`SoapSmallRequests` 25.0×"], ["21 measured runs", "3 rounds"]];
         for (var i = 0; i < figures.Length; i++)

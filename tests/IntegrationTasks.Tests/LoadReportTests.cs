@@ -52,7 +52,7 @@ public sealed class LoadReportTests
     {
         // One connection at a time (the series' single-thread server): flat from 1 client.
         var oneAtATime = ClientLoad.Curves([Run("TcpTestServer", 1, 1000, 1.0, connections: 1), Run("TcpTestServer", 4, 4000, 3.9, connections: 1)])[0];
-        // (The sentences' wording is in Snapshots/messages.txt; here, the reason each names and its figures.)
+        // (The sentences' wording is in Snapshots/messages.txt.snap; here, the reason each names and its figures.)
         var turns = LoadReport.Saturation(oneAtATime, cores: 2);
         StringAssert.StartsWith(turns, "TcpTestServer: stops scaling at 1 client (1,000 records/s;");
         StringAssert.Contains(turns, "at most 1,026 at 4");

@@ -55,7 +55,7 @@ public sealed class StopAtPrecisionTests
     {
         var runs = Rounds(("TcpClient2", [1.50, 1.51, 1.49, 1.50]));
         var halfWidth = RatioPrecision.Of(runs)!.HalfWidthPercent;
-        // The wording is in Snapshots/messages.txt; here, the figures each line carries.
+        // The wording is in Snapshots/messages.txt.snap; here, the figures each line carries.
         var reached = RatioPrecision.ReportLine(2, runs);
         StringAssert.Contains(reached, "reached after 4 rounds");
         StringAssert.Contains(reached, $"TcpClient2 at 100,000 records, 1.500 ±{halfWidth:F1} %");

@@ -4,8 +4,8 @@ using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 /// <summary>
-/// The wording, kept in two files other tests leave alone: results.md for a fixed set of runs (Snapshots/results.md), and the messages,
-/// verdicts and report lines other tests check by their values (Snapshots/messages.txt), each rendered from a fixed case. Refreshed as
+/// The wording, kept in two files other tests leave alone: results.md for a fixed set of runs (Snapshots/results.md.snap), and the messages,
+/// verdicts and report lines other tests check by their values (Snapshots/messages.txt.snap), each rendered from a fixed case. Refreshed as
 /// <see cref="Snapshot"/> says; a sentence reworded changes a snapshot only.
 /// </summary>
 [TestClass]

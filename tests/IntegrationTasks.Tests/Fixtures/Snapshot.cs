@@ -9,7 +9,8 @@ internal static class Snapshot
 {
     public static void AssertMatches(string name, string actual)
     {
-        var snapshot = Path.Combine(RepositoryPaths.Root, "tests", "IntegrationTasks.Tests", "Snapshots", name);
+        // ".snap": what a snapshot holds is output to compare, not a source of the suite (an editor or linter takes report.html for a page).
+        var snapshot = Path.Combine(RepositoryPaths.Root, "tests", "IntegrationTasks.Tests", "Snapshots", name + ".snap");
         if (Environment.GetEnvironmentVariable("UPDATE_SNAPSHOTS") == "1")
             File.WriteAllText(snapshot, actual);
         Assert.IsTrue(File.Exists(snapshot), $"No snapshot at {snapshot}: make it with UPDATE_SNAPSHOTS=1.");
