@@ -42,11 +42,11 @@ public sealed class AsyncOverheadTests
         var results = AsyncOverheadReport.ParseBenchmarkDotNet(json);
         Assert.HasCount(2, results);
         Assert.AreEqual(80, results[1].BytesPerCall);
-        var markdown = AsyncOverheadReport.Markdown(results);
+        var markdown = AsyncOverheadReport.Document(results).Markdown();
         var row = MarkdownTable.With(markdown, "ns / call").Row("AsyncTask");
         Assert.AreEqual(("22.60", "6.80", "2.66", "80", "≈ +15% over sync; 88 B per Task<T>"),
             (row["ns / call"], row["± (99.9% CI)"], row["× Sync"], row["Bytes / call"], row["The article"]));
-        StringAssert.Contains(AsyncOverheadReport.Html(results), "<svg id=\"async-alloc\"");
+        StringAssert.Contains(AsyncOverheadReport.Document(results).Html(charts: IntegrationTasks.Exporters.SvgCharts.Instance), "<svg id=\"async-alloc\"");
 
         var e = Assert.ThrowsExactly<IntegrationException>(() => AsyncOverheadReport.ParseBenchmarkDotNet("{\"nothing\":1}"));
         Assert.AreEqual(ErrorCodes.ResultsUnreadable, e.Code);

@@ -24,8 +24,8 @@ public sealed partial class ReportModelTests
     {
         public int Order => 1;
         public object? Load(string directory) => new[] { 1.5, 2.5 };
-        public string Markdown(object results) => "## Lab\n";
-        public string Html(object results) => "<h2>Lab</h2>";
+        public ReportDocument Document(object results) => new ReportDocument().AddHeading(2, "Lab")
+            .AddChart(new ReportBarChart("lab", "Lab", [.. ((double[])results).Select((v, i) => new ReportBar($"run {i}", v))], "F1"));
     }
 
     private static ReportModel Model()
@@ -73,7 +73,24 @@ public sealed partial class ReportModelTests
         var markdown = new IntegrationTasks.Exporters.MarkdownExporter().Render(model);
         StringAssert.Contains(markdown, "| TcpClient2 (4 clients) |");
         StringAssert.Contains(markdown, "## Lab");
-        StringAssert.Contains(new IntegrationTasks.Exporters.HtmlExporter().Render(model), "<h2>Lab</h2>");
+        var html = new IntegrationTasks.Exporters.HtmlExporter().Render(model);
+        StringAssert.Contains(html, "<h2>Lab</h2>");
+        StringAssert.Contains(html, "<svg id=\"lab\"");
+    }
+
+    [TestMethod]
+    public void A_block_shown_in_one_format_is_left_out_of_the_other()
+    {
+        var document = new ReportDocument()
+            .AddParagraph("both")
+            .AddParagraph("markdown only", ReportFormats.Markdown)
+            .AddChart(new ReportBarChart("chart", "t", [new ReportBar("a", 1)], "F0"));
+
+        var (markdown, html) = (document.Markdown(), document.Html(charts: IntegrationTasks.Exporters.SvgCharts.Instance));
+
+        Assert.AreEqual((true, true, false), (markdown.Contains("both"), markdown.Contains("markdown only"), markdown.Contains("svg")));
+        Assert.AreEqual((true, false, true), (html.Contains("both"), html.Contains("markdown only"), html.Contains("<svg id=\"chart\"")));
+        Assert.ThrowsExactly<InvalidOperationException>(() => document.Html());
     }
 
     /// <summary>Every string reachable from <paramref name="value"/> through fields, collections and dictionaries (delegates and types left out).</summary>

@@ -32,7 +32,7 @@ public sealed class StageCostsTests
         // The insert stage really inserted: every row is on the client.
         var report = await new TransferVerifier(databases.Server, databases.Client).CompareAsync(1000, CancellationToken.None);
         Assert.IsTrue(report.Success, report.Describe());
-        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown();
+        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Document().Markdown();
         StringAssert.Contains(MarkdownTable.Line(markdown, "## StageCosts: "), $"({provider}, 1,000 records in batches of 500");
         StringAssert.Contains(markdown, $"Timed after {run.WarmUpBatches:N0} batches");
         Assert.IsTrue(MarkdownTable.With(markdown, "Bytes allocated / record").HasRow(IntegrationTasks.Labs.StageCosts.XmlIn));
@@ -70,7 +70,7 @@ public sealed class StageCostsTests
         var run = IntegrationTasks.Labs.StageCostsReport.Load(results)!;
         // 1 MiB a batch holds 256 rows of 4 KiB: two whole batches of the 600 rows.
         Assert.AreEqual((512, 256, 4096, kind), (run.Records, run.BatchSize, run.PayloadBytes, run.PayloadKind));
-        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Markdown();
+        var markdown = IntegrationTasks.Results.ReportSections.In(results).Single().Document().Markdown();
         var encodings = MarkdownTable.With(markdown, "Out + in µs / KiB of payload");
         // Base64's floor is what XML and JSON carry bytes as; text has none.
         CollectionAssert.AreEqual(kind == "Bytes" ? new[] { "XML", "JSON", "Protobuf", "Floor: base64", "Floor: copy" } : new[] { "XML", "JSON", "Protobuf", "Floor: copy" },

@@ -56,13 +56,13 @@ public sealed class StarvationTests
     {
         var run = new StarvationRun("sync", "/starvation/sync", 0, 100, 1000, HeyOutput.Parse(HeyText),
             [new CounterSample(1, 20, 74, 55, 232), new CounterSample(2, 36, 60, 50, 240)], 36.638);
-        var markdown = StarvationReport.Markdown([run]);
+        var markdown = StarvationReport.Document([run]).Markdown();
         var row = MarkdownTable.With(markdown, "Scenario").Row("sync");
         Assert.AreEqual(("1,000", "100", "36.6", "200", "18%", "2.608"),
             (row["Requests"], row["Concurrency"], row["Req/s"], row["Limit (c ÷ 0.5 s)"], row["Of the limit"], row["Average (s)"]));
         Assert.AreEqual(("2.500", "4.900", "5.100", "5.177", "36", "74", "240", "36.6"), (row["p50 (s)"], row["p90 (s)"], row["p99 (s)"],
             row["Slowest (s)"], row["Threads (max)"], row["Queue (max)"], row["Working set (MB, max)"], row["Article req/s"]));
-        var html = StarvationReport.Html([run]);
+        var html = StarvationReport.Document([run]).Html(charts: IntegrationTasks.Exporters.SvgCharts.Instance);
         StringAssert.Contains(html, "<svg id=\"starvation-threads\"");
         StringAssert.Contains(html, "<svg id=\"starvation-queue\"");
     }

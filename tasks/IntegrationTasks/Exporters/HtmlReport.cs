@@ -148,9 +148,6 @@ public static class HtmlReport
         return ReportTable.Html(ReportColumns.SummaryAtAGlance, ReportContent.Ranked(rows), $" id=\"summary-{id}\" class=\"summary\"");
     }
 
-    /// <summary>One bar: its label, value, optional interval (a whisker), and whether it is the baseline (drawn grey).</summary>
-    public sealed record Bar(string Label, double Value, double Interval = 0, bool Baseline = false);
-
     /// <summary>
     /// A chart of the transports; a peer (often many times faster, which would flatten every other bar) is written beside it, not drawn.
     /// </summary>
@@ -164,16 +161,16 @@ public static class HtmlReport
         // A chart whose bars are all the same (within 1 %) compares nothing: left out.
         if (drawn.Count > 1 && drawn.Max(value) - drawn.Min(value) <= 0.01 * Math.Abs(drawn.Max(value)))
             return "";
-        var chart = BarChart(id, title, drawn.Select(r => new Bar(r.Transport, value(r), interval(r), r.Key.IsReference)).ToList(), format);
+        var chart = BarChart(id, title, drawn.Select(r => new ReportBar(r.Transport, value(r), interval(r), r.Key.IsReference)).ToList(), format);
         return beside.Count == 0 ? chart
             : chart + $"<p class=\"note beside\">Beside the chart, not drawn (the databases' own tool, on another scale): {Encode(string.Join("; ", beside))}.</p>";
     }
 
     /// <summary>A horizontal bar chart, one bar per row, with an optional interval drawn as a whisker.</summary>
-    public static string BarChart(string id, string title, IReadOnlyList<Bar> bars, string format)
+    public static string BarChart(string id, string title, IReadOnlyList<ReportBar> bars, string format)
     {
         var rows = bars;
-        Func<Bar, double> value = b => b.Value, interval = b => b.Interval;
+        Func<ReportBar, double> value = b => b.Value, interval = b => b.Interval;
         const int plotWidth = 640, rowHeight = 22, top = 28;
         // Room for the longest label (about 7 px a character at the report's font size): names like
         // NetTcpSmallBatchesAsyncSyncServer must not be cut off at the left edge.

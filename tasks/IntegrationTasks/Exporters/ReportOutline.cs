@@ -35,7 +35,7 @@ public static class ReportOutline
         new("Faults", Measured((model, _) => FaultTable.Markdown(model.Faults)), model => FaultTable.Html(model.Faults)),
         new("Noise", Measured((model, _) => NoiseReport.Markdown(model.Noise, model.Summaries, model.Measurements, model.Diagnostics)),
             model => NoiseReport.Html(model.Noise)),
-        new("Labs", (model, _) => string.Concat(model.Labs.Select(l => l.Markdown())), model => string.Concat(model.Labs.Select(l => l.Html()))),
+        new("Labs", (model, before) => Labs(model).Markdown(before), model => Labs(model).Html(charts: SvgCharts.Instance)),
         // results.md has shown its tables and sweeps already: here, the series' figures; report.html puts every table under one heading.
         new("Figures", Measured((model, before) => model.SeriesSection.Markdown(before)),
             model => HtmlReport.AllFigures(new ReportDocument().Append(model.Tables).Append(model.SeriesSection).Append(model.Sweeps))),
@@ -43,6 +43,8 @@ public static class ReportOutline
         new("Environment", Measured((model, before) => new ReportDocument().AddHeading(2, "Environment").AddBullets(model.Environment.Select(e => $"{e.Key}: {e.Value}")).Markdown(before)),
             model => HtmlReport.Environment(model.Environment)),
     ];
+
+    private static ReportDocument Labs(ReportModel model) => model.Labs.Aggregate(new ReportDocument(), (document, lab) => document.Append(lab.Document()));
 
     public static string Markdown(ReportModel model) => Sections.Aggregate("", (text, section) => text + section.Markdown(model, text));
 

@@ -1,7 +1,5 @@
 using System.Globalization;
-using System.Text;
 using System.Text.Json;
-using IntegrationTasks.Exporters;
 using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Labs;
@@ -47,33 +45,29 @@ public static class AsyncOverheadReport
 
     public static List<AsyncOverheadResult>? Load(string directory) => LabResults.Load<List<AsyncOverheadResult>>(directory, FileName);
 
-    public static string Markdown(IReadOnlyList<AsyncOverheadResult> results)
+    public static ReportDocument Document(IReadOnlyList<AsyncOverheadResult> results)
     {
         var sync = results.FirstOrDefault(r => r.Method == "Sync")?.NanosecondsPerCall;
-        var md = new StringBuilder("\n## AsyncOverhead: the cost of async methods (BenchmarkDotNet, per call, 100 cached prices a run)\n\n");
-        md.Append(ReportTable.Markdown<AsyncOverheadResult>(
-        [
-            new("method", "Method", r => r.Method, Numeric: false),
-            new("nsPerCall", "ns / call", r => r.NanosecondsPerCall.ToString("F2", Invariant)),
-            new("errorNs", "± (99.9% CI)", r => r.ErrorNanoseconds is { } e ? e.ToString("F2", Invariant) : "–"),
-            new("ratioToSync", "× Sync", r => sync is > 0 ? (r.NanosecondsPerCall / sync.Value).ToString("F2", Invariant) : "–"),
-            new("bytesPerCall", "Bytes / call", r => r.BytesPerCall.ToString("N0", Invariant)),
-            new("article", "The article", r => Article(r.Method), Numeric: false),
-        ], results));
-        md.Append("""
-
-            BenchmarkDotNet's short job (3 iterations): the CI is wide; the ratios and allocations are the point. An async method that completes
-            synchronously still builds its state machine and, for Task<T> of a non-cached value, allocates the Task; ValueTask and the fast path
-            do not allocate. A real await (Task.Yield) queues a continuation on the thread pool.
-
-            """);
-        return md.ToString();
+        return new ReportDocument()
+            .AddHeading(2, "AsyncOverhead: the cost of async methods (BenchmarkDotNet, per call, 100 cached prices a run)")
+            .AddTable<AsyncOverheadResult>(
+            [
+                new("method", "Method", r => r.Method, Numeric: false),
+                new("nsPerCall", "ns / call", r => r.NanosecondsPerCall.ToString("F2", Invariant)),
+                new("errorNs", "± (99.9% CI)", r => r.ErrorNanoseconds is { } e ? e.ToString("F2", Invariant) : "–"),
+                new("ratioToSync", "× Sync", r => sync is > 0 ? (r.NanosecondsPerCall / sync.Value).ToString("F2", Invariant) : "–"),
+                new("bytesPerCall", "Bytes / call", r => r.BytesPerCall.ToString("N0", Invariant)),
+                new("article", "The article", r => Article(r.Method), Numeric: false),
+            ], results, ReportFormats.Markdown)
+            .AddParagraph("""
+                BenchmarkDotNet's short job (3 iterations): the CI is wide; the ratios and allocations are the point. An async method that completes
+                synchronously still builds its state machine and, for Task<T> of a non-cached value, allocates the Task; ValueTask and the fast path
+                do not allocate. A real await (Task.Yield) queues a continuation on the thread pool.
+                """, ReportFormats.Markdown)
+            .AddChart(new ReportBarChart("async-time", "Nanoseconds per call",
+                [.. results.Select(r => new ReportBar(r.Method, r.NanosecondsPerCall, r.ErrorNanoseconds ?? 0, r.Method == "Sync"))], "F1"))
+            .AddChart(new ReportBarChart("async-alloc", "Bytes allocated per call", [.. results.Select(r => new ReportBar(r.Method, r.BytesPerCall, 0, r.Method == "Sync"))], "N0"));
     }
-
-    public static string Html(IReadOnlyList<AsyncOverheadResult> results) =>
-        "<h2>AsyncOverhead</h2>"
-        + HtmlReport.BarChart("async-time", "Nanoseconds per call", results.Select(r => new HtmlReport.Bar(r.Method, r.NanosecondsPerCall, r.ErrorNanoseconds ?? 0, r.Method == "Sync")).ToList(), "F1")
-        + HtmlReport.BarChart("async-alloc", "Bytes allocated per call", results.Select(r => new HtmlReport.Bar(r.Method, r.BytesPerCall, 0, r.Method == "Sync")).ToList(), "N0");
 }
 
 /// <summary>Runs the BenchmarkDotNet project (labs/AsyncOverhead) and records its figures beside the transports' results.</summary>

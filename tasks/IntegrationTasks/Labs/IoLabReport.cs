@@ -1,6 +1,4 @@
 using System.Globalization;
-using System.Text;
-using IntegrationTasks.Exporters;
 using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Labs;
@@ -27,28 +25,21 @@ public static class IoLabReport
         new("sorted", "Sorted", r => r.Sorted ? "yes" : "**no**", Numeric: false),
     ];
 
-    public static string Markdown(Run run)
+    public static ReportDocument Document(Run run)
     {
         var o = run.Options;
-        var md = new StringBuilder();
-        md.Append(Invariant, $"\n## IoLab: {o.Iterations} × (write {o.FileBytes / 1048576.0:N0} MB flushed to the device + bubble sort of {o.SortItems:N0} reversed items)\n\n");
-        md.Append(ReportTable.Markdown(Columns, run.Results));
-        md.Append("""
-
-            The article's figures are for 10 × 100 MB on its 2014 Windows machine. Here every write ends with an fsync (FileStream.Flush(true)),
-            and .NET on Linux has no kernel-asynchronous file I/O: an "asynchronous" write is a blocking pwrite on a thread-pool thread. Both
-            overlapped modes therefore overlap by running the write on a second thread while this one sorts; the sum of write and sort becomes
-            roughly the longer of the two (on a machine with at least two cores).
-
-            """);
-        return md.ToString();
+        return new ReportDocument()
+            .AddHeading(2, string.Create(Invariant,
+                $"IoLab: {o.Iterations} × (write {o.FileBytes / 1048576.0:N0} MB flushed to the device + bubble sort of {o.SortItems:N0} reversed items)"))
+            .AddTable(Columns, run.Results, ReportFormats.Markdown)
+            .AddParagraph("""
+                The article's figures are for 10 × 100 MB on its 2014 Windows machine. Here every write ends with an fsync (FileStream.Flush(true)),
+                and .NET on Linux has no kernel-asynchronous file I/O: an "asynchronous" write is a blocking pwrite on a thread-pool thread. Both
+                overlapped modes therefore overlap by running the write on a second thread while this one sorts; the sum of write and sort becomes
+                roughly the longer of the two (on a machine with at least two cores).
+                """, ReportFormats.Markdown)
+            .AddChart(new ReportBarChart("iolab", "Total time (ms): here, and the article's 2014 figure",
+                [.. run.Results.SelectMany(r => new[] { new ReportBar($"{r.Mode} (here)", r.TotalMilliseconds), new ReportBar($"{r.Mode} (2014)", r.ArticleMilliseconds, Baseline: true) })],
+                "N0"));
     }
-
-    public static string Html(Run run) =>
-        $"<h2>IoLab</h2>" + HtmlReport.BarChart("iolab", "Total time (ms): here, and the article's 2014 figure",
-            run.Results.SelectMany(r => new[]
-            {
-                new HtmlReport.Bar($"{r.Mode} (here)", r.TotalMilliseconds),
-                new HtmlReport.Bar($"{r.Mode} (2014)", r.ArticleMilliseconds, Baseline: true),
-            }).ToList(), "N0");
 }

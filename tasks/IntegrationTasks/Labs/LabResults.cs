@@ -34,30 +34,26 @@ internal sealed class IoLabSection : ReportSection<IoLabReport.Run>
 {
     public override int Order => 1;
     protected override IoLabReport.Run? LoadResults(string directory) => IoLabReport.Load(directory);
-    protected override string Markdown(IoLabReport.Run results) => IoLabReport.Markdown(results);
-    protected override string Html(IoLabReport.Run results) => IoLabReport.Html(results);
+    protected override ReportDocument Document(IoLabReport.Run results) => IoLabReport.Document(results);
 }
 
 internal sealed class StarvationSection : ReportSection<List<StarvationRun>>
 {
     public override int Order => 2;
     protected override List<StarvationRun>? LoadResults(string directory) => StarvationReport.Load(directory);
-    protected override string Markdown(List<StarvationRun> results) => StarvationReport.Markdown(results);
-    protected override string Html(List<StarvationRun> results) => StarvationReport.Html(results);
+    protected override ReportDocument Document(List<StarvationRun> results) => StarvationReport.Document(results);
 }
 
 internal sealed class AsyncOverheadSection : ReportSection<List<AsyncOverheadResult>>
 {
     public override int Order => 3;
     protected override List<AsyncOverheadResult>? LoadResults(string directory) => AsyncOverheadReport.Load(directory);
-    protected override string Markdown(List<AsyncOverheadResult> results) => AsyncOverheadReport.Markdown(results);
-    protected override string Html(List<AsyncOverheadResult> results) => AsyncOverheadReport.Html(results);
+    protected override ReportDocument Document(List<AsyncOverheadResult> results) => AsyncOverheadReport.Document(results);
 }
 
 internal sealed class StageCostsSection : ReportSection<StageCostsRun>
 {
     public override int Order => 4;
     protected override StageCostsRun? LoadResults(string directory) => StageCostsReport.Load(directory);
-    protected override string Markdown(StageCostsRun results) => StageCostsReport.Markdown(results);
-    protected override string Html(StageCostsRun results) => StageCostsReport.Html(results);
+    protected override ReportDocument Document(StageCostsRun results) => StageCostsReport.Document(results);
 }

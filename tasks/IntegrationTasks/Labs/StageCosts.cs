@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
 using System.Text;
 using IntegrationTasks.Data;
+using IntegrationTasks.Results;
 using IntegrationTasks.Transfer;
 using IntegrationTasks.Wire;
 
@@ -390,32 +390,29 @@ public static class StageCostsReport
             .Select(e => new EncodingCost(e.Item1, Stage(e.Item2)!, Stage(e.Item3)!)).ToList();
     }
 
-    public static string Markdown(StageCostsRun run)
+    public static ReportDocument Document(StageCostsRun run)
     {
-        var md = new StringBuilder(string.Create(Invariant,
-            $"\n## StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records{(run.PayloadBytes > 0 ? $" of {RunKey.PayloadSize(run.PayloadBytes)} payload ({run.PayloadKind})" : "")} in batches of {run.BatchSize:N0}, one thread)\n\n"));
+        var document = new ReportDocument().AddHeading(2, string.Create(Invariant,
+            $"StageCosts: each stage of the per-record path alone ({run.Provider}, {run.Records:N0} records{(run.PayloadBytes > 0 ? $" of {RunKey.PayloadSize(run.PayloadBytes)} payload ({run.PayloadKind})" : "")} in batches of {run.BatchSize:N0}, one thread)"));
         if (run.WarmUpBatches > 0)
-            md.Append(Invariant, $"Timed after {run.WarmUpBatches:N0} batches through every stage untimed (at least {StageCosts.WarmUp.TotalSeconds:0.#} s, for the JIT to settle).\n\n");
-        md.Append(Results.ReportTable.Markdown(Columns, run.Stages));
+            document.AddParagraph(string.Create(Invariant,
+                $"Timed after {run.WarmUpBatches:N0} batches through every stage untimed (at least {StageCosts.WarmUp.TotalSeconds:0.#} s, for the JIT to settle)."), ReportFormats.Markdown);
+        document.AddTable(Columns, run.Stages, ReportFormats.Markdown);
         var serial = run.Stages.Where(s => s.Stage != StageCosts.ReadRange && !StageCosts.OtherEncodings.Contains(s.Stage)).Sum(s => s.MicrosecondsPerRecord);
-        md.Append(Invariant, $"\nOne after the other (per-ID reads, XML): {serial:F2} µs a record, {serial * run.Records / 1e6:F2} s for these records — ");
-        md.Append("a transport on two cores can overlap the server's stages with the client's, not go below the slower side.\n");
+        document.AddParagraph(string.Create(Invariant,
+            $"One after the other (per-ID reads, XML): {serial:F2} µs a record, {serial * run.Records / 1e6:F2} s for these records — a transport on two cores can overlap the server's stages with the client's, not go below the slower side."),
+            ReportFormats.Markdown);
         if (Encodings(run) is { Count: > 1 } encodings)
         {
-            md.Append("\nThe same batches in each encoding a transport here uses — XML (the series' TCP, HTTP, files, queues; SOAP's envelope is more), ");
-            md.Append("JSON (RestJson) and protobuf (gRPC) — written and read back, each checked equal to what was read:\n\n");
             var columns = EncodingColumns(encodings.FirstOrDefault(e => e.Encoding == "Protobuf")?.MicrosecondsPerRecord);
-            md.Append(Results.ReportTable.Markdown(run.PayloadBytes > 0 ? [.. columns, PerKibibyte(run.PayloadBytes)] : columns, encodings));
-            md.Append("The floors are no codec: what moving these bytes costs at the least — base64's encode and decode (for a payload of bytes, ");
-            md.Append("what XML and JSON carry it as) and a plain copy out and in (each payload, or without one the XML message).\n");
+            document
+                .AddParagraph("The same batches in each encoding a transport here uses — XML (the series' TCP, HTTP, files, queues; SOAP's envelope is more), "
+                              + "JSON (RestJson) and protobuf (gRPC) — written and read back, each checked equal to what was read:", ReportFormats.Markdown)
+                .AddTable(run.PayloadBytes > 0 ? [.. columns, PerKibibyte(run.PayloadBytes)] : columns, encodings, ReportFormats.Markdown)
+                .AddParagraph("The floors are no codec: what moving these bytes costs at the least — base64's encode and decode (for a payload of bytes, "
+                              + "what XML and JSON carry it as) and a plain copy out and in (each payload, or without one the XML message).", ReportFormats.Markdown);
         }
-        return md.ToString();
-    }
-
-    public static string Html(StageCostsRun run)
-    {
-        var bars = run.Stages.Select(s => new Exporters.HtmlReport.Bar(s.Stage, s.MicrosecondsPerRecord)).ToList();
-        return string.Create(Invariant, $"<h2>StageCosts ({WebUtility.HtmlEncode(run.Provider)}, {run.Records:N0} records)</h2>")
-               + Exporters.HtmlReport.BarChart("stagecosts", "µs per record, each stage alone", bars, "F2");
+        return document.AddChart(new ReportBarChart("stagecosts", "µs per record, each stage alone",
+            [.. run.Stages.Select(s => new ReportBar(s.Stage, s.MicrosecondsPerRecord))], "F2"));
     }
 }

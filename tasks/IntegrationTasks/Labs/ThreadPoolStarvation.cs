@@ -1,6 +1,6 @@
 using System.Globalization;
-using System.Text;
 using IntegrationTasks.Hosting;
+using IntegrationTasks.Results;
 
 namespace IntegrationTasks.Labs;
 
@@ -126,42 +126,21 @@ public static class StarvationReport
         new("articleRequestsPerSecond", "Article req/s", r => r.ArticleRequestsPerSecond is { } a ? a.ToString("F1", Invariant) : "–"),
     ];
 
-    public static string Markdown(IReadOnlyList<StarvationRun> runs)
+    /// <summary>The table in results.md; on the page, thread count and queue length second by second, one line per scenario.</summary>
+    public static ReportDocument Document(IReadOnlyList<StarvationRun> runs)
     {
-        var md = new StringBuilder("\n## ThreadPoolStarvation: endpoints waiting 500 ms in PostgreSQL, loaded with hey\n\n");
-        md.Append(Results.ReportTable.Markdown(Columns, runs));
-        md.Append("""
-
-            The article (seed 003, SQL Server, docker): sync 36.6 req/s, average 2.6 s, queue 74, 36 threads; async 180.1 req/s, average 0.53 s,
-            queue 0, 30 threads. The synchronous endpoint holds a thread-pool thread for each 500 ms wait, and the pool adds threads only about
-            one or two a second, so requests queue; the asynchronous one holds no thread while PostgreSQL waits. Raising the pool's minimum lets
-            the synchronous endpoint start a thread per waiting request at once — at the cost of those threads (their stacks: see the working set).
-
-            """);
-        return md.ToString();
-    }
-
-    /// <summary>Thread count and queue length, second by second, one line per scenario.</summary>
-    public static string Html(IReadOnlyList<StarvationRun> runs)
-    {
-        var html = new StringBuilder("<h2>ThreadPoolStarvation</h2>");
-        foreach (var (title, value) in new (string, Func<CounterSample, double>)[] { ("Thread-pool threads", c => c.ThreadCount), ("Thread-pool queue length", c => c.QueueLength) })
-        {
-            const int left = 60, width = 640, height = 200, top = 30;
-            var samples = runs.SelectMany(r => r.Counters).ToList();
-            var maxX = samples.Count > 0 ? samples.Max(c => c.Second) : 1;
-            var maxY = Math.Max(1, samples.Count > 0 ? samples.Max(value) : 1);
-            string[] colours = ["#d0704a", "#4a7bd0", "#4ab07b"];
-            html.Append(Invariant, $"<figure><svg id=\"starvation-{(title.Contains("queue") ? "queue" : "threads")}\" class=\"chart\" width=\"{left + width + 240}\" height=\"{top + height + 30}\">");
-            html.Append(Invariant, $"<text x=\"0\" y=\"16\" font-weight=\"bold\">{title}, each second (max {maxY:F0})</text>");
-            for (var i = 0; i < runs.Count; i++)
-            {
-                var points = string.Join(" ", runs[i].Counters.Select(c => string.Create(Invariant, $"{left + c.Second / maxX * width:F1},{top + height - value(c) / maxY * height:F1}")));
-                html.Append(Invariant, $"<polyline class=\"series\" fill=\"none\" stroke=\"{colours[i % 3]}\" stroke-width=\"2\" points=\"{points}\"/>");
-                html.Append(Invariant, $"<text x=\"{left + width + 12}\" y=\"{top + 14 + i * 16}\" fill=\"{colours[i % 3]}\">{System.Net.WebUtility.HtmlEncode(runs[i].Scenario)}</text>");
-            }
-            html.Append("</svg></figure>");
-        }
-        return html.ToString();
+        ReportLineChart Chart(string id, string title, Func<CounterSample, double> value) =>
+            new(id, title, [.. runs.Select(r => new ReportSeries(r.Scenario, [.. r.Counters.Select(c => ((double)c.Second, value(c)))]))]);
+        return new ReportDocument()
+            .AddHeading(2, "ThreadPoolStarvation: endpoints waiting 500 ms in PostgreSQL, loaded with hey")
+            .AddTable(Columns, runs, ReportFormats.Markdown)
+            .AddParagraph("""
+                The article (seed 003, SQL Server, docker): sync 36.6 req/s, average 2.6 s, queue 74, 36 threads; async 180.1 req/s, average 0.53 s,
+                queue 0, 30 threads. The synchronous endpoint holds a thread-pool thread for each 500 ms wait, and the pool adds threads only about
+                one or two a second, so requests queue; the asynchronous one holds no thread while PostgreSQL waits. Raising the pool's minimum lets
+                the synchronous endpoint start a thread per waiting request at once — at the cost of those threads (their stacks: see the working set).
+                """, ReportFormats.Markdown)
+            .AddChart(Chart("starvation-threads", "Thread-pool threads, each second", c => c.ThreadCount))
+            .AddChart(Chart("starvation-queue", "Thread-pool queue length, each second", c => c.QueueLength));
     }
 }

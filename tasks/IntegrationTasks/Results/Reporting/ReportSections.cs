@@ -13,17 +13,14 @@ public interface IReportSection
     /// <summary>Its results in <paramref name="directory"/>, or null when it holds none.</summary>
     object? Load(string directory);
 
-    string Markdown(object results);
-
-    string Html(object results);
+    /// <summary>Its results as the report's blocks, which each exporter renders.</summary>
+    ReportDocument Document(object results);
 }
 
-/// <summary>A lab's results as the report holds them: the data, and the section that renders it for each exporter.</summary>
+/// <summary>A lab's results as the report holds them: the data, and the section that makes its blocks.</summary>
 public sealed record LabSection(IReportSection Section, object Results)
 {
-    public string Markdown() => Section.Markdown(Results);
-
-    public string Html() => Section.Html(Results);
+    public ReportDocument Document() => Section.Document(Results);
 }
 
 /// <summary>A section's typed results: <see cref="IReportSection"/> with its loaded results' type known.</summary>
@@ -33,15 +30,11 @@ public abstract class ReportSection<TResults> : IReportSection where TResults : 
 
     protected abstract TResults? LoadResults(string directory);
 
-    protected abstract string Markdown(TResults results);
-
-    protected abstract string Html(TResults results);
+    protected abstract ReportDocument Document(TResults results);
 
     public object? Load(string directory) => LoadResults(directory);
 
-    public string Markdown(object results) => Markdown((TResults)results);
-
-    public string Html(object results) => Html((TResults)results);
+    public ReportDocument Document(object results) => Document((TResults)results);
 }
 
 /// <summary>The sections of the report that <see cref="IReportSection"/>s make.</summary>
