@@ -7,11 +7,16 @@
 #   scripts/postgres.sh dir     prints the cluster's data directory
 # Settings: IT_PG_DIR (data directory, default /tmp/integrationtasks-pg), IT_PG_PORT (default 55432),
 #           IT_PG_MAX_CONNECTIONS (default 200; a Load at 64 clients with PipelinedCopy beside needs about 400).
+# Its superuser signs in with SCRAM and a password generated when the cluster is made, kept in the owner-only data directory:
+# no local user gets in without it (the connection string printed carries it; pass it on in the environment, not a command line).
 set -euo pipefail
+umask 077
 dir=${IT_PG_DIR:-/tmp/integrationtasks-pg}
 port=${IT_PG_PORT:-55432}
 max_connections=${IT_PG_MAX_CONNECTIONS:-200}
-conn="Host=127.0.0.1;Port=$port;Username=postgres;Database=postgres"
+data="$dir/data"
+password_file="$dir/password"
+connection() { echo "Host=127.0.0.1;Port=$port;Username=postgres;Password=$(cat "$password_file");Database=postgres"; }
 
 find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
@@ -32,35 +37,49 @@ case "${1:-start}" in
       fi
       bin=$(find_bin)
     fi
-    if [ ! -s "$dir/PG_VERSION" ]; then
-      mkdir -p "$dir"
-      [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
-      as_postgres "$bin/initdb" -D "$dir" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+    # A cluster made before passwords (or half made) is a scratch cluster: made again.
+    if [ -e "$dir" ] && { [ ! -s "$data/PG_VERSION" ] || [ ! -s "$password_file" ]; }; then
+      as_postgres "$bin/pg_ctl" -D "$dir" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+      as_postgres "$bin/pg_ctl" -D "$data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+      rm -rf "$dir"
     fi
-    if ! as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    if [ ! -e "$dir" ]; then
+      mkdir -m 0700 "$dir"
+      [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+      as_postgres sh -c "umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=\n' > '$password_file'"
+      as_postgres "$bin/initdb" -D "$data" -U postgres -A scram-sha-256 --pwfile="$password_file" -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+    fi
+    # Someone else's folder in its place (made before this script, or readable by others) is refused, never used.
+    owner=$(stat -c %U "$dir"); mode=$(stat -c %a "$dir")
+    expected_owner=$([ "$(id -u)" = 0 ] && echo postgres || id -un)
+    if [ "$owner" != "$expected_owner" ] || [ "$mode" != 700 ]; then
+      echo "postgres.sh: $dir belongs to $owner with mode $mode; it must be $expected_owner's with mode 700 (remove it, or set IT_PG_DIR)" >&2
+      exit 1
+    fi
+    if ! as_postgres "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
       # Loopback only, socket in the data directory; fsync off: a scratch cluster for tests.
-      as_postgres "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
+      as_postgres "$bin/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=$max_connections" start >/dev/null
     fi
-    echo "$conn"
+    connection
     ;;
   stop)
-    if [ -n "$bin" ] && [ -s "$dir/PG_VERSION" ]; then
-      as_postgres "$bin/pg_ctl" -D "$dir" -m fast -w -t 60 stop >/dev/null 2>&1 || true
+    if [ -n "$bin" ] && [ -s "$data/PG_VERSION" ]; then
+      as_postgres "$bin/pg_ctl" -D "$data" -m fast -w -t 60 stop >/dev/null 2>&1 || true
     fi
     ;;
   status)
-    if [ -n "$bin" ] && [ -s "$dir/PG_VERSION" ] && as_postgres "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
-      echo "$conn"
+    if [ -n "$bin" ] && [ -s "$data/PG_VERSION" ] && as_postgres "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+      connection
     else
       exit 3
     fi
     ;;
   env)
-    echo "$conn"
+    connection
     ;;
   dir)
-    echo "$dir"
+    echo "$data"
     ;;
   *)
     echo "usage: $0 start|stop|status|env|dir" >&2

@@ -24,11 +24,24 @@ internal sealed class HostArguments
     public long Number(string name, long fallback) =>
         Value(name) is { } text ? long.Parse(text, NumberStyles.None, CultureInfo.InvariantCulture) : fallback;
 
-    /// <summary>The server database a module answers from (--provider, --connstring), its schema ensured, read as --server-work says.</summary>
+    /// <summary>
+    /// The database's connection string: from the environment the suite starts the host with (only the host's owner reads it), or
+    /// --connstring when a person starts it by hand.
+    /// </summary>
+    public string ConnectionString(string argument)
+    {
+        var variable = IntegrationTasks.Hosting.ServerSignals.ConnectionStringVariable;
+        if (Value(argument) is { } given)
+            return given;
+        return Environment.GetEnvironmentVariable(variable) is { Length: > 0 } inherited ? inherited
+            : throw new ArgumentException($"{argument} (or the {variable} environment variable) is required.");
+    }
+
+    /// <summary>The server database a module answers from (--provider, the connection string), its schema ensured, read as --server-work says.</summary>
     public async Task<IntegrationTasks.Data.RecordSource> OpenRecordSourceAsync(CancellationToken cancellationToken)
     {
         var work = IntegrationTasks.Data.ServerWorks.Parse(Value("--server-work"));
-        var database = IntegrationTasks.Data.Database.Create(Value("--provider") ?? "Sqlite", Required("--connstring"));
+        var database = IntegrationTasks.Data.Database.Create(Value("--provider") ?? "Sqlite", ConnectionString("--connstring"));
         await database.EnsureSchemaAsync(cancellationToken);
         return new IntegrationTasks.Data.RecordSource(database, work);
     }

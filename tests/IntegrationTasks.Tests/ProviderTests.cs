@@ -25,3 +25,16 @@ public sealed class ProviderTests
         Assert.DoesNotContain("s3cret", database.Describe());
     }
 }
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ConnectionDescriptionTests
+{
+    [TestMethod]
+    [DataRow(DatabaseProvider.PostgreSql, "Host=db;Port=5433;Database=d;Username=u;Password=p1;PSW=p2;SSL Password=p3;SSL Key=/k;Include Error Detail=true",
+        "host=db;port=5433;database=d;username=u")]
+    [DataRow(DatabaseProvider.SqlServer, "Server=db;Initial Catalog=c;User Id=sa;Pwd=p1;Password=p2", "server=db;initial catalog=c;user id=sa")]
+    [DataRow(DatabaseProvider.Sqlite, "Data Source=/a/b.db;Mode=ReadWriteCreate;Password=p1", "data source=/a/b.db;mode=ReadWriteCreate")]
+    public void A_connection_is_described_by_where_it_leads_alone(DatabaseProvider provider, string connectionString, string described) =>
+        Assert.AreEqual(described, Database.Create(provider, connectionString).Describe());
+}

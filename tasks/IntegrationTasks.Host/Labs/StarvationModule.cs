@@ -5,7 +5,7 @@ namespace IntegrationTasks.Host.Labs;
 /// <summary>
 /// The thread-pool starvation article's two endpoints: each waits 500 ms inside PostgreSQL (pg_sleep), one through the
 /// synchronous API (a thread-pool thread blocked for the whole wait), one through the asynchronous
-/// API (no thread held while the database waits). Arguments: --starvation-connstring, --min-threads.
+/// API (no thread held while the database waits). Arguments: --min-threads; the connection string as the host's (ConnectionString).
 /// </summary>
 [HostModule("starvation")]
 internal sealed class StarvationModule(HostArguments arguments) : IHostModule
@@ -20,7 +20,7 @@ internal sealed class StarvationModule(HostArguments arguments) : IHostModule
         var minThreads = (int)arguments.Number("--min-threads", 0);
         if (minThreads > 0)
             ThreadPool.SetMinThreads(minThreads, minThreads);
-        var connection = new NpgsqlConnectionStringBuilder(arguments.Required("--starvation-connstring")) { MaxPoolSize = 1000 };
+        var connection = new NpgsqlConnectionStringBuilder(arguments.ConnectionString("--starvation-connstring")) { MaxPoolSize = 1000 };
         _dataSource = NpgsqlDataSource.Create(connection.ConnectionString);
         return Task.CompletedTask;
     }

@@ -121,12 +121,23 @@ internal abstract class SqlDialect
         return parameter;
     }
 
-    /// <summary>The connection string with passwords removed, for log messages.</summary>
+    /// <summary>
+    /// Where a connection string leads — its host, port, database and user, nothing else — for log messages: an allow-list, so that
+    /// a secret under a name this does not know (Npgsql's PSW or SSL Password, a key file's passphrase) is never printed.
+    /// </summary>
     public string Describe(string connectionString)
     {
-        var builder = new DbConnectionStringBuilder { ConnectionString = connectionString };
-        foreach (var key in new[] { "password", "pwd" })
-            builder.Remove(key);
-        return builder.ConnectionString;
+        var given = new DbConnectionStringBuilder { ConnectionString = connectionString };
+        var described = new DbConnectionStringBuilder();
+        foreach (string key in given.Keys)
+            if (DescribedKeys.Contains(key))
+                described[key] = given[key];
+        return described.ConnectionString;
     }
+
+    private static readonly HashSet<string> DescribedKeys = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "Host", "Server", "Data Source", "DataSource", "Port", "Database", "Initial Catalog", "Username", "User Name", "User Id", "UserId", "User",
+        "Uid", "Mode",
+    };
 }

@@ -11,20 +11,31 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
 
     /// <summary>
     /// The same `dotnet msbuild build.proj -t:Target` a person would type, told to stop when its input closes, and never to build
-    /// the tasks: the build that starts it has built them (or was told not to), and it runs the same DLL.
+    /// the tasks: the build that starts it has built them (or was told not to), and it runs the same DLL. Its global properties
+    /// (connection strings with their passwords among them) go in <paramref name="propertiesFile"/>, owner-only, which MSBuild reads
+    /// as a response file: never on its command line, where every local user reads them in /proc.
     /// </summary>
-    public static ServerLaunch ForTarget(string projectFile, string target, IReadOnlyDictionary<string, string> properties)
+    public static ServerLaunch ForTarget(string projectFile, string target, IReadOnlyDictionary<string, string> properties, string propertiesFile)
     {
-        var arguments = new List<string>
-        {
+        var lines = new StringBuilder();
+        foreach (var (name, value) in properties)
+            lines.Append("-p:").Append(name).Append('=').Append(ResponseFileValue(Escape(value))).Append('\n');
+        lines.Append("-p:SkipTasksBuild=true\n"); // last, so that it wins over a SkipTasksBuild passed on
+        var file = Path.GetFullPath(propertiesFile);
+        Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(file)!);
+        Common.OwnerOnlyFiles.Write(file, lines.ToString());
+        string[] arguments =
+        [
             "msbuild", projectFile, $"-t:{target}", "-nologo", "-v:n", "-tl:off", "-nr:false", "-p:StopOnStdinClose=true",
             "-clp:NoSummary", // its errors and warnings are forwarded as they happen; a summary would repeat them
-        };
-        foreach (var (name, value) in properties)
-            arguments.Add($"-p:{name}={Escape(value)}");
-        arguments.Add("-p:SkipTasksBuild=true"); // last, so that it wins over a SkipTasksBuild passed on
+            $"@{file}",
+        ];
         return new ServerLaunch(DotnetHost, arguments, Path.GetDirectoryName(Path.GetFullPath(projectFile)) ?? ".");
     }
+
+    /// <summary>A response file splits on white space and ends a line at '#': those are escaped too (MSBuild unescapes every %XX).</summary>
+    private static string ResponseFileValue(string escaped) =>
+        escaped.Replace(" ", "%20").Replace("\t", "%09").Replace("\n", "%0A").Replace("\r", "%0D").Replace("#", "%23");
 
     /// <summary>The same launch run through a command that runs another (<c>ip netns exec NAME</c>: the server side of two hosts).</summary>
     public ServerLaunch WithPrefix(IReadOnlyList<string> prefix) =>

@@ -10,6 +10,9 @@ public static class ServerSignals
     /// <summary>The line the hosting layer waits for; followed by the endpoint.</summary>
     public const string ReadyMarker = "IT-SERVER-READY";
 
+    /// <summary>The environment variable a server process started by the suite takes its database's connection string from.</summary>
+    public const string ConnectionStringVariable = "INTEGRATIONTASKS_CONNECTION_STRING";
+
     public static string ReadyLine(string endpoint, string description) => $"{ReadyMarker} {endpoint} ({description})";
 
     /// <summary>Calls <paramref name="stop"/> once standard input reaches end of file.</summary>

@@ -23,6 +23,9 @@ public sealed class StartServer : IntegrationTask
 
     public string? LogFile { get; set; }
 
+    /// <summary>Where the server's global properties are written for it, owner-only (never on its command line); its log's folder by default.</summary>
+    public string? PropertiesFile { get; set; }
+
     /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> for the server side of two hosts); its port is then checked by the server itself.</summary>
     public string CommandPrefix { get; set; } = "";
 
@@ -48,8 +51,11 @@ public sealed class StartServer : IntegrationTask
         if (Port > 0 && prefix.Count == 0)
             Ports.EnsureFree(BindAddress, Port);
 
+        var propertiesFile = PropertiesFile is { Length: > 0 } given ? given
+            : LogFile is { Length: > 0 } log ? Path.ChangeExtension(log, ".properties.rsp")
+            : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name}: StartServer needs a LogFile or a PropertiesFile (where its properties are kept, owner-only).");
         var launch = ServerLaunch.ForTarget(Project, Target, Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
-            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value"))).WithPrefix(prefix);
+            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")), propertiesFile).WithPrefix(prefix);
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {

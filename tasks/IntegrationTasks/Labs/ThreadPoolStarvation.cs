@@ -68,10 +68,11 @@ public sealed class ThreadPoolStarvationTask : IntegrationTask
             string[] arguments =
             [
                 HostAssembly, "--module", "starvation", "--url", url,
-                "--starvation-connstring", pgConnString, "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
+                "--counters-file", counters, "--min-threads", minThreads.ToString(CultureInfo.InvariantCulture),
                 "--stop-on-stdin-close",
             ];
-            using var host = ServerProcess.Start("StarvationHost", new ServerLaunch(ServerLaunch.DotnetHost, arguments, WorkDirectory), null, ServerLog.To(Log, "StarvationHost"));
+            using var host = ServerProcess.Start("StarvationHost", new ServerLaunch(ServerLaunch.DotnetHost, arguments, WorkDirectory), null, ServerLog.To(Log, "StarvationHost"),
+                environment: new Dictionary<string, string> { [ServerSignals.ConnectionStringVariable] = pgConnString });
             await host.WaitReadyAsync(TimeSpan.FromSeconds(60), cancellationToken).ConfigureAwait(false);
             Log.LogMessage(MessageImportance.High, "ThreadPoolStarvation {0}: hey -n {1} -c {2} {3}{4}", name, Requests, Concurrency, url, path);
             var output = await RunHeyAsync($"{url}{path}", cancellationToken).ConfigureAwait(false);

@@ -21,6 +21,9 @@ public sealed class RunOnTwoHosts : IntegrationTask
 
     public string? LogFile { get; set; }
 
+    /// <summary>Where the inner build's global properties are written for it, owner-only (never on its command line).</summary>
+    [Required] public string PropertiesFile { get; set; } = "";
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var profile = NetworkProfile.Parse(Network, LatencyMs, BandwidthMbit);
@@ -36,7 +39,7 @@ public sealed class RunOnTwoHosts : IntegrationTask
             ["BindAddress"] = TwoHosts.ServerAddress,
             ["ServerCommandPrefix"] = string.Join(' ', TwoHosts.Exec(hosts.ServerNamespace)),
         };
-        var launch = ServerLaunch.ForTarget(Project, Target, properties).WithPrefix(TwoHosts.Exec(hosts.ClientNamespace));
+        var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile).WithPrefix(TwoHosts.Exec(hosts.ClientNamespace));
         Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}.",
             Target, hosts.ClientNamespace, hosts.ServerNamespace, TwoHosts.ServerAddress, profile.Describe());
         using var child = ServerProcess.Start("client host", launch, LogFile, ServerLog.To(Log, "client host", MessageImportance.High));

@@ -71,7 +71,7 @@ public abstract class HostModuleServerTask : TransferServerTask
                 .. ClientCertificates ? new[] { "--client-certificates" } : []];
         }
         var launch = new ServerLaunch(ServerLaunch.DotnetHost,
-            [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--connstring", ServerConnString, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
+            [HostAssembly, "--module", Module, "--url", Url, "--provider", ServerProvider, "--server-work", source.Work.ToString(), "--stop-on-stdin-close",
              "--connection-timeout-seconds", ConnectionTimeoutSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture),
              "--max-connections", MaxConnections.ToString(System.Globalization.CultureInfo.InvariantCulture),
              .. tls, .. token, .. ModuleArguments(), .. (string.IsNullOrEmpty(StatsFile) ? Array.Empty<string>() : ["--stats-file", StatsFile])],
@@ -80,8 +80,10 @@ public abstract class HostModuleServerTask : TransferServerTask
         // The host's lines (one per client served) are on the screen; its ready line stays below it (this task prints its own).
         var shown = ServerLog.To(Log, name, MessageImportance.High);
         var quiet = ServerLog.To(Log, name);
+        // The connection string (a password in it) through the environment, which only its owner reads: never on the command line.
         var host = ServerProcess.Start(name, launch, logFile: null,
-            line => (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal) ? quiet : shown)(line));
+            line => (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal) ? quiet : shown)(line),
+            environment: new Dictionary<string, string> { [ServerSignals.ConnectionStringVariable] = ServerConnString });
         string endpoint;
         try
         {

@@ -41,6 +41,7 @@ internal static class KilledProcesses
         var start = new StartServer
         {
             BuildEngine = engine, Name = $"{target}-{Guid.NewGuid():N}", Project = RepositoryPaths.BuildProject, Target = target, ReadyTimeoutSeconds = 120,
+            PropertiesFile = Path.Combine(artifacts, "logs", $"{target}.properties.rsp"),
             Properties =
             [
                 Property("Configuration", HostingTests.Configuration), Property("ArtifactsDir", artifacts + "/"),

@@ -3,9 +3,22 @@ namespace IntegrationTasks.Tests;
 internal static class Processes
 {
     /// <summary>Every process's command line, to find what a test's code left running.</summary>
-    public static string AllCommandLines() => string.Join("\n", Directory.EnumerateDirectories("/proc")
+    public static string AllCommandLines() => string.Join("\n", CommandLines());
+
+    /// <summary>Each process's command line, its words joined by spaces (one that ended meanwhile is left out).</summary>
+    public static IEnumerable<string> CommandLines() => Directory.EnumerateDirectories("/proc")
         .Where(d => int.TryParse(Path.GetFileName(d), out _))
-        .Select(d => { try { return File.ReadAllText(Path.Combine(d, "cmdline")).Replace('\0', ' '); } catch (IOException) { return ""; } }));
+        .Select(d =>
+        {
+            try
+            {
+                return File.ReadAllText(Path.Combine(d, "cmdline")).Replace('\0', ' ');
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                return "";
+            }
+        });
 }
 
 /// <summary>The client processes a build started (the suite's host in its client mode), found by their run file under the build's artifacts.</summary>
