@@ -75,10 +75,13 @@ public sealed class NetworkTests
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(9, runs, output);
+        Assert.HasCount(8, runs, output);
         Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
+        // TCP's only credential is a client certificate: without Tls and ClientCertificates its server does not listen beyond loopback.
+        var notRun = ResultsJson.Load(Path.Combine(artifacts, "results")).NotRun.Single(n => n.Transport == "TcpClient2");
+        Assert.AreEqual("Run it with Tls=true and ClientCertificates=true", notRun.Fix);
+        Assert.IsFalse(File.Exists(Path.Combine(artifacts, "logs", "TcpServer2.log")));
         // The servers listened on the server host's address, in its namespace, and the relay added the profile's latency.
-        StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
         foreach (var server in new[] { "RestServer", "WebSocketServer" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", $"{server}.log")), $"http://{TwoHosts.ServerAddress}:", server);
         Assert.IsTrue(runs.Where(r => r.Contains("\"transport\":\"RestJson\"") || r.Contains("\"transport\":\"WebSocketClient\""))
@@ -107,7 +110,7 @@ public sealed class NetworkTests
     public void RunAll_on_two_hosts_over_TLS_verifies_every_row_through_the_relay_as_root()
     {
         using var artifacts = new TempDirectory("it-twohosts-tls-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014", "-p:Tls=true",
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014", "-p:Tls=true", "-p:ClientCertificates=true",
             "-p:Transports=TcpClient2+WebSocketClient+RabbitMQDurable+RedisStreams+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
@@ -182,9 +185,11 @@ public sealed class NetworkTests
             .GenerateAsync(2400, CancellationToken.None);
         await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None, clientHosts: 2);
         var port = TestPorts.Free();
-        // The server's machine: a server started by hand, listening on its address.
+        // The server's machine: a server started by hand, listening on its address; beyond loopback TCP takes only clients with a
+        // certificate of its authority (the folder a client machine is given: here, one disk for all three).
+        var tls = new[] { "-p:Tls=true", "-p:ClientCertificates=true", $"-p:TlsFolder={Path.Combine(artifacts, "tls")}" };
         using var server = HandStartedServer.StartIn(TwoHosts.Exec(hosts.ServerNamespace), "TcpServer2", artifacts, port,
-            $"-p:BindAddress={TwoHosts.ServerAddress}", $"-p:ServerConnString={serverConnString}");
+            [$"-p:BindAddress={TwoHosts.ServerAddress}", $"-p:ServerConnString={serverConnString}", .. tls]);
         await server.Screen.WaitForAsync(IntegrationTasks.Hosting.ServerSignals.ReadyMarker, TimeSpan.FromSeconds(60));
 
         // Two client machines, each 2 clients over all 2,400 records into its own ClientTable, started to begin at the same moment.
@@ -194,7 +199,7 @@ public sealed class NetworkTests
             .. TwoHosts.Exec(hosts.ClientNamespaces[k]).Skip(1), "dotnet", .. TestBuild.Arguments("ClientMachineRun", Path.Combine(artifacts, name)),
             "-p:Transport=TcpClient2", $"-p:HostName={TwoHosts.ServerAddress}", $"-p:Port={port}", "-p:Clients=2", "-p:Records=2400", "-p:BatchSize=200",
             $"-p:StartAt={startAt}", $"-p:ClientMachine={name}", $"-p:ServerConnString={serverConnString}",
-            $"-p:ClientConnString=Data Source={Path.Combine(artifacts, name + "-client.db")}",
+            $"-p:ClientConnString=Data Source={Path.Combine(artifacts, name + "-client.db")}", .. tls,
         ]))).ToList();
         var outcomes = await Task.WhenAll(machines);
         foreach (var (exitCode, stdout, stderr) in outcomes)
@@ -220,7 +225,7 @@ public sealed class NetworkTests
         Assert.AreEqual(4800, merged.GetProperty("records").GetInt32());
         Assert.AreEqual(Math.Max(a.ElapsedSeconds, b.ElapsedSeconds), merged.GetProperty("elapsedSeconds").GetDouble());
         Assert.AreEqual(24, merged.GetProperty("batchLatency").GetProperty("batches").GetInt64(), "every batch of both machines in one histogram");
-        Assert.IsTrue(ResultsJson.Load(Path.Combine(artifacts, "merged", "results")).HasRow("TcpClient2 (4 clients, 2 client machines)"));
+        Assert.IsTrue(ResultsJson.Load(Path.Combine(artifacts, "merged", "results")).HasRow("TcpClient2 (4 clients, 2 client machines, TLS)"));
         await server.InterruptAsync();
         await server.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
     }
@@ -229,7 +234,8 @@ public sealed class NetworkTests
     public void Load_on_two_hosts_runs_many_clients_across_the_link_with_a_network_profile()
     {
         using var artifacts = new TempDirectory("it-twohosts-load-");
-        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
+        // Beyond loopback TCP's server takes only clients with a certificate of its authority.
+        var (exitCode, output) = HostingTests.RunBuild("Load", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014", "-p:Tls=true", "-p:ClientCertificates=true",
             "-p:LoadTransport=TcpClient2+GrpcClient+RabbitMQClientTest", "-p:ClientCounts=1+3", "-p:RecordsPerClient=600", "-p:BatchSize=200",
             "-p:Repetitions=1", "-p:Warmup=false");
         Assert.AreEqual(0, exitCode, output);

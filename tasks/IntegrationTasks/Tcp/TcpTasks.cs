@@ -14,7 +14,7 @@ public abstract class TcpServerTask : TransferServerTask
 {
     public int Port { get; set; } = 8081;
 
-    /// <summary>Loopback by default; 0.0.0.0 to serve other machines.</summary>
+    /// <summary>Loopback by default; another address (0.0.0.0 to serve other machines) only with Tls and ClientCertificates.</summary>
     public string BindAddress { get; set; } = SettingDefaults.BindAddress;
 
     public int MaxFrameBytes { get; set; } = SettingDefaults.MaxFrameBytes;
@@ -64,7 +64,10 @@ public abstract class TcpServerTask : TransferServerTask
             ConnectionTimeout = TimeSpan.FromSeconds(ConnectionTimeoutSeconds), MaxBatchRecords = MaxBatchRecords, MaxConnections = MaxConnections,
             Tls = Tls ? Hosting.TlsCertificates.Ensure(Hosting.TlsCertificates.RequireFolder(TlsFolder), Hosting.TlsCertificates.NamesFor(BindAddress)).ServerOptions(ClientCertificates) : null,
         };
-        IStreamListener listener = StreamConnections.Parse(Connector) switch
+        var connector = StreamConnections.Parse(Connector);
+        if (connector == Streams.Connector.Tcp)
+            Hosting.ListenerExposure.RequireClientCertificatesBeyondLoopback(GetType().Name, BindAddress, Tls, ClientCertificates);
+        IStreamListener listener = connector switch
         {
             Streams.Connector.Unix => new UnixStreamListener(RequireSocketPath(SocketPath)),
             _ => new TcpStreamListener(BindAddress, Port),

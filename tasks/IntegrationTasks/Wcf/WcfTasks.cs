@@ -143,6 +143,7 @@ public sealed class NetTcpServer : TransferServerTask
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"MaxPendingRequests must be at least 1 (was {MaxPendingRequests}), MaxMessageBytes at least 1024 (was {MaxMessageBytes}), " +
                 $"ConnectionTimeoutSeconds at least 1 (was {ConnectionTimeoutSeconds}) and MaxConnections at least 1 (was {MaxConnections}).");
+        Hosting.ListenerExposure.RequireClientCertificatesBeyondLoopback(nameof(NetTcpServer), BindAddress, Tls, ClientCertificates);
         var service = await IntegrationTestsService.OpenAsync(source, Connections, Answerers, MaxBatchRecords, cancellationToken).ConfigureAwait(false);
         var host = new NetTcp.NetTcpServiceHost(service, new NetTcp.NetTcpOptions
         {

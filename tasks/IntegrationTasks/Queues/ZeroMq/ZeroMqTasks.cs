@@ -12,6 +12,10 @@ public sealed class ZeroMqServer : TransferServerTask
 
     protected override async Task<(string Endpoint, Func<CancellationToken, Task> Serve)> StartAsync(RecordSource source, CancellationToken cancellationToken)
     {
+        // tcp://host:port, or a wildcard (tcp://*:port) that listens on every address.
+        var host = Uri.TryCreate(Endpoint.Replace("://*:", "://0.0.0.0:", StringComparison.Ordinal), UriKind.Absolute, out var uri) ? uri.Host : Endpoint;
+        Hosting.ListenerExposure.RequireLoopback(nameof(ZeroMqServer), host,
+            "the suite does not set up CurveZMQ, ZeroMQ's own authentication, yet (no TLS carries ZeroMQ's protocol).");
         var responder = new ZeroMqResponder(source, Endpoint, EventLog) { MaxMessageBytes = MaxMessageBytes, MaxBatchRecords = MaxBatchRecords };
         return (Endpoint, await responder.StartAsync(cancellationToken).ConfigureAwait(false));
     }

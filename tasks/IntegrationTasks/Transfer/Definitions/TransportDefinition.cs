@@ -56,6 +56,12 @@ public sealed record TransportDefinition(string Name)
     /// <summary>Why no TLS could carry it, and what protects it instead (said where Tls=true leaves it out); empty: it may yet.</summary>
     public string NotEncryptable { get; init; } = "";
 
+    /// <summary>
+    /// What its server needs to listen beyond loopback, where nothing listens without a credential: ClientCertificates (Tls=true with
+    /// ClientCertificates=true: its protocol has no credential of its own), Never (none the suite sets up), or empty (it carries its own).
+    /// </summary>
+    public string BeyondLoopback { get; init; } = "";
+
     private delegate TransportDefinition Reader(TransportDefinition definition, string value);
 
     private static readonly IReadOnlyDictionary<string, Reader> Readers = new Dictionary<string, Reader>(StringComparer.Ordinal)
@@ -85,6 +91,8 @@ public sealed record TransportDefinition(string Name)
         [nameof(MaxRecordsProperty)] = (d, v) => d with { MaxRecordsProperty = v },
         [nameof(Tls)] = (d, v) => d with { Tls = Flag(v) },
         [nameof(NotEncryptable)] = (d, v) => d with { NotEncryptable = v },
+        [nameof(BeyondLoopback)] = (d, v) => v is "" or "ClientCertificates" or "Never" ? d with { BeyondLoopback = v }
+            : throw new FormatException("BeyondLoopback is ClientCertificates, Never or empty."),
     };
 
     /// <summary>The names a definition may declare: the orchestration reads nothing else, so another is a misspelling.</summary>
