@@ -92,6 +92,38 @@ public sealed class TlsTransferTests
     }
 
     [TestMethod]
+    public async Task Connections_stalled_in_their_handshake_hold_no_clients_slot_and_go_at_the_handshake_deadline()
+    {
+        using var folder = new TempDirectory("it-tls-");
+        var certificates = TlsCertificates.Ensure(folder);
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", Records);
+        await using var server = new RunningTcpServer(databases.Server, tls: certificates.ServerOptions(), maxConnections: 100);
+        var stalled = new List<System.Net.Sockets.TcpClient>();
+        try
+        {
+            // Twice as many connections as the server serves, each the first bytes of a ClientHello and then nothing.
+            for (var i = 0; i < 200; i++)
+            {
+                var connection = new System.Net.Sockets.TcpClient();
+                stalled.Add(connection);
+                await connection.ConnectAsync(System.Net.IPAddress.Loopback, server.Port);
+                await connection.GetStream().WriteAsync(new byte[] { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00 });
+            }
+            var engine = new FakeBuildEngine();
+            await Client(databases, server.Port, engine, folder).AssertMovesEveryRowAsync(engine, databases, Records);
+            Assert.IsEmpty(server.Log.Lines.Where(l => l.Contains(ErrorCodes.ServerBusy, StringComparison.Ordinal)), string.Join("\n", server.Log.Lines));
+            // Each is dropped at the handshake's deadline, in a coded line.
+            await Eventually.WaitUntilAsync(() => server.Log.Lines.Count(l => l.Contains(ErrorCodes.TlsRefused, StringComparison.Ordinal)) >= 200,
+                "every stalled handshake dropped", TimeSpan.FromSeconds(60), () => string.Join("\n", server.Log.Lines.TakeLast(5)));
+        }
+        finally
+        {
+            foreach (var connection in stalled)
+                connection.Dispose();
+        }
+    }
+
+    [TestMethod]
     public async Task A_client_offering_only_TLS_1_1_is_refused_by_the_server_with_one_coded_line_and_a_good_client_is_still_served()
     {
         using var folder = new TempDirectory("it-tls-");

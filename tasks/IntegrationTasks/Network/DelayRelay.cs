@@ -129,7 +129,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     public async Task RunAsync(CancellationToken cancellationToken)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _stop.Token);
-        await new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the relay first."), int.MaxValue).RunAsync((client, _, token) =>
+        await new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the relay first."), int.MaxValue, int.MaxValue).RunAsync((client, _, token) =>
         {
             Interlocked.Increment(ref _connections);
             return ForwardAsync(client.Socket!, token);

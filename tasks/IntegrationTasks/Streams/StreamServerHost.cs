@@ -19,7 +19,13 @@ public sealed record StreamServerOptions
     /// <summary>Clients served at once; one more is answered with a refusal (IT3008) it reads as its error, and closed.</summary>
     public int MaxConnections { get; init; } = 100;
 
-    /// <summary>TLS on every connection (the handshake within <see cref="ConnectionTimeout"/>, IT3009 when it fails); null: plaintext.</summary>
+    /// <summary>
+    /// How long a TLS handshake may take (at most <see cref="ConnectionTimeout"/>), as Kestrel's default: a connection stalled in one
+    /// holds no client's slot meanwhile, and is dropped after it with IT3009.
+    /// </summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>TLS on every connection (the handshake within <see cref="HandshakeTimeout"/>, IT3009 when it fails); null: plaintext.</summary>
     public System.Net.Security.SslServerAuthenticationOptions? Tls { get; init; }
 }
 
@@ -129,14 +135,16 @@ public sealed class StreamServerHost(RecordSource source, IStreamListener listen
 
     /// <summary>Accepts until cancelled, then waits for the open connections to end.</summary>
     public Task RunAsync(CancellationToken cancellationToken) =>
-        new AcceptLoop(listener, options.MaxConnections).RunAsync(async (client, overLimit, token) =>
+        new AcceptLoop(listener, options.MaxConnections, log: log).RunAsync(async (client, slot, token) =>
         {
-            // With TLS the handshake comes first, on the connection's own task: even a refusal is told inside it.
-            await using var secured = options.Tls is { } tls ? await TlsStreams.AcceptAsync(client, tls, options.ConnectionTimeout, log, token).ConfigureAwait(false) : null;
+            // With TLS the handshake comes first, on the connection's own task and within HandshakeTimeout, holding no client's slot;
+            // a refusal is then told inside it.
+            var handshake = options.HandshakeTimeout < options.ConnectionTimeout ? options.HandshakeTimeout : options.ConnectionTimeout;
+            await using var secured = options.Tls is { } tls ? await TlsStreams.AcceptAsync(client, tls, handshake, log, token).ConfigureAwait(false) : null;
             if (options.Tls is not null && secured is null)
                 return;
             var connection = secured ?? client;
-            await (overLimit ? _connections.RefuseAsync(connection) : _connections.ServeAsync(connection, token)).ConfigureAwait(false);
+            await (slot.TryTake() ? _connections.ServeAsync(connection, token) : _connections.RefuseAsync(connection)).ConfigureAwait(false);
         }, cancellationToken);
 
     public ValueTask DisposeAsync() => listener.DisposeAsync();

@@ -66,10 +66,12 @@ public sealed class NetTcpServiceHost(IIntegrationTestsService service, NetTcpOp
 
     /// <summary>Accepts until cancelled, then closes the open connections and waits for them.</summary>
     public Task RunAsync(CancellationToken cancellationToken) =>
-        new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the endpoint first."), _options.MaxConnections).RunAsync(ServeAsync, cancellationToken);
+        new AcceptLoop(_listener ?? throw new InvalidOperationException("Start the endpoint first."), _options.MaxConnections, log: _log).RunAsync(ServeAsync, cancellationToken);
 
-    private async Task ServeAsync(StreamConnection client, bool overLimit, CancellationToken cancellationToken)
+    private async Task ServeAsync(StreamConnection client, AcceptLoop.ConnectionSlot slot, CancellationToken cancellationToken)
     {
+        // net.tcp's TLS comes after its preamble, inside the protocol: the slot is taken at once, as before any of it.
+        var overLimit = !slot.TryTake();
         var peer = client.Peer;
         var stream = client.Stream;
         // Over the limit, the client still gets a session, so that its first call can be answered with a fault it reports by code.
