@@ -426,7 +426,10 @@ public sealed class TlsTransferTests
         using var folder = new TempDirectory("it-tls-");
         var first = TlsCertificates.Ensure(folder, ["localhost", "127.0.0.1", "broker.example"]);
         var authorityBefore = File.ReadAllText(first.AuthorityPath);
-        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(Path.Combine(folder, TlsCertificates.AuthorityKeyFile)));
+        // The authority's key is kept apart from the folder a client machine is given, owner-only.
+        Assert.IsFalse(File.Exists(Path.Combine(folder, TlsCertificates.AuthorityKeyFile)));
+        Assert.AreEqual((UnixFileMode.UserRead | UnixFileMode.UserWrite, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute),
+            (File.GetUnixFileMode(first.AuthorityKeyPath), File.GetUnixFileMode(first.AuthorityFolder)));
         var second = TlsCertificates.Ensure(folder, ["localhost", "127.0.0.1", "10.1.2.3"]);
         Assert.AreEqual(authorityBefore, File.ReadAllText(second.AuthorityPath), "the same authority: what already serves stays trusted");
         using var server = second.LoadServerContext().TargetCertificate;

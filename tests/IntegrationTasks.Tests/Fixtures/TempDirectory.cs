@@ -11,12 +11,19 @@ internal sealed class TempDirectory(string prefix) : IDisposable
 
     public void Dispose()
     {
+        Delete(Path);
+        // Used as a TlsFolder, it has the authority's key kept beside it (TlsCertificates.AuthorityFolder).
+        Delete(Path + ".authority");
+    }
+
+    private static void Delete(string path)
+    {
         // A process that is ending (a server, the broker) may still write a last file: try again briefly.
-        for (var attempt = 1; attempt <= 5 && Directory.Exists(Path); attempt++)
+        for (var attempt = 1; attempt <= 5 && Directory.Exists(path); attempt++)
         {
             try
             {
-                Directory.Delete(Path, recursive: true);
+                Directory.Delete(path, recursive: true);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException && attempt < 5)
             {

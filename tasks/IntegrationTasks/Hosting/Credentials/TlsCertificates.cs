@@ -20,7 +20,9 @@ public sealed class TlsCertificates
 
     /// <summary>
     /// The authority's key, kept (owner-only) so that a server bound elsewhere gets a certificate with more names from the same
-    /// authority: the brokers and servers of one build share this folder, and a new authority would leave those already serving stale.
+    /// authority: the brokers and servers of one build share the folder, and a new authority would leave those already serving stale.
+    /// It is kept apart, in <see cref="AuthorityFolder"/>: whoever holds it can make certificates every server and client here
+    /// trusts, and the certificate folder is what a client machine is given.
     /// </summary>
     public const string AuthorityKeyFile = "authority.key";
 
@@ -70,6 +72,11 @@ public sealed class TlsCertificates
     public string ServerCertificatePath => Path.Combine(Folder, ServerCertificateFile);
     public string ServerKeyPath => Path.Combine(Folder, ServerKeyFile);
 
+    /// <summary>Where the authority's key is kept: beside the certificate folder, not in it (<c>artifacts/tls.authority</c>).</summary>
+    public string AuthorityFolder => Path.TrimEndingDirectorySeparator(Folder) + ".authority";
+
+    public string AuthorityKeyPath => Path.Combine(AuthorityFolder, AuthorityKeyFile);
+
     /// <summary>The certificates in <paramref name="folder"/>, made there first when missing or expiring within a day.</summary>
     public static TlsCertificates Ensure(string folder, IEnumerable<string>? serverNames = null, TimeProvider? clock = null)
     {
@@ -108,7 +115,18 @@ public sealed class TlsCertificates
     /// <summary>The authority made here before, with its key, when both are still good for more than a day; null otherwise.</summary>
     private X509Certificate2? KeptAuthority(DateTimeOffset now)
     {
-        var keyPath = Path.Combine(Folder, AuthorityKeyFile);
+        // A folder made when the key was kept in it: the key moves out first.
+        var keptInFolder = Path.Combine(Folder, AuthorityKeyFile);
+        if (File.Exists(keptInFolder) && File.Exists(Path.Combine(Folder, MadeHereFile)))
+        {
+            if (!File.Exists(AuthorityKeyPath))
+            {
+                OwnerOnlyFiles.CreateDirectory(AuthorityFolder);
+                OwnerOnlyFiles.Write(AuthorityKeyPath, File.ReadAllText(keptInFolder));
+            }
+            File.Delete(keptInFolder);
+        }
+        var keyPath = AuthorityKeyPath;
         if (!File.Exists(Path.Combine(Folder, MadeHereFile)) || !File.Exists(AuthorityPath) || !File.Exists(keyPath))
             return null;
         try
@@ -308,7 +326,10 @@ public sealed class TlsCertificates
         OwnerOnlyFiles.Write(AuthorityPath, authority.ExportCertificatePem() + "\n");
         MakeClient(authority, notBefore, serverEnd < authorityEnd ? serverEnd : authorityEnd.AddMinutes(-1));
         if (kept is null)
-            OwnerOnlyFiles.Write(Path.Combine(Folder, AuthorityKeyFile), authorityKey.ExportPkcs8PrivateKeyPem());
+        {
+            OwnerOnlyFiles.CreateDirectory(AuthorityFolder);
+            OwnerOnlyFiles.Write(AuthorityKeyPath, authorityKey.ExportPkcs8PrivateKeyPem());
+        }
     }
 
     private void MakeClient(X509Certificate2 authority, DateTimeOffset notBefore, DateTimeOffset notAfter)
