@@ -38,3 +38,37 @@ public sealed class ConnectionDescriptionTests
     public void A_connection_is_described_by_where_it_leads_alone(DatabaseProvider provider, string connectionString, string described) =>
         Assert.AreEqual(described, Database.Create(provider, connectionString).Describe());
 }
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class OwnerOnlyDataTests
+{
+    private const UnixFileMode OwnerReadWrite = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+    private const UnixFileMode OwnerFolder = OwnerReadWrite | UnixFileMode.UserExecute;
+
+    [TestMethod]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task A_SQLite_database_the_suite_makes_is_its_owners_alone_and_a_folder_of_the_users_is_left_as_it_is()
+    {
+        using var folder = new TempDirectory("it-owner-only-");
+        File.SetUnixFileMode(folder, OwnerFolder | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute);
+        var file = Path.Combine(folder, "made", "results.db");
+        await using (var connection = await Database.Create(DatabaseProvider.Sqlite, $"Data Source={file}").OpenAsync(CancellationToken.None))
+        {
+        }
+
+        Assert.AreEqual((OwnerFolder, OwnerReadWrite), (File.GetUnixFileMode(Path.GetDirectoryName(file)!), File.GetUnixFileMode(file)));
+        Assert.AreEqual(UnixFileMode.OtherRead, File.GetUnixFileMode(folder) & UnixFileMode.OtherRead, "the user's own folder keeps its mode");
+    }
+
+    [TestMethod]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public void A_file_transfer_folder_the_suite_makes_is_its_owners_alone()
+    {
+        using var folder = new TempDirectory("it-owner-only-");
+        var inbox = Path.Combine(folder, "inbox");
+        IntegrationTasks.Files.FileExchange.EnsureDirectory(inbox, "InboxFolder");
+
+        Assert.AreEqual(OwnerFolder, File.GetUnixFileMode(inbox));
+    }
+}

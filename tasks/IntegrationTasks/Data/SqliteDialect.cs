@@ -27,10 +27,16 @@ internal sealed class SqliteDialect : SqlDialect
 
     public override Task PrepareTargetAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var file = new SqliteConnectionStringBuilder(connection.ConnectionString).DataSource;
-        var folder = Path.GetDirectoryName(Path.GetFullPath(file));
-        if (!string.IsNullOrEmpty(file) && file != ":memory:" && folder is not null)
-            Directory.CreateDirectory(folder);
+        var builder = new SqliteConnectionStringBuilder(connection.ConnectionString);
+        var file = builder.DataSource;
+        if (string.IsNullOrEmpty(file) || file == ":memory:" || builder.Mode is SqliteOpenMode.Memory or SqliteOpenMode.ReadOnly)
+            return Task.CompletedTask;
+        // A database the suite makes is its owner's alone: its folder (when made here) and the file, whose mode SQLite gives its
+        // journal and WAL files too.
+        var path = Path.GetFullPath(file);
+        if (Path.GetDirectoryName(path) is { } folder)
+            Common.OwnerOnlyFiles.CreateDirectoryIfMissing(folder);
+        Common.OwnerOnlyFiles.CreateFileIfMissing(path);
         return Task.CompletedTask;
     }
 

@@ -104,7 +104,7 @@ public static partial class FileExchange
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{parameter} is empty.");
         try
         {
-            Directory.CreateDirectory(directory);
+            Common.OwnerOnlyFiles.CreateDirectoryIfMissing(directory); // the records travel through it: made its owner's alone
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -47,7 +47,7 @@ public sealed class BrokerProcess<TOptions> : IDisposable
         if (!File.Exists(program.Program))
             throw new IntegrationException(ErrorCodes.BrokerUnavailable,
                 $"{program.Name} is not installed ({program.Program} is missing). Install it with: {program.InstallCommand}");
-        Directory.CreateDirectory(program.Directory);
+        Common.OwnerOnlyFiles.CreateDirectory(program.Directory); // its data and configuration: the broker's owner's alone
         var configFile = Path.Combine(program.Directory, program.ConfigFileName);
         // The owner's only: it may hold the broker's user and password.
         OwnerOnlyFiles.Write(configFile, program.Configuration);

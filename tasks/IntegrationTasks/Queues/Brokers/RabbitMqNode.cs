@@ -58,7 +58,7 @@ public sealed class RabbitMqNode : IDisposable
         if (!IsInstalled(options))
             throw new IntegrationException(ErrorCodes.BrokerUnavailable,
                 $"RabbitMQ is not installed ({options.Server} is missing). Install it with: {InstallCommand}");
-        System.IO.Directory.CreateDirectory(options.Directory);
+        Common.OwnerOnlyFiles.CreateDirectory(options.Directory); // its data and configuration: the broker's owner's alone
         await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
         var configuration = (options.Tls.Plaintext ? $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n" : "listeners.tcp = none\n")
             + "loopback_users.guest = true\n" + Listener(options);

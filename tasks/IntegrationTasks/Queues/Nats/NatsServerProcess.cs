@@ -61,7 +61,7 @@ public static class NatsServerProcess
 
     public static Task<BrokerProcess<NatsServerOptions>> StartAsync(NatsServerOptions options, Action<string>? log, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        Directory.CreateDirectory(options.StoreDirectory);
+        Common.OwnerOnlyFiles.CreateDirectory(options.StoreDirectory);
         return BrokerProcess<NatsServerOptions>.StartAsync(options, new BrokerProgram
         {
             Name = "NATS", Program = options.Program, InstallCommand = InstallCommand, Directory = options.Directory, ConfigFileName = "nats.conf",
