@@ -75,4 +75,16 @@ public sealed class BrokerAddressTests
         Assert.AreEqual("#" + Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(credentials.Password))), user[3]);
         Assert.IsFalse(closed.Any(l => l.Contains(credentials.Password, StringComparison.Ordinal)));
     }
+
+    [TestMethod]
+    public void The_brokers_memory_and_store_are_bounded_and_a_full_one_refuses_rather_than_drops()
+    {
+        var redis = RedisServerProcess.Configuration(new RedisServerOptions { Directory = "/tmp/unused", MaxMemoryBytes = 300_000_000 }).Split('\n').Select(l => l.Trim()).ToList();
+        var nats = IntegrationTasks.Queues.Nats.NatsServerProcess.Configuration(new IntegrationTasks.Queues.Nats.NatsServerOptions { Directory = "/tmp/unused", MaxStoreBytes = 400_000_000 })
+            .Split('\n').Select(l => l.Trim()).ToList();
+
+        Assert.AreEqual(("maxmemory 300000000", "maxmemory-policy noeviction", "max_file_store: 400000000"),
+            (redis.Single(l => l.StartsWith("maxmemory ", StringComparison.Ordinal)), redis.Single(l => l.StartsWith("maxmemory-policy", StringComparison.Ordinal)),
+             nats.Single(l => l.StartsWith("max_file_store", StringComparison.Ordinal))));
+    }
 }

@@ -113,3 +113,19 @@ public sealed class ZeroMqTests
         HostingTests.AssertEndedCleanly(artifacts);
     }
 }
+
+[TestClass]
+[TestCategory("Unit")]
+public sealed class ZeroMqLimitTests
+{
+    [TestMethod]
+    [DataRow(1)]
+    [DataRow(100_000)]
+    public void The_largest_request_a_server_reads_holds_its_largest_batch_of_the_largest_IDs(int maxBatchRecords)
+    {
+        using var request = new MemoryStream();
+        IntegrationTasks.Wire.RecordXml.WriteRequest(request, Enumerable.Range(int.MaxValue - maxBatchRecords + 1, maxBatchRecords));
+
+        Assert.IsLessThanOrEqualTo(IntegrationTasks.Queues.ZeroMq.ZeroMqResponder.MaxRequestBytes(maxBatchRecords), request.Length);
+    }
+}

@@ -10,6 +10,9 @@ public static class NatsDefaults
 
     public const int NatsMaxConnections = 1000;
 
+    /// <summary>The most disk JetStream's store takes (max_file_store): twice the most payload a run moves by default (MaxRunBytes).</summary>
+    public const long NatsMaxStoreBytes = 2L * 1024 * 1024 * 1024;
+
     /// <summary>The suite's own server on this machine (NatsHostName and NatsPort by default).</summary>
     internal static string LocalUrl => $"nats://127.0.0.1:{NatsPort}";
 }

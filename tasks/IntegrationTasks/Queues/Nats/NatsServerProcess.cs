@@ -18,6 +18,9 @@ public sealed record NatsServerOptions
     /// <summary>The most client connections at once; one more is refused by the server.</summary>
     public int MaxConnections { get; init; } = NatsDefaults.NatsMaxConnections;
 
+    /// <summary>The most disk JetStream's store takes; past it a publish is refused.</summary>
+    public long MaxStoreBytes { get; init; } = NatsDefaults.NatsMaxStoreBytes;
+
     /// <summary>A command the server runs through (<c>ip netns exec NAME</c> on two hosts).</summary>
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
@@ -51,6 +54,7 @@ public static class NatsServerProcess
         {{(options.Credentials is { } credentials ? $"authorization {{ users = [ {{ user: \"{credentials.UserName}\", password: \"{credentials.Password}\" }} ] }}" : "")}}
         jetstream {
           store_dir: "{{options.StoreDirectory}}"
+          max_file_store: {{options.MaxStoreBytes}}
         }
 
         """);

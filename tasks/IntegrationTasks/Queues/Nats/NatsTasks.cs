@@ -17,14 +17,15 @@ public sealed class StartNats() : StartOwnedBroker(BrokerName)
     public string Program { get; set; } = NatsServerOptions.DebianProgram;
     public int MaxPayloadBytes { get; set; } = NatsDefaults.NatsMaxPayloadBytes;
     public int MaxConnections { get; set; } = NatsDefaults.NatsMaxConnections;
+    public long MaxStoreBytes { get; set; } = NatsDefaults.NatsMaxStoreBytes;
 
     protected override int ClientPort => Port;
 
     protected override void Validate()
     {
-        if (MaxConnections < 1 || MaxPayloadBytes < 1)
+        if (MaxConnections < 1 || MaxPayloadBytes < 1 || MaxStoreBytes < 64 * 1024 * 1024)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"NatsMaxConnections and NatsMaxPayloadBytes must be at least 1 (were {MaxConnections} and {MaxPayloadBytes}).");
+                $"NatsMaxConnections and NatsMaxPayloadBytes must be at least 1 and NatsMaxStoreBytes at least 64 MiB (were {MaxConnections}, {MaxPayloadBytes} and {MaxStoreBytes}).");
     }
 
     protected override async Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
@@ -33,7 +34,7 @@ public sealed class StartNats() : StartOwnedBroker(BrokerName)
         var options = new NatsServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, MaxPayloadBytes = MaxPayloadBytes,
-            MaxConnections = MaxConnections, Credentials = Credentials, Tls = Listeners, CommandPrefix = ServerLaunch.Words(CommandPrefix),
+            MaxConnections = MaxConnections, MaxStoreBytes = MaxStoreBytes, Credentials = Credentials, Tls = Listeners, CommandPrefix = ServerLaunch.Words(CommandPrefix),
         };
         Log.LogMessage(MessageImportance.High, "Starting nats-server on {0} ({1}).", options.Url, options.Directory);
         var server = await NatsServerProcess.StartAsync(options, log, readyTimeout, cancellationToken).ConfigureAwait(false);

@@ -13,6 +13,12 @@ public static class RedisDefaults
 
     public const int RedisMaxClients = 1000;
 
+    /// <summary>
+    /// The most memory redis-server holds (maxmemory, policy noeviction: past it a write is refused, never an entry dropped): twice
+    /// the most payload a run moves by default (MaxRunBytes), so that no client can grow it until the machine runs out.
+    /// </summary>
+    public const long RedisMaxMemoryBytes = 2L * 1024 * 1024 * 1024;
+
     /// <summary>The suite's own server on this machine (RedisHostName and RedisPort by default).</summary>
     internal static string LocalEndpoint => $"127.0.0.1:{RedisPort}";
 }

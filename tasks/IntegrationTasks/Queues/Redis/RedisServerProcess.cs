@@ -17,6 +17,7 @@ public sealed record RedisServerOptions
     /// <summary><c>everysec</c> or <c>always</c> (<see cref="RedisServerProcess.AppendFsyncValues"/>).</summary>
     public string AppendFsync { get; init; } = RedisDefaults.RedisAppendFsync;
     public int MaxClients { get; init; } = RedisDefaults.RedisMaxClients;
+    public long MaxMemoryBytes { get; init; } = RedisDefaults.RedisMaxMemoryBytes;
     public IReadOnlyList<string> CommandPrefix { get; init; } = [];
 
     /// <summary>Its TLS listener's port (<see cref="Tls"/>), beside the plaintext one when that is kept too.</summary>
@@ -59,6 +60,8 @@ public static class RedisServerProcess
         appendonly yes
         appendfsync {options.AppendFsync}
         maxclients {options.MaxClients}
+        maxmemory {options.MaxMemoryBytes}
+        maxmemory-policy noeviction
         logfile ""
 
         """);

@@ -20,13 +20,15 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
     /// <summary>When the append-only file is flushed to disk: <c>everysec</c> or <c>always</c>.</summary>
     public string AppendFsync { get; set; } = RedisDefaults.RedisAppendFsync;
     public int MaxClients { get; set; } = RedisDefaults.RedisMaxClients;
+    public long MaxMemoryBytes { get; set; } = RedisDefaults.RedisMaxMemoryBytes;
 
     protected override int ClientPort => Port;
 
     protected override void Validate()
     {
-        if (MaxClients < 1)
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"RedisMaxClients must be at least 1 (was {MaxClients}).");
+        if (MaxClients < 1 || MaxMemoryBytes < 64 * 1024 * 1024)
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"RedisMaxClients must be at least 1 and RedisMaxMemoryBytes at least 64 MiB (were {MaxClients} and {MaxMemoryBytes}).");
     }
 
     protected override async Task<(ServerProcess Process, Func<CancellationToken, Task> Stop, string Endpoint)> StartBrokerAsync(Action<string> log, TimeSpan readyTimeout,
@@ -35,7 +37,7 @@ public sealed class StartRedis() : StartOwnedBroker(BrokerName)
         var options = new RedisServerOptions
         {
             Directory = Path.GetFullPath(Directory), Port = Port, BindAddress = BindAddress, Program = Program, AppendFsync = AppendFsync,
-            MaxClients = MaxClients, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
+            MaxClients = MaxClients, MaxMemoryBytes = MaxMemoryBytes, CommandPrefix = ServerLaunch.Words(CommandPrefix), Credentials = Credentials,
             Tls = Listeners, TlsPort = TlsPort,
         };
         Log.LogMessage(MessageImportance.High, "Starting redis-server on {0} (appendfsync {1}; {2}).", options.Endpoint, options.AppendFsync, options.Directory);

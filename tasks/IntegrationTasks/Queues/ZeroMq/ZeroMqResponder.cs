@@ -14,6 +14,12 @@ namespace IntegrationTasks.Queues.ZeroMq;
 /// </summary>
 public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEventLog log)
 {
+    /// <summary>Messages queued for one peer each way: four times the batches a client keeps asked for by default (MaxInFlight).</summary>
+    public const int HighWatermark = 4 * SettingDefaults.MaxInFlight;
+
+    /// <summary>The largest request of <paramref name="maxBatchRecords"/> IDs (each "&lt;id&gt;…&lt;/id&gt;", at most 20 bytes) with its XML around them.</summary>
+    public static long MaxRequestBytes(int maxBatchRecords) => 20L * maxBatchRecords + 1024;
+
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
     public int MaxBatchRecords { get; init; } = SettingDefaults.MaxBatchRecords;
 
@@ -67,7 +73,11 @@ public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEvent
         using var stop = stopping.Register(() => thread.Post(thread.CancelReceive));
         try
         {
-            router.Options.MaxMsgSize = MaxMessageBytes;
+            // What one peer can make the server hold: a request no larger than MaxBatchRecords IDs can be (a bigger one drops the
+            // peer), and a bounded queue each way (ZeroMQ's default is 1,000 messages a peer).
+            router.Options.MaxMsgSize = Math.Min(MaxMessageBytes, MaxRequestBytes(MaxBatchRecords));
+            router.Options.ReceiveHighWatermark = HighWatermark;
+            router.Options.SendHighWatermark = HighWatermark;
             router.Bind(endpoint);
         }
         catch (Exception e)
