@@ -19,10 +19,10 @@ public sealed class ZeroMqTests
         public CapturingLog Log { get; } = new();
         public string Endpoint { get; } = $"tcp://127.0.0.1:{TestPorts.Free()}";
 
-        public static async Task<RunningServer> StartAsync(Database database, int maxBatchRecords = SettingDefaults.MaxBatchRecords)
+        public static async Task<RunningServer> StartAsync(Database database, int maxBatchRecords = SettingDefaults.MaxBatchRecords, NetMQCertificate? curve = null)
         {
             var running = new RunningServer();
-            var serve = await new ZeroMqResponder(new RecordSource(database, ServerWork.PerRecord), running.Endpoint, running.Log) { MaxBatchRecords = maxBatchRecords }
+            var serve = await new ZeroMqResponder(new RecordSource(database, ServerWork.PerRecord), running.Endpoint, running.Log) { MaxBatchRecords = maxBatchRecords, Curve = curve }
                 .StartAsync(CancellationToken.None);
             running._serving = serve(running._stop.Token);
             return running;
@@ -110,6 +110,59 @@ public sealed class ZeroMqTests
         CollectionAssert.AreEquivalent(new[] { "ZeroMqRequest", "ZeroMqDealer" }, runs.Select(r => r.Transport).ToArray());
         foreach (var run in runs)
             Assert.IsTrue(run is { FaultInjected: true, Completed: true, Reconnects: >= 1, RowsMatched: 5000, RowsDuplicated: 0 }, run.ToString());
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
+    [DataRow(false)]
+    [DataRow(true)]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task Over_CurveZMQ_both_clients_move_every_row_and_the_servers_secret_key_is_its_owners_alone(bool pipelined)
+    {
+        using var folder = new TempDirectory("it-curve-");
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 2000);
+        await using var server = await RunningServer.StartAsync(databases.Server, curve: ZeroMqCurve.ServerCertificate(folder));
+        var engine = new FakeBuildEngine();
+        var client = Client(pipelined, server.Endpoint, databases, engine);
+        client.Tls = true;
+        client.TlsFolder = folder;
+        await client.AssertMovesEveryRowAsync(engine, databases, 2000);
+        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(Path.Combine(folder, ZeroMqCurve.SecretKeyFile)));
+    }
+
+    [TestMethod]
+    public async Task A_plaintext_client_at_a_Curve_server_is_never_answered_and_fails_coded()
+    {
+        using var folder = new TempDirectory("it-curve-");
+        await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 200);
+        await using var server = await RunningServer.StartAsync(databases.Server, curve: ZeroMqCurve.ServerCertificate(folder));
+        var engine = new FakeBuildEngine();
+        var client = Client(pipelined: true, server.Endpoint, databases, engine, totalBatches: 2, batchSize: 100);
+        client.MaxReconnects = 1;
+        Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
+        // NetMQ reports no failed handshake, only the connection it drops: a lost connection, given up after its reconnects.
+        Assert.AreEqual((0L, ErrorCodes.ConnectionLost), (client.Records, engine.Errors.First().Code), engine.Log);
+    }
+
+    [TestMethod]
+    [Timeout(400_000, CooperativeCancellation = true)] // two small RunAlls
+    public void RunAll_measures_what_Curve_costs_beside_plaintext_and_leaves_ZeroMQ_out_of_mutual_TLS()
+    {
+        using var artifacts = new TempDirectory("it-curve-runall-");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=ZeroMqDealer+PipelinedCopy", "-p:Tls=false+true",
+            "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        var runs = IntegrationTasks.Transfer.MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
+        Assert.AreEqual((2, 2), (runs.Count(r => r is { Transport: "ZeroMqDealer", Verified: true } && !r.Key.Tls), runs.Count(r => r is { Transport: "ZeroMqDealer", Verified: true } && r.Key.Tls)),
+            string.Join("\n", runs));
+        var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
+        Assert.IsTrue(results.HasRow("ZeroMqDealer") && results.HasRow("ZeroMqDealer (TLS)"), output);
+
+        using var mutual = new TempDirectory("it-curve-mutual-");
+        (exitCode, output) = HostingTests.RunBuild("RunAll", mutual, "-p:Transports=ZeroMqDealer+PipelinedCopy", "-p:Tls=true", "-p:ClientCertificates=true",
+            "-p:RecordCounts=2000", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=false");
+        Assert.AreEqual(0, exitCode, output);
+        Assert.AreEqual("Run it with ClientCertificates=false", ResultsJson.Load(Path.Combine(mutual, "results")).NotRun.Single(n => n.Transport == "ZeroMqDealer").Fix);
         HostingTests.AssertEndedCleanly(artifacts);
     }
 }

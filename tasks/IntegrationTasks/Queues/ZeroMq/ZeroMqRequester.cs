@@ -21,6 +21,9 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
     public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
 
+    /// <summary>CurveZMQ: the server's public key it must prove (<see cref="ZeroMqCurve"/>); null: plaintext.</summary>
+    public byte[]? CurveServerKey { get; init; }
+
     /// <summary>How long a request waits for its reply (batches are answered in milliseconds; 16 clients of 1 MiB rows wait seconds).</summary>
     public TimeSpan ReplyTimeout { get; init; } = TimeSpan.FromSeconds(15);
 
@@ -60,6 +63,11 @@ public sealed class ZeroMqRequester(string endpoint, bool pipelined)
         Action connected, ChannelWriter<(int Batch, NetMQFrame Body)> replies, Action<long, long> counted, CancellationToken cancellationToken)
     {
         socket.Options.MaxMsgSize = MaxMessageBytes;
+        if (CurveServerKey is { } serverKey)
+        {
+            socket.Options.CurveServerKey = serverKey;
+            socket.Options.CurveCertificate = new NetMQCertificate(); // the client's own, for this socket: NetMQ checks no client's key
+        }
         var thread = new SocketThreadContext(SynchronizationContext.Current!);
         var everConnected = false;
         var lost = false;

@@ -23,6 +23,9 @@ public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEvent
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
     public int MaxBatchRecords { get; init; } = SettingDefaults.MaxBatchRecords;
 
+    /// <summary>CurveZMQ with this key pair (<see cref="ZeroMqCurve"/>); null: plaintext.</summary>
+    public NetMQCertificate? Curve { get; init; }
+
     private long _answered;
     private long _refused;
 
@@ -78,6 +81,11 @@ public sealed class ZeroMqResponder(RecordSource source, string endpoint, IEvent
             router.Options.MaxMsgSize = Math.Min(MaxMessageBytes, MaxRequestBytes(MaxBatchRecords));
             router.Options.ReceiveHighWatermark = HighWatermark;
             router.Options.SendHighWatermark = HighWatermark;
+            if (Curve is { } curve)
+            {
+                router.Options.CurveServer = true;
+                router.Options.CurveCertificate = curve;
+            }
             router.Bind(endpoint);
         }
         catch (Exception e)
