@@ -149,6 +149,15 @@ public sealed class NetworkTests
         }, null, TimeSpan.FromSeconds(120), CancellationToken.None);
         try
         {
+            // A scan of the server's host: beyond loopback nothing listens but the three brokers' client ports (not the Erlang
+            // distribution port, epmd, or a monitoring port), and each of those refuses a client without credentials below.
+            var (scanExit, listening, scanError) = await Task.Run(() => RepositoryPaths.Run("ip", [.. onServerHost.Skip(1), "ss", "-ltnH"]));
+            Assert.AreEqual(0, scanExit, scanError);
+            var beyondLoopback = listening.Split('\n', StringSplitOptions.RemoveEmptyEntries)
+                .Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3])
+                .Where(local => !local.StartsWith("127.", StringComparison.Ordinal) && !local.StartsWith("[::1]", StringComparison.Ordinal))
+                .Select(local => int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture)).Order().ToArray();
+            CollectionAssert.AreEqual(new[] { redisPort, natsPort, amqpPort }.Order().ToArray(), beyondLoopback, listening);
             // From the client's host, without credentials (RabbitMQ's client then tries guest): each refused with IT3010, nothing moved.
             foreach (var (transport, address) in new[]
                      {
