@@ -67,13 +67,35 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
-    public void RunAll_on_two_hosts_moves_every_row_across_the_link_and_leaves_nothing_as_root()
+    public async Task RunAll_on_two_hosts_moves_every_row_across_the_link_and_leaves_nothing_as_root()
     {
         using var artifacts = new TempDirectory("it-twohosts-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014",
+        var arguments = TestBuild.Arguments("RunAll", artifacts, "-v:n", "-p:Hosts=Two", "-p:Network=Lan2014",
             "-p:Transports=TcpClient2+HttpRequest+GrpcClient+RestJson+WebSocketClient+RabbitMQDurable+NatsJetStream+RedisStreams+FileTransferRequest", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
+        // While it runs, a scan of every server host: each port listening beyond loopback is one whose server takes only clients with
+        // credentials — the web host's (its token) and the brokers' client ports (their user) — and nothing else.
+        string[] credentialed = ["HttpPort", "GrpcPort", "RestPort", "WebSocketPort", "RabbitMQPort", "NatsPort", "RedisPort"];
+        var allowed = arguments.Where(a => credentialed.Any(p => a.StartsWith($"-p:{p}=", StringComparison.Ordinal)))
+            .ToDictionary(a => int.Parse(a[(a.IndexOf('=') + 1)..], System.Globalization.CultureInfo.InvariantCulture), a => a[3..a.IndexOf('=')]);
+        var found = new System.Collections.Concurrent.ConcurrentDictionary<int, byte>();
+        using var finished = new CancellationTokenSource();
+        var scanning = Task.Run(async () =>
+        {
+            while (!finished.IsCancellationRequested)
+            {
+                foreach (var port in await ListeningBeyondLoopbackAsync())
+                    found.TryAdd(port, 0);
+                await Task.Delay(200);
+            }
+        });
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("dotnet", arguments));
+        await finished.CancelAsync();
+        await scanning;
+        var output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
+        Assert.IsNotEmpty(found.Keys, "the scan saw the servers listen");
+        Assert.IsEmpty(found.Keys.Where(p => !allowed.ContainsKey(p)).ToList(), string.Join(", ", found.Keys.Order()) + " — allowed: " + string.Join(", ", allowed));
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(8, runs, output);
         Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
@@ -151,13 +173,7 @@ public sealed class NetworkTests
         {
             // A scan of the server's host: beyond loopback nothing listens but the three brokers' client ports (not the Erlang
             // distribution port, epmd, or a monitoring port), and each of those refuses a client without credentials below.
-            var (scanExit, listening, scanError) = await Task.Run(() => RepositoryPaths.Run("ip", [.. onServerHost.Skip(1), "ss", "-ltnH"]));
-            Assert.AreEqual(0, scanExit, scanError);
-            var beyondLoopback = listening.Split('\n', StringSplitOptions.RemoveEmptyEntries)
-                .Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3])
-                .Where(local => !local.StartsWith("127.", StringComparison.Ordinal) && !local.StartsWith("[::1]", StringComparison.Ordinal))
-                .Select(local => int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture)).Order().ToArray();
-            CollectionAssert.AreEqual(new[] { redisPort, natsPort, amqpPort }.Order().ToArray(), beyondLoopback, listening);
+            CollectionAssert.AreEqual(new[] { redisPort, natsPort, amqpPort }.Order().ToArray(), (await ListeningBeyondLoopbackAsync(hosts.ServerNamespace)).Order().ToArray());
             // From the client's host, without credentials (RabbitMQ's client then tries guest): each refused with IT3010, nothing moved.
             foreach (var (transport, address) in new[]
                      {
@@ -178,6 +194,27 @@ public sealed class NetworkTests
         {
             await Task.WhenAll(redis.StopAsync(CancellationToken.None), nats.StopAsync(CancellationToken.None), rabbitmq.StopAsync(CancellationToken.None));
         }
+    }
+
+    /// <summary>
+    /// The TCP ports listening beyond loopback in a server host's namespace, or in every one there is now (one of each two-host build).
+    /// </summary>
+    private static async Task<IReadOnlyList<int>> ListeningBeyondLoopbackAsync(string? serverNamespace = null)
+    {
+        var (_, namespaces, _) = await Task.Run(() => RepositoryPaths.Run("ip", ["netns", "list"]));
+        var ports = new List<int>();
+        foreach (var name in namespaces.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split(' ')[0])
+                     .Where(n => serverNamespace is null ? n.StartsWith("it-srv-", StringComparison.Ordinal) : n == serverNamespace))
+        {
+            var (exitCode, listening, _) = await Task.Run(() => RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnH"]));
+            if (exitCode != 0)
+                continue; // gone meanwhile
+            ports.AddRange(listening.Split('\n', StringSplitOptions.RemoveEmptyEntries)
+                .Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3])
+                .Where(local => !local.StartsWith("127.", StringComparison.Ordinal) && !local.StartsWith("[::1]", StringComparison.Ordinal))
+                .Select(local => int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture)));
+        }
+        return ports;
     }
 
     /// <summary>The distinct codes of a build's error lines.</summary>
