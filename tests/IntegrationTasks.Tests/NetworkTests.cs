@@ -129,6 +129,39 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
+    public async Task RunAll_bound_to_every_address_leaves_only_credentialed_ports_beyond_loopback()
+    {
+        using var artifacts = new TempDirectory("it-any-address-");
+        var arguments = TestBuild.Arguments("RunAll", artifacts, "-v:n", "-p:BindAddress=0.0.0.0", "-p:Transports=TcpClient2+RestJson+NatsJetStream+ZeroMqDealer+PipelinedCopy",
+            "-p:RecordCounts=2000", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=false");
+        string[] credentialed = ["RestPort", "NatsPort"];
+        var ours = arguments.Where(a => a.StartsWith("-p:", StringComparison.Ordinal) && TestBuild.PortProperties.Contains(a[3..a.IndexOf('=')]))
+            .ToDictionary(a => int.Parse(a[(a.IndexOf('=') + 1)..], System.Globalization.CultureInfo.InvariantCulture), a => a[3..a.IndexOf('=')]);
+        var found = new System.Collections.Concurrent.ConcurrentDictionary<int, byte>();
+        using var finished = new CancellationTokenSource();
+        var scanning = Task.Run(async () =>
+        {
+            while (!finished.IsCancellationRequested)
+            {
+                foreach (var port in (await ListeningBeyondLoopbackAsync("")).Where(ours.ContainsKey))
+                    found.TryAdd(port, 0);
+                await Task.Delay(200);
+            }
+        });
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("dotnet", arguments));
+        await finished.CancelAsync();
+        await scanning;
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        // The web host listened on every address (with its token); the broker stays on its own address (NatsHostName, loopback).
+        var listened = found.Keys.Select(p => ours[p]).Distinct().ToArray();
+        CollectionAssert.Contains(listened, "RestPort", stdout);
+        CollectionAssert.IsSubsetOf(listened, credentialed, stdout);
+        var notRun = ResultsJson.Load(Path.Combine(artifacts, "results")).NotRun;
+        CollectionAssert.IsSubsetOf(new[] { "TcpClient2", "ZeroMqDealer" }, notRun.Select(n => n.Transport).ToArray());
+        HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    [TestMethod]
     public void RunAll_on_two_hosts_over_TLS_verifies_every_row_through_the_relay_as_root()
     {
         using var artifacts = new TempDirectory("it-twohosts-tls-");
@@ -197,16 +230,19 @@ public sealed class NetworkTests
     }
 
     /// <summary>
-    /// The TCP ports listening beyond loopback in a server host's namespace, or in every one there is now (one of each two-host build).
+    /// The TCP ports listening beyond loopback in a server host's namespace, in this machine's own (""), or in every server host's
+    /// there is now (one of each two-host build).
     /// </summary>
     private static async Task<IReadOnlyList<int>> ListeningBeyondLoopbackAsync(string? serverNamespace = null)
     {
         var (_, namespaces, _) = await Task.Run(() => RepositoryPaths.Run("ip", ["netns", "list"]));
         var ports = new List<int>();
-        foreach (var name in namespaces.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split(' ')[0])
-                     .Where(n => serverNamespace is null ? n.StartsWith("it-srv-", StringComparison.Ordinal) : n == serverNamespace))
+        // "": this machine's own namespace, where a one-host run with BindAddress=0.0.0.0 listens.
+        IEnumerable<string> names = serverNamespace == "" ? [""] : namespaces.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split(' ')[0])
+            .Where(n => serverNamespace is null ? n.StartsWith("it-srv-", StringComparison.Ordinal) : n == serverNamespace);
+        foreach (var name in names)
         {
-            var (exitCode, listening, _) = await Task.Run(() => RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnH"]));
+            var (exitCode, listening, _) = await Task.Run(() => name.Length == 0 ? RepositoryPaths.Run("ss", ["-ltnH"]) : RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnH"]));
             if (exitCode != 0)
                 continue; // gone meanwhile
             ports.AddRange(listening.Split('\n', StringSplitOptions.RemoveEmptyEntries)
