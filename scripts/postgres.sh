@@ -4,7 +4,7 @@
 #   scripts/postgres.sh stop    stops it (fast shutdown)
 #   scripts/postgres.sh status  exits 0 (and prints the connection string) if the cluster runs, 3 if not
 #   scripts/postgres.sh env     prints the connection string only
-#   scripts/postgres.sh dir     prints the cluster's data directory
+#   scripts/postgres.sh dir     prints the cluster's folder (IT_PG_DIR: its data, password and log)
 # Settings: IT_PG_DIR (data directory, default /tmp/integrationtasks-pg), IT_PG_PORT (default 55432),
 #           IT_PG_MAX_CONNECTIONS (default 200; a Load at 64 clients with PipelinedCopy beside needs about 400).
 # Its superuser signs in with SCRAM and a password generated when the cluster is made, kept in the owner-only data directory:
@@ -79,7 +79,7 @@ case "${1:-start}" in
     connection
     ;;
   dir)
-    echo "$data"
+    echo "$dir"
     ;;
   *)
     echo "usage: $0 start|stop|status|env|dir" >&2

@@ -3,7 +3,7 @@ using IntegrationTasks.Queues.Redis;
 
 namespace IntegrationTasks.Tests;
 
-/// <summary>A NATS or Redis client over its server's connection limit is refused with IT3008 (as RabbitMQ's is), not a connection error.</summary>
+/// <summary>A NATS or Redis client over its server's connection or memory limit is refused with IT3008 (as RabbitMQ's is), not a connection error.</summary>
 [TestClass]
 [TestCategory("EndToEnd")]
 public sealed class BrokerLimitTests
@@ -44,6 +44,50 @@ public sealed class BrokerLimitTests
             var client = new RedisStreams { RedisEndpoint = broker.Options.Endpoint }.For(databases, engine, totalBatches: 2, batchSize: 100);
             Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
             CollectionAssert.AreEqual(new[] { ErrorCodes.ServerBusy }, engine.Errors.Select(e => e.Code).ToArray(), engine.Log);
+        }
+        finally
+        {
+            await broker.StopAsync(CancellationToken.None);
+        }
+    }
+
+    [TestMethod]
+    public async Task Redis_at_its_memory_limit_refuses_a_client_with_IT3008_and_drops_nothing_it_holds()
+    {
+        using var folder = new TempDirectory("it-redis-memory-");
+        using var broker = TestRedis.Start(folder, maxMemoryBytes: 64L * 1024 * 1024);
+        try
+        {
+            await using var databases = await TransferChecks.WithRecordsAsync("Sqlite", 200);
+            await using var server = await RunningRedisServer.StartAsync(databases.Server, broker.Options.Endpoint);
+            // Someone else's stream fills Redis to its maxmemory (large entries, then small ones to the last byte): every write after
+            // is refused, nothing evicted. The filler stays connected, so that nothing it holds is freed meanwhile.
+            using var filler = await RedisConnections.ConnectAsync(broker.Options.Endpoint, "filler", null, CancellationToken.None);
+            var db = filler.GetDatabase();
+            foreach (var size in new[] { 1024 * 1024, 4096 })
+            {
+                var chunk = new byte[size];
+                var refused = false;
+                for (var i = 0; i < 100_000 && !refused; i++)
+                {
+                    try
+                    {
+                        await db.StreamAddAsync("filler", "chunk", chunk);
+                    }
+                    catch (StackExchange.Redis.RedisServerException e) when (RedisConnections.IsFull(e))
+                    {
+                        refused = true;
+                    }
+                }
+                Assert.IsTrue(refused, $"Redis refused a write of {size} bytes at its maxmemory");
+            }
+            var held = await db.StreamLengthAsync("filler");
+            Assert.IsGreaterThan(0L, held);
+            var engine = new FakeBuildEngine();
+            var client = new RedisStreams { RedisEndpoint = broker.Options.Endpoint }.For(databases, engine, totalBatches: 2, batchSize: 100);
+            Assert.IsFalse(await Task.Run(client.Execute), engine.Log);
+            Assert.AreEqual((ErrorCodes.ServerBusy, 0L), (engine.Errors.First().Code, client.Records), engine.Log);
+            Assert.AreEqual(held, await db.StreamLengthAsync("filler"), "nothing evicted");
         }
         finally
         {

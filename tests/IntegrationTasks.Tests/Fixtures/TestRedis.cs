@@ -16,10 +16,10 @@ internal static class TestRedis
 
     /// <summary>A server of the test's own (one it may stop and start again), on a free port.</summary>
     public static BrokerProcess<RedisServerOptions> Start(string directory, int? port = null, string appendFsync = RedisDefaults.RedisAppendFsync,
-        int maxClients = RedisDefaults.RedisMaxClients) =>
+        int maxClients = RedisDefaults.RedisMaxClients, long maxMemoryBytes = RedisDefaults.RedisMaxMemoryBytes) =>
         RedisServerProcess.StartAsync(new RedisServerOptions
             {
-                Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync, MaxClients = maxClients,
+                Directory = directory, Port = port ?? TestPorts.Free(), AppendFsync = appendFsync, MaxClients = maxClients, MaxMemoryBytes = maxMemoryBytes,
             }, log: null,
             TimeSpan.FromSeconds(60), CancellationToken.None).GetAwaiter().GetResult();
 

@@ -111,6 +111,13 @@ internal static class RedisConnections
     public static bool IsOutage(Exception e) =>
         e is RedisConnectionException or RedisTimeoutException || (e is RedisServerException && e.Message.StartsWith("LOADING", StringComparison.Ordinal));
 
+    /// <summary>Redis refusing a write at its maxmemory (RedisMaxMemoryBytes, noeviction): nothing was dropped, nothing more is taken.</summary>
+    public static bool IsFull(Exception e) => e is RedisServerException && e.Message.StartsWith("OOM", StringComparison.Ordinal);
+
+    /// <summary>A write Redis refused at its maxmemory, as the suite's coded error (IT3008).</summary>
+    public static IntegrationException Full(string endpoint, Exception e) =>
+        new(ErrorCodes.ServerBusy, $"Redis at {endpoint} is at its memory limit (maxmemory, RedisMaxMemoryBytes) and refuses writes: {e.Message}", e);
+
     /// <summary>
     /// Runs <paramref name="work"/> until it ends or a connection breaks, whichever is first: a break cancels the work and fails with
     /// IT3006 (the resume loop then asks again, on new connections, for what is not committed).
@@ -131,6 +138,10 @@ internal static class RedisConnections
         {
             // A break, or Redis still loading its file after a restart: the resume loop asks again on new connections.
             throw new IntegrationException(ErrorCodes.ConnectionLost, $"The connection to Redis at {endpoint} failed: {e.Message}", e);
+        }
+        catch (Exception e) when (IsFull(e))
+        {
+            throw Full(endpoint, e);
         }
         finally
         {

@@ -93,6 +93,12 @@ public sealed class RedisStreamResponder(RecordSource source, string endpoint, I
                 log.Warning(ErrorCodes.BrokerUnavailable, $"Redis at {endpoint}: {e.Message}; trying again.");
                 await PauseAsync(stopping).ConfigureAwait(false);
             }
+            catch (Exception e) when (RedisConnections.IsFull(e))
+            {
+                // Redis at its memory limit: the entries in hand stay pending; the server goes on once it takes writes again.
+                log.Warning(ErrorCodes.ServerBusy, RedisConnections.Full(endpoint, e).Message);
+                await PauseAsync(stopping).ConfigureAwait(false);
+            }
             catch (Exception e) when (e is not OperationCanceledException)
             {
                 // Whatever it was, the entries in hand stay pending (claimed again later) and the server goes on for the others.
