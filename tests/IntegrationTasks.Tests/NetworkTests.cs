@@ -95,7 +95,9 @@ public sealed class NetworkTests
         var output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
         Assert.IsNotEmpty(found.Keys, "the scan saw the servers listen");
-        Assert.IsEmpty(found.Keys.Where(p => !allowed.ContainsKey(p)).ToList(), string.Join(", ", found.Keys.Order()) + " — allowed: " + string.Join(", ", allowed));
+        Assert.IsEmpty(found.Keys.Where(p => !allowed.ContainsKey(p)).ToList(),
+            string.Join("\n", found.Keys.Where(p => !allowed.ContainsKey(p)).Select(p => Listeners.GetValueOrDefault(p, p.ToString(System.Globalization.CultureInfo.InvariantCulture))))
+            + "\nallowed: " + string.Join(", ", allowed));
         var runs = File.ReadAllLines(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(8, runs, output);
         Assert.IsTrue(runs.All(r => r.Contains("\"verified\":true")));
@@ -242,16 +244,24 @@ public sealed class NetworkTests
             .Where(n => serverNamespace is null ? n.StartsWith("it-srv-", StringComparison.Ordinal) : n == serverNamespace);
         foreach (var name in names)
         {
-            var (exitCode, listening, _) = await Task.Run(() => name.Length == 0 ? RepositoryPaths.Run("ss", ["-ltnH"]) : RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnH"]));
+            var (exitCode, listening, _) = await Task.Run(() => name.Length == 0 ? RepositoryPaths.Run("ss", ["-ltnHp"]) : RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnHp"]));
             if (exitCode != 0)
                 continue; // gone meanwhile
-            ports.AddRange(listening.Split('\n', StringSplitOptions.RemoveEmptyEntries)
-                .Select(line => line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3])
-                .Where(local => !local.StartsWith("127.", StringComparison.Ordinal) && !local.StartsWith("[::1]", StringComparison.Ordinal))
-                .Select(local => int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture)));
+            foreach (var line in listening.Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            {
+                var local = line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3];
+                if (local.StartsWith("127.", StringComparison.Ordinal) || local.StartsWith("[::1]", StringComparison.Ordinal))
+                    continue;
+                var port = int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
+                ports.Add(port);
+                Listeners[port] = line.Trim(); // which process, for a failure's message
+            }
         }
         return ports;
     }
+
+    /// <summary>The last line the scans saw for each port (its process), to name what listened where it should not.</summary>
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<int, string> Listeners = new();
 
     /// <summary>The distinct codes of a build's error lines.</summary>
     private static string[] ErrorLines(string output) =>

@@ -136,6 +136,8 @@ public sealed class RabbitMqNode : IDisposable
         ["RABBITMQ_ENABLED_PLUGINS_FILE"] = Path.Combine(options.Directory, "enabled_plugins"),
         ["RABBITMQ_CONFIG_FILE"] = Path.Combine(options.Directory, "rabbitmq"),
         ["RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"] = "-kernel inet_dist_use_interface {127,0,0,1}",
+        // rabbitmqctl boots an Erlang node of its own, whose distribution listener would take any address on a random port.
+        ["RABBITMQ_CTL_ERL_ARGS"] = "-kernel inet_dist_use_interface {127,0,0,1}",
         ["ERL_EPMD_ADDRESS"] = "127.0.0.1",
         ["ERL_EPMD_PORT"] = options.EpmdPort.ToString(CultureInfo.InvariantCulture),
     };

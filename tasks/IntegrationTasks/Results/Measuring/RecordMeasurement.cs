@@ -72,10 +72,26 @@ public sealed class RecordMeasurement : IntegrationTask
     private double? ServerCpuSinceLastRepetition(RunState state) =>
         ProcessMemory.CpuSecondsOfTree(ServerProcessId) is { } total ? state.ServerCpuSinceLastReading(ServerName, ServerProcessId, total) : null;
 
-    /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
-    private (long? Allocated, long? WorkItems, ServerStatsSnapshot? Now) ServerReport(RunState state)
+    /// <summary>
+    /// The server's stats as written after the run ended: it writes them every 100 ms while it has news, so a short run can end
+    /// between two writes, and a reading taken at once would not hold the run (its totals then read 0). A reading written since
+    /// this task began is waited for, a few samples at most (a server that has stopped writes no other).
+    /// </summary>
+    private static async Task<ServerStatsSnapshot?> FreshServerStatsAsync(string path, CancellationToken cancellationToken)
     {
-        if (string.IsNullOrEmpty(ServerStatsFile) || ServerStatsWriter.Read(ServerStatsFile) is not { } now)
+        var asked = DateTime.UtcNow;
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (File.Exists(path) && File.GetLastWriteTimeUtc(path) < asked && waited.Elapsed < StatsFreshnessWait)
+            await Task.Delay(20, cancellationToken).ConfigureAwait(false);
+        return ServerStatsWriter.Read(path);
+    }
+
+    private static readonly TimeSpan StatsFreshnessWait = TimeSpan.FromMilliseconds(350);
+
+    /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
+    private async Task<(long? Allocated, long? WorkItems, ServerStatsSnapshot? Now)> ServerReportAsync(RunState state, CancellationToken cancellationToken)
+    {
+        if (string.IsNullOrEmpty(ServerStatsFile) || await FreshServerStatsAsync(ServerStatsFile, cancellationToken).ConfigureAwait(false) is not { } now)
             return (null, null, null);
         var previous = state.SwapServerStats(ServerName, now);
         // The maxima (threads, queue, connections, requests waiting) are the server's since it started (a server cannot be asked to
@@ -111,7 +127,7 @@ public sealed class RecordMeasurement : IntegrationTask
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
             serverCpu = ServerCpuSinceLastRepetition(state);
         }
-        var (serverAllocated, serverItems, server) = ServerReport(state);
+        var (serverAllocated, serverItems, server) = await ServerReportAsync(state, cancellationToken).ConfigureAwait(false);
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
         {
