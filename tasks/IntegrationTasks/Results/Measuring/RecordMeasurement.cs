@@ -73,15 +73,15 @@ public sealed class RecordMeasurement : IntegrationTask
         ProcessMemory.CpuSecondsOfTree(ServerProcessId) is { } total ? state.ServerCpuSinceLastReading(ServerName, ServerProcessId, total) : null;
 
     /// <summary>
-    /// The server's stats as written after the run ended: it writes them every 100 ms while it has news, so a short run can end
-    /// between two writes, and a reading taken at once would not hold the run (its totals then read 0). A reading written since
-    /// this task began is waited for, a few samples at most (a server that has stopped writes no other).
+    /// The server's stats as written after the run: it writes them every 100 ms while it has news, so a run shorter than that can
+    /// fall between two writes, and the reading would still be the previous run's (its totals then read 0). Only then is a
+    /// reading written since this task began waited for, a few samples at most (a server that has stopped writes no other).
     /// </summary>
-    private static async Task<ServerStatsSnapshot?> FreshServerStatsAsync(string path, CancellationToken cancellationToken)
+    private static async Task<ServerStatsSnapshot?> FreshServerStatsAsync(string path, ServerStatsSnapshot? previous, CancellationToken cancellationToken)
     {
         var asked = DateTime.UtcNow;
         var waited = System.Diagnostics.Stopwatch.StartNew();
-        while (File.Exists(path) && File.GetLastWriteTimeUtc(path) < asked && waited.Elapsed < StatsFreshnessWait)
+        while (previous is not null && ServerStatsWriter.Read(path) == previous && File.GetLastWriteTimeUtc(path) < asked && waited.Elapsed < StatsFreshnessWait)
             await Task.Delay(20, cancellationToken).ConfigureAwait(false);
         return ServerStatsWriter.Read(path);
     }
@@ -91,7 +91,8 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The server's own report since the previous repetition (the same server process only).</summary>
     private async Task<(long? Allocated, long? WorkItems, ServerStatsSnapshot? Now)> ServerReportAsync(RunState state, CancellationToken cancellationToken)
     {
-        if (string.IsNullOrEmpty(ServerStatsFile) || await FreshServerStatsAsync(ServerStatsFile, cancellationToken).ConfigureAwait(false) is not { } now)
+        if (string.IsNullOrEmpty(ServerStatsFile)
+            || await FreshServerStatsAsync(ServerStatsFile, state.LastServerStats(ServerName), cancellationToken).ConfigureAwait(false) is not { } now)
             return (null, null, null);
         var previous = state.SwapServerStats(ServerName, now);
         // The maxima (threads, queue, connections, requests waiting) are the server's since it started (a server cannot be asked to

@@ -158,6 +158,13 @@ public sealed class RunState
         }
     }
 
+    /// <summary>The server's counters as last read (null before its first reading), without replacing them.</summary>
+    public ServerStatsSnapshot? LastServerStats(string server)
+    {
+        lock (_gate)
+            return _serverStats.GetValueOrDefault(server);
+    }
+
     /// <summary>The server's previous counters (null at its first reading); <paramref name="now"/> is kept for the next.</summary>
     public ServerStatsSnapshot? SwapServerStats(string server, ServerStatsSnapshot now)
     {
