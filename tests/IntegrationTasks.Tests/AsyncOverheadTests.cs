@@ -1,5 +1,4 @@
 using IntegrationTasks.AsyncOverhead;
-using IntegrationTasks.Labs;
 
 namespace IntegrationTasks.Tests;
 

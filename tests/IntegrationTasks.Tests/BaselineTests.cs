@@ -1,6 +1,4 @@
-using System.Diagnostics;
 using IntegrationTasks.Baseline;
-using IntegrationTasks.Hosting;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,6 +1,3 @@
-using IntegrationTasks.Queues.Nats;
-using IntegrationTasks.Queues.Redis;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Where a NATS or Redis transport connects, as given by hand (NatsUrl, RedisEndpoint): a malformed one is refused with its code.</summary>

@@ -1,7 +1,3 @@
-using IntegrationTasks.Queues;
-using IntegrationTasks.Queues.Nats;
-using IntegrationTasks.Queues.Redis;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>

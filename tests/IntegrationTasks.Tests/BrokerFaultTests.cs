@@ -1,5 +1,3 @@
-using System.Text.RegularExpressions;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The relay's faults under RunAll for the brokers after RabbitMQ (whose own are in QueueTests): NATS core, JetStream, Redis Streams.</summary>

@@ -1,6 +1,3 @@
-using IntegrationTasks.Queues.Nats;
-using IntegrationTasks.Queues.Redis;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A NATS or Redis client over its server's connection or memory limit is refused with IT3008 (as RabbitMQ's is), not a connection error.</summary>

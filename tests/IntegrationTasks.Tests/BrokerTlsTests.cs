@@ -1,7 +1,3 @@
-using IntegrationTasks.Queues;
-using IntegrationTasks.Queues.Nats;
-using IntegrationTasks.Queues.Redis;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The brokers over TLS (AMQPS, NATS's and Redis's TLS listeners): certificates from the suite's authority only.</summary>

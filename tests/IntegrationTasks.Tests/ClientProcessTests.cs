@@ -1,4 +1,3 @@
-using IntegrationTasks.Hosting;
 using Microsoft.Build.Framework;
 
 namespace IntegrationTasks.Tests;

@@ -1,4 +1,3 @@
-using IntegrationTasks.Hosting;
 using Microsoft.Build.Utilities;
 
 namespace IntegrationTasks.Tests;

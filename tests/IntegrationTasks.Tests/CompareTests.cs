@@ -1,4 +1,3 @@
-using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,8 +1,3 @@
-using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
-using IntegrationTasks.Network;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The delay relay on loopback: latency added as asked, bytes in order, faults injected once.</summary>

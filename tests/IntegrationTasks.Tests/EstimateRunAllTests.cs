@@ -1,5 +1,3 @@
-using IntegrationTasks.Planning;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -14,7 +14,7 @@ public sealed class EveryTransportRunAllTests
         int soapPort = TestPorts.Free(), netTcpPort = TestPorts.Free(), restPort = TestPorts.Free(), webSocketPort = TestPorts.Free();
         var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts,
             $"-p:Port={port}", $"-p:HttpPort={httpPort}", $"-p:SoapPort={soapPort}",
-            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+3000", "-p:Repetitions=1", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:Warmup=false",
+            $"-p:NetTcpPort={netTcpPort}", $"-p:RestPort={restPort}", $"-p:WebSocketPort={webSocketPort}", "-p:RecordCounts=1000+2000", "-p:Repetitions=1", "-p:BatchSize=500", "-p:SmallRequestsMaxRecords=1000", "-p:Warmup=false",
             // A second pass with a text payload (what XML and JSON escape), capped by MaxRunBytes to one count of 1,000 records.
             "-p:PayloadBytes=0+2048", "-p:PayloadKind=Text", "-p:MaxRunBytes=2048000");
         Assert.AreEqual(0, exitCode, output);
@@ -22,15 +22,15 @@ public sealed class EveryTransportRunAllTests
         var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
         foreach (var transport in HostingTests.AllTransports)
             Assert.IsTrue(results.HasRow(transport), transport);
-        var heading = MarkdownTable.Line(markdown, "## 3,000 records, ");
+        var heading = MarkdownTable.Line(markdown, "## 2,000 records, ");
         StringAssert.Contains(heading, "server reads: SELECT per ID (PerRecord)");
         StringAssert.Contains(heading, "except FileTransferRequest: range query per batch");
         StringAssert.Contains(heading, "(one run, verified row by row)"); // statistics over repetitions: RepetitionOrderTests
         Assert.IsTrue(results.NotRun.Any(n => n.Transport == "MSMQ"));
         // One call per record: above SmallRequestsMaxRecords the report lists them as not run, with the property that raises the cap.
         var notRun = results.NotRun.ToDictionary(n => n.Transport);
-        Assert.AreEqual("-p:SmallRequestsMaxRecords=3000", notRun["SoapSmallRequests at 3,000 records"].Fix);
-        Assert.IsTrue(notRun.ContainsKey("NetTcpSmallRequests at 3,000 records"));
+        Assert.AreEqual("-p:SmallRequestsMaxRecords=2000", notRun["SoapSmallRequests at 2,000 records"].Fix);
+        Assert.IsTrue(notRun.ContainsKey("NetTcpSmallRequests at 2,000 records"));
         // Every server reported its side: TcpClient2's server allocations at one count at least. A server's totals are differences
         // between two readings, so its first run (either count, in a shuffled order) has none.
         var allocations = results.Summaries.Where(s => s.Transport == "TcpClient2").Select(s => s.Costs?.ServerAllocatedBytesPerRecord).ToList();
@@ -42,9 +42,9 @@ public sealed class EveryTransportRunAllTests
         // warm-ups: RepetitionOrderTests)
         Assert.HasCount(1 + (HostingTests.AllTransports.Length + 1) * 3 - 2, csv);
         Assert.AreEqual(5, lines.Count(l => l.Contains(",not run,", StringComparison.Ordinal)), string.Join("\n", lines.Where(l => l.Contains("not run"))));
-        Assert.IsTrue(results.HasRow("Peer: SQLite ATTACH", records: 3000));
+        Assert.IsTrue(results.HasRow("Peer: SQLite ATTACH", records: 2000));
         Assert.IsTrue(csv.Skip(1).All(line => line.Contains(",true,") && line.Contains(",measured,")), "every run verified");
-        StringAssert.Contains(output, "TcpClient2 3,000 records, repetition 1 of 1");
+        StringAssert.Contains(output, "TcpClient2 2,000 records, repetition 1 of 1");
         // Every transport carried the text payload: its rows verified byte for byte, in a table of their own with the payload's MB/s.
         foreach (var transport in HostingTests.AllTransports)
             Assert.IsGreaterThan(0.0, results.Row(transport, records: 1000, payloadBytes: 2048).PayloadMegabytesPerSecond ?? 0, transport);

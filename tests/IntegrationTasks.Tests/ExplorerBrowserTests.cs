@@ -1,4 +1,3 @@
-using System.Globalization;
 using PuppeteerSharp;
 
 namespace IntegrationTasks.Tests;

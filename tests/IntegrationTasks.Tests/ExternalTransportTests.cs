@@ -1,5 +1,3 @@
-using System.Text.RegularExpressions;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A transport this assembly declares, found by the loader as one of another repository would be.</summary>

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

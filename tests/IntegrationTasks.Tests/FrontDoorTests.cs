@@ -1,6 +1,3 @@
-using System.Text.Json;
-using IntegrationTasks.Exporters;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>The README's findings and its picture come from one named run (scripts/pictures.sh), recorded in docs/results.md.</summary>

@@ -1,12 +1,7 @@
 using System.Runtime.Serialization;
-using System.Text;
 using System.Xml;
 using Google.Protobuf;
-using IntegrationTasks.Grpc;
 using IntegrationTasks.Grpc.Contract;
-using IntegrationTasks.Rest;
-using IntegrationTasks.Wcf;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,7 +1,5 @@
-using System.Net;
 using Grpc.Core;
 using Grpc.Net.Client;
-using IntegrationTasks.Grpc;
 using IntegrationTasks.Grpc.Contract;
 using RecordService = IntegrationTasks.Grpc.Contract.RecordService;
 

@@ -1,6 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
-using System.Text;
 using IntegrationTasks.Http;
 
 namespace IntegrationTasks.Tests;

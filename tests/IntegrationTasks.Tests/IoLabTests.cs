@@ -1,5 +1,3 @@
-using IntegrationTasks.Labs;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

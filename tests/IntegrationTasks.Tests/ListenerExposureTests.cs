@@ -1,6 +1,4 @@
 using IntegrationTasks.Queues.ZeroMq;
-using IntegrationTasks.Tcp;
-using IntegrationTasks.Wcf;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,4 +1,3 @@
-using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 /// <summary>The many-clients section: curves from the runs, the saturation sentence's reasons, the table and the charts.</summary>

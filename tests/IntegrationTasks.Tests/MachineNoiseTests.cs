@@ -1,4 +1,3 @@
-using IntegrationTasks.Exporters;
 namespace IntegrationTasks.Tests;
 
 /// <summary>The machine's own noise (calibration loops) and the paired ratios of interleaved rounds.</summary>

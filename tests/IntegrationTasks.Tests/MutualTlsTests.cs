@@ -1,6 +1,3 @@
-using IntegrationTasks.Hosting;
-using IntegrationTasks.Rest;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>ClientCertificates=true: the servers take only clients presenting a certificate from the suite's authority.</summary>

@@ -1,6 +1,3 @@
-using System.Diagnostics;
-using IntegrationTasks.Hosting;
-using IntegrationTasks.Queues.Nats;
 using NATS.Client.Core;
 using NATS.Client.JetStream;
 

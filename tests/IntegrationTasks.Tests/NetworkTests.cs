@@ -1,8 +1,3 @@
-using IntegrationTasks.Queues;
-using IntegrationTasks.Queues.Nats;
-using IntegrationTasks.Queues.Redis;
-using IntegrationTasks.Network;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Two simulated hosts and the network profiles: namespaces made and removed, RunAll and Load across the link. The one class that makes hosts.</summary>

@@ -1,5 +1,3 @@
-using IntegrationTasks.Hosting;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,7 +1,3 @@
-using System.Diagnostics;
-using IntegrationTasks.Hosting;
-using IntegrationTasks.Queues;
-using IntegrationTasks.Wire;
 using RabbitMQ.Client;
 
 namespace IntegrationTasks.Tests;

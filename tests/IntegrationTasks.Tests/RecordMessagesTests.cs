@@ -1,5 +1,4 @@
 using Google.Protobuf;
-using IntegrationTasks.Grpc;
 using IntegrationTasks.Grpc.Contract;
 
 namespace IntegrationTasks.Tests;

@@ -1,7 +1,3 @@
-using System.Globalization;
-using System.Text;
-using IntegrationTasks.Wire;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using IntegrationTasks.Queues.Redis;
 using StackExchange.Redis;
 
 namespace IntegrationTasks.Tests;

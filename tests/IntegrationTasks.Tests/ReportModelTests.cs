@@ -1,6 +1,5 @@
 using System.Collections;
 using System.Reflection;
-using System.Text.RegularExpressions;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,6 +1,3 @@
-using System.Text.Json;
-using IntegrationTasks.Rest;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

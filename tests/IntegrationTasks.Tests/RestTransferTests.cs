@@ -1,7 +1,3 @@
-using System.Globalization;
-using System.Text.Json;
-using IntegrationTasks.Rest;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

@@ -1,4 +1,3 @@
-using IntegrationTasks.Exporters;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;

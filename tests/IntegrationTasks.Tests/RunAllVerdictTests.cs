@@ -1,6 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>RunAll's verdicts: nothing asked for is ever silent — a failed transport is in every output with its code and message.</summary>

@@ -1,6 +1,3 @@
-using System.Text.Json;
-using IntegrationTasks.Exporters;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Every field of a run's key reaches every file a user reads: runs.jsonl, results.json, results.csv, failures, not-run rows, Compare.</summary>

@@ -1,4 +1,3 @@
-using IntegrationTasks.Planning;
 using Microsoft.Build.Framework;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 

@@ -1,5 +1,3 @@
-using IntegrationTasks.Planning;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>How a run is carried out: relayed or not, with which fault, and the endpoint its relayed client is given.</summary>

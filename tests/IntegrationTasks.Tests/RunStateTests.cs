@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A build's run state, owned by the MSBuild process that made it first; a second process's own one says so.</summary>

@@ -1,7 +1,4 @@
 using System.Buffers.Binary;
-using System.Net;
-using System.Net.Sockets;
-using System.Text;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,6 +1,3 @@
-using IntegrationTasks.Hosting;
-using IntegrationTasks.Rest;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>ServiceToken: the web services of the ASP.NET Core host take only requests carrying their bearer token.</summary>

@@ -1,6 +1,4 @@
-using System.Globalization;
 using System.Reflection;
-using System.Text.RegularExpressions;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,8 +1,3 @@
-using System.Diagnostics;
-using System.Globalization;
-using System.Text.Json;
-using IntegrationTasks.Wcf;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>

@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using IntegrationTasks.Streams;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,6 +1,3 @@
-using System.Text;
-using IntegrationTasks.Wire;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>

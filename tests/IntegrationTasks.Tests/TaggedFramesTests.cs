@@ -1,8 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
-using IntegrationTasks.Tcp;
-using IntegrationTasks.Wire;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>TCP 3's defining trait: responses matched to requests by batch id, in any order.</summary>

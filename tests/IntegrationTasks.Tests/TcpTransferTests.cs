@@ -1,10 +1,5 @@
 using System.Buffers.Binary;
-using System.Net;
-using System.Net.Sockets;
-using System.Text;
 using IntegrationTasks.Streams;
-using IntegrationTasks.Tcp;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

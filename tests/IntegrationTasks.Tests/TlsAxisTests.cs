@@ -1,4 +1,3 @@
-using IntegrationTasks.Planning;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 

@@ -1,8 +1,5 @@
 using System.Net.Security;
 using System.Security.Cryptography.X509Certificates;
-using IntegrationTasks.Hosting;
-using IntegrationTasks.Rest;
-using IntegrationTasks.Tcp;
 
 namespace IntegrationTasks.Tests;
 

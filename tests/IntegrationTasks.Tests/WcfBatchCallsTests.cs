@@ -1,5 +1,3 @@
-using IntegrationTasks.Wcf;
-
 namespace IntegrationTasks.Tests;
 
 [TestClass]

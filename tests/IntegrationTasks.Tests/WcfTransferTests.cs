@@ -1,7 +1,4 @@
-using System.Net.Sockets;
-using System.Text;
 using System.Xml.Linq;
-using IntegrationTasks.Wcf;
 using IntegrationTasks.Wcf.NetTcp;
 
 namespace IntegrationTasks.Tests;

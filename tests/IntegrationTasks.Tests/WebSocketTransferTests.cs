@@ -1,7 +1,5 @@
-using System.Net;
 using System.Net.WebSockets;
 using IntegrationTasks.WebSockets;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

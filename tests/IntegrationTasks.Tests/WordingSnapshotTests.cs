@@ -1,6 +1,3 @@
-using System.Text;
-using IntegrationTasks.Exporters;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>

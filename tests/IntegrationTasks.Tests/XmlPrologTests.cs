@@ -1,6 +1,4 @@
 using System.Buffers;
-using System.Text;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,4 +1,3 @@
-using System.Text;
 using IntegrationTasks.Queues.ZeroMq;
 using NetMQ;
 using NetMQ.Sockets;

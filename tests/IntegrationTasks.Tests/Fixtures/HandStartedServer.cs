@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A server target started as a person starts it (<c>dotnet msbuild build.proj -t:TcpServer2</c>), its output watched.</summary>

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using IntegrationTasks.Hosting;
 using TaskItem = Microsoft.Build.Utilities.TaskItem;
 
 namespace IntegrationTasks.Tests;

@@ -1,6 +1,3 @@
-using System.Net;
-using IntegrationTasks.Network;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A relay that resets the first connection after some bytes, in front of a test's server.</summary>

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace IntegrationTasks.Tests;
 
 internal static class RepositoryPaths

@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues.Nats;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A NATS server (core or JetStream) running in the test process.</summary>

@@ -1,4 +1,3 @@
-using IntegrationTasks.Wcf;
 using IntegrationTasks.Wcf.NetTcp;
 
 namespace IntegrationTasks.Tests;

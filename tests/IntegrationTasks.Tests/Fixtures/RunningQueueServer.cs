@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A RabbitMQServer consumer running in the test process.</summary>

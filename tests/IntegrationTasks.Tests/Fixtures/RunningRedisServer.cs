@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues.Redis;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>A Redis Streams server running in the test process.</summary>

@@ -1,6 +1,4 @@
-using IntegrationTasks.Tcp;
 using IntegrationTasks.Streams;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Tests;
 

@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues;
-using IntegrationTasks.Queues.Nats;
 using NATS.Client.Core;
 using NATS.Client.JetStream;
 

@@ -1,6 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
-
 namespace IntegrationTasks.Tests;
 
 /// <summary>Ports for servers a test starts as processes (which take their port as a property).</summary>

@@ -1,5 +1,3 @@
-using IntegrationTasks.Queues;
-using IntegrationTasks.Queues.Redis;
 using StackExchange.Redis;
 
 namespace IntegrationTasks.Tests;
