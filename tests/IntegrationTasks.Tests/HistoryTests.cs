@@ -85,6 +85,35 @@ public sealed class HistoryTests
     }
 
     [TestMethod]
+    [TestCategory("Unit")]
+    public async Task A_version_1_database_gains_the_hosts_columns_and_keeps_its_runs()
+    {
+        using var folder = new TempDirectory("it-history-");
+        var history = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
+        var id = await history.BeginAsync(DateTimeOffset.UtcNow, "abc123", "machine", "/r", new Dictionary<string, string>(), CancellationToken.None);
+        await history.AppendAsync(id, Run("TcpClient2", 1.0, 1), CancellationToken.None);
+        // Version 1 as it was: no hosts columns.
+        await Sql(history, "ALTER TABLE it_run DROP COLUMN key_hosts; ALTER TABLE it_run DROP COLUMN key_host_cpus; UPDATE it_history_meta SET value = '1' WHERE name = 'schema'");
+        var upgraded = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
+        await upgraded.EnsureSchemaAsync(CancellationToken.None); // as the next RunAll begins
+        await upgraded.AppendAsync(id, Run("TcpClient2", 1.1, 2) with { Hosts = "Two", HostCpus = "0/1" }, CancellationToken.None);
+        Assert.AreEqual("2", await Scalar(upgraded, "SELECT value FROM it_history_meta WHERE name = 'schema'"));
+        Assert.AreEqual("One||Two|0/1", await Scalar(upgraded, "SELECT group_concat(key_hosts || '|' || key_host_cpus, '|') FROM (SELECT * FROM it_run ORDER BY seq)"));
+        var keys = (await upgraded.LoadAsync(id, CancellationToken.None)).Measurements.Select(m => (m.Key.Hosts, m.Key.HostCpus)).ToArray();
+        CollectionAssert.AreEqual(new[] { ("One", ""), ("Two", "0/1") }, keys);
+    }
+
+    private static async Task Sql(ResultsHistory history, string sql) => await Scalar(history, sql);
+
+    private static async Task<string?> Scalar(ResultsHistory history, string sql)
+    {
+        await using var connection = await history.Database.OpenAsync(CancellationToken.None);
+        await using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return Convert.ToString(await command.ExecuteScalarAsync(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    [TestMethod]
     [TestCategory("EndToEnd")]
     public void Two_RunAlls_in_a_row_are_compared_from_the_database_by_id()
     {

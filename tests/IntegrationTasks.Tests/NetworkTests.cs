@@ -159,21 +159,76 @@ public sealed class NetworkTests
     }
 
     [TestMethod]
-    public void RunAll_on_two_hosts_over_TLS_verifies_every_row_through_the_relay_as_root()
+    public async Task RunAll_on_two_hosts_of_their_own_CPUs_over_TLS_verifies_every_row_through_the_relay_as_root()
     {
         using var artifacts = new TempDirectory("it-twohosts-tls-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Hosts=Two", "-p:Network=Lan2014", "-p:Tls=true", "-p:ClientCertificates=true",
+        var arguments = TestBuild.Arguments("RunAll", artifacts, "-p:Hosts=Two", "-p:HostCpus=Split", "-p:Network=Lan2014", "-p:Tls=true", "-p:ClientCertificates=true",
             "-p:Transports=TcpClient2+WebSocketClient+RabbitMQDurable+RedisStreams+PipelinedCopy", "-p:RecordCounts=2000", "-p:Repetitions=1",
             "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
+        // While it runs, every process of each host (its network namespace's) and the CPUs it may run on.
+        var expected = HostCpus.Parse(HostCpus.SplitValue, Environment.ProcessorCount)!;
+        var seen = new System.Collections.Concurrent.ConcurrentDictionary<(string Host, string Cpus), int>();
+        using var finished = new CancellationTokenSource();
+        var scanning = Task.Run(async () =>
+        {
+            while (!finished.IsCancellationRequested)
+            {
+                foreach (var ns in await OurNamespacesAsync())
+                {
+                    var host = ns.StartsWith("it-srv-", StringComparison.Ordinal) ? "server" : "client";
+                    foreach (var pid in RepositoryPaths.Run("ip", ["netns", "pids", ns]).Stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries))
+                        if (AllowedCpus(pid.Trim()) is { } cpus)
+                            seen.AddOrUpdate((host, cpus), 1, (_, n) => n + 1);
+                }
+                await Task.Delay(200);
+            }
+        });
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("dotnet", arguments));
+        await finished.CancelAsync();
+        await scanning;
+        var output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
+        // Each host's processes ran on its own CPUs alone: the servers and brokers on the server's, the builds, relay and clients on the client's.
+        CollectionAssert.AreEquivalent(new[] { ("server", expected.Server), ("client", expected.Client) }, seen.Keys.ToArray(),
+            string.Join(", ", seen.Select(s => $"{s.Key}×{s.Value}")));
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
         Assert.HasCount(5, runs, output);
-        Assert.IsTrue(runs.All(r => r.Verified && r.Key.Tls), output);
+        Assert.IsTrue(runs.All(r => r.Verified && r.Key is { Tls: true, Hosts: "Two" } && r.Key.HostCpus == expected.ToString()), output);
         // The certificate names the server host's address; the relay on the client's host passes TLS through untouched.
         Assert.IsTrue(runs.Where(r => r.Kind == RunKind.Transport).All(r => r.ThroughRelay == true), output);
         StringAssert.Contains(File.ReadAllText(Path.Combine(artifacts, "logs", "TcpServer2.log")), $"tcp://{TwoHosts.ServerAddress}:");
-        Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
+        Assert.IsEmpty(await OurNamespacesAsync(), "no namespace left");
+        Assert.IsEmpty(OurCpuSets(), "no cpuset left");
         HostingTests.AssertEndedCleanly(artifacts);
+    }
+
+    /// <summary>A process's Cpus_allowed_list, or null once it is gone.</summary>
+    private static string? AllowedCpus(string pid)
+    {
+        try
+        {
+            return File.ReadLines($"/proc/{pid}/status").FirstOrDefault(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))?.Split(':')[1].Trim();
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+    }
+
+    private static string[] OurCpuSets() =>
+        HostCpuSets.Hierarchy() is { } hierarchy ? Directory.GetDirectories(hierarchy.Root, "integrationtasks-*") : [];
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void HostCpus_takes_two_disjoint_lists_of_this_machines_CPUs_or_Split()
+    {
+        Assert.IsNull(HostCpus.Parse("", 2));
+        Assert.AreEqual(new HostCpus("0", "1"), HostCpus.Parse("Split", 2));
+        Assert.AreEqual(new HostCpus("0-3", "4-7"), HostCpus.Parse("split", 8));
+        Assert.AreEqual(new HostCpus("0", "1-2"), HostCpus.Parse("0/1-2", 3));
+        Assert.AreEqual("0,2/1,3", HostCpus.Parse("0,2/1,3", 4)!.ToString());
+        foreach (var (value, cpus) in new[] { ("Split", 1), ("0", 2), ("0/1/2", 4), ("0-1/1", 2), ("0/2", 2), ("a/1", 2), ("1-0/2", 4), ("0/", 2) })
+            Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => HostCpus.Parse(value, cpus)).Code, value);
     }
 
     [TestMethod]

@@ -76,8 +76,8 @@ public sealed class ResultsTests
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
         // The run's key first (transport, kind, records, batch size, payload bytes and kind, clients, machines, rate, server work,
-        // provider, network, latency, fault, TLS), then its figures.
-        StringAssert.StartsWith(csv[1], "DirectCopy,Baseline,1000,1000,0,,1,1,,PerRecord,Sqlite,Loopback,,None,false,1,false,1,1000,");
+        // provider, network, latency, fault, TLS, hosts and their CPUs), then its figures.
+        StringAssert.StartsWith(csv[1], "DirectCopy,Baseline,1000,1000,0,,1,1,,PerRecord,Sqlite,Loopback,,None,false,One,,1,false,1,1000,");
     }
 
     [TestMethod]

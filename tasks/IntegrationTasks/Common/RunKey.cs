@@ -14,6 +14,8 @@ namespace IntegrationTasks.Common;
 /// <param name="Rate">Open loop: batches a second each client sends; null for a closed loop.</param>
 /// <param name="Fault">None, or the fault injected (Reset, Silence, KillServer, RestartBroker).</param>
 /// <param name="Tls">Run in a Tls=true build: the transports' traffic went over TLS (the references', which move nothing over a wire, are its pairs).</param>
+/// <param name="Hosts">One (this machine's loopback) or Two (the simulated server and client hosts).</param>
+/// <param name="HostCpus">The two hosts' own CPUs, server/client ("0/1"); empty where they share every CPU.</param>
 public sealed record RunKey(
     string Transport,
     RunKind Kind,
@@ -29,7 +31,9 @@ public sealed record RunKey(
     string Network,
     [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? LatencyMs,
     string Fault,
-    bool Tls = false)
+    bool Tls = false,
+    string Hosts = RunKey.OneHost,
+    string HostCpus = "")
 {
     /// <summary>The values a field takes when nothing set it (the targets' defaults, which a task cannot read).</summary>
     public const string NoFault = "None";
@@ -37,6 +41,7 @@ public sealed record RunKey(
     public const string DefaultPayloadKind = "Bytes";
     public const string DefaultServerWork = "PerRecord";
     public const string DefaultProvider = "Sqlite";
+    public const string OneHost = "One";
 
     /// <summary>
     /// Each field as a column id (the JSON name) and its text in a table: a file that carries the key carries every one of these.
@@ -59,6 +64,8 @@ public sealed record RunKey(
         ("latencyMs", k => k.LatencyMs?.ToString("R", CultureInfo.InvariantCulture) ?? ""),
         ("fault", k => k.Fault),
         ("tls", k => k.Tls ? "true" : "false"),
+        ("hosts", k => k.Hosts),
+        ("hostCpus", k => k.HostCpus),
     ];
 
     private static string Text(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "";
@@ -112,6 +119,7 @@ public sealed record RunKey(
             Number("Clients") ?? 1, 1, Real("Rate") is > 0 and var rate ? rate : null,
             Get("ServerWork", DefaultServerWork), Get("ClientProvider", Get("Provider", DefaultProvider)),
             relayed ? Get("Network", Loopback) : Loopback, relayed ? Real("LatencyMs") : null, Get("Fault", NoFault),
-            string.Equals(Get("Tls", "false"), "true", StringComparison.OrdinalIgnoreCase));
+            string.Equals(Get("Tls", "false"), "true", StringComparison.OrdinalIgnoreCase),
+            Get("Hosts", OneHost), Get("HostCpus", ""));
     }
 }

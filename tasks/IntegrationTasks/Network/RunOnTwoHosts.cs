@@ -21,6 +21,9 @@ public sealed class RunOnTwoHosts : IntegrationTask
 
     public string? LogFile { get; set; }
 
+    /// <summary>The hosts' own CPUs (<see cref="IntegrationTasks.Network.HostCpus"/>: SERVER/CLIENT or Split); empty: they share every CPU.</summary>
+    public string HostCpus { get; set; } = "";
+
     /// <summary>Where the inner build's global properties are written for it, owner-only (never on its command line).</summary>
     [Required] public string PropertiesFile { get; set; } = "";
 
@@ -30,18 +33,26 @@ public sealed class RunOnTwoHosts : IntegrationTask
         if (Data.DatabaseProviders.Parse(ServerProvider) != Data.DatabaseProvider.Sqlite || Data.DatabaseProviders.Parse(ClientProvider) != Data.DatabaseProvider.Sqlite)
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 "Hosts=Two runs on SQLite (each side's database is a file of its own); a database server would have to run inside the server's namespace.");
+        var cpus = IntegrationTasks.Network.HostCpus.Parse(HostCpus, Environment.ProcessorCount);
         await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, profile.BandwidthMbit, EventLog, cancellationToken).ConfigureAwait(false);
+        // Made after the namespaces and so removed before them: the groups are empty once the client host's build has ended.
+        await using var cpuSets = cpus is null ? null
+            : HostCpuSets.Create(Environment.ProcessId, cpus, Path.GetDirectoryName(Path.GetFullPath(PropertiesFile))!, EventLog);
+        string[] serverPrefix = [.. TwoHosts.Exec(hosts.ServerNamespace), .. cpuSets is null ? [] : new[] { cpuSets.ServerJoin }];
+        string[] clientPrefix = [.. cpuSets is null ? [] : new[] { cpuSets.ClientJoin }, .. TwoHosts.Exec(hosts.ClientNamespace)];
         var properties = new Dictionary<string, string>(BuildEngine6.GetGlobalProperties(), StringComparer.OrdinalIgnoreCase)
         {
             ["Hosts"] = "Two",
             ["_InsideClientHost"] = "true",
             ["HostName"] = TwoHosts.ServerAddress,
             ["BindAddress"] = TwoHosts.ServerAddress,
-            ["ServerCommandPrefix"] = string.Join(' ', TwoHosts.Exec(hosts.ServerNamespace)),
+            ["ServerCommandPrefix"] = string.Join(' ', serverPrefix),
+            ["HostCpus"] = cpus?.ToString() ?? "",
+            ["HostCpusDescription"] = cpuSets?.Description ?? "",
         };
-        var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile).WithPrefix(TwoHosts.Exec(hosts.ClientNamespace));
-        Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}.",
-            Target, hosts.ClientNamespace, hosts.ServerNamespace, TwoHosts.ServerAddress, profile.Describe());
+        var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile).WithPrefix(clientPrefix);
+        Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}{5}.",
+            Target, hosts.ClientNamespace, hosts.ServerNamespace, TwoHosts.ServerAddress, profile.Describe(), cpuSets is null ? "; every CPU shared" : $"; {cpuSets.Description}");
         using var child = ServerProcess.Start("client host", launch, LogFile, ServerLog.To(Log, "client host", MessageImportance.High));
         if (!await child.WaitForExitOrCancellationAsync(cancellationToken).ConfigureAwait(false))
         {

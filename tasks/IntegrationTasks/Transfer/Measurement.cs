@@ -11,7 +11,7 @@ public sealed record Measurement
     public RunKey Key => new(Transport, Kind ?? RunKey.KindByName(Transport), Records, BatchSize, PayloadBytes ?? 0,
         PayloadBytes > 0 ? PayloadKind ?? RunKey.DefaultPayloadKind : "", Clients, ClientMachines ?? 1, Rate, ServerReads,
         Provider.Length > 0 ? Provider : RunKey.DefaultProvider, ThroughRelay == true ? Network ?? "Custom" : RunKey.Loopback,
-        ThroughRelay == true ? LatencyMs : null, Fault ?? RunKey.NoFault, Tls == true);
+        ThroughRelay == true ? LatencyMs : null, Fault ?? RunKey.NoFault, Tls == true, Hosts ?? RunKey.OneHost, HostCpus ?? "");
 
     public required string Transport { get; init; }
 
@@ -55,6 +55,10 @@ public sealed record Measurement
 
     /// <summary>Run in a Tls=true build: a transport's traffic went over TLS, a reference ran as its pair (null: plaintext, or a log from before it was recorded).</summary>
     public bool? Tls { get; init; }
+
+    /// <summary>Two simulated hosts ("Two"), and their own CPUs ("0/1"); null: one host, or its CPUs shared.</summary>
+    public string? Hosts { get; init; }
+    public string? HostCpus { get; init; }
 
     /// <summary>The fault injected into this run (Reset, Silence, KillServer); null when none.</summary>
     public string? Fault { get; init; }

@@ -34,6 +34,10 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>The build's Tls: the transports' traffic went over TLS (the plan runs none that cannot).</summary>
     public bool Tls { get; set; }
 
+    /// <summary>One host or Two (simulated), and the two hosts' own CPUs when they have them (<c>HostCpus</c>).</summary>
+    public string Hosts { get; set; } = RunKey.OneHost;
+    public string HostCpus { get; set; } = "";
+
     public int Repetition { get; set; }
     public int TotalRepetitions { get; set; }
 
@@ -135,6 +139,7 @@ public sealed class RecordMeasurement : IntegrationTask
             Transport = Transport, Kind = Enum.TryParse<RunKind>(Kind, out var kind) ? kind : null,
             ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
             Network = Relayed && !string.IsNullOrEmpty(Network) ? Network : null, Tls = Tls ? true : null,
+            Hosts = Hosts.Length > 0 && Hosts != RunKey.OneHost ? Hosts : null, HostCpus = HostCpus.Length > 0 ? HostCpus : null,
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,

@@ -21,8 +21,11 @@ public sealed record HistoryEntry(long Id, DateTimeOffset StartedUtc, DateTimeOf
 /// </summary>
 public sealed class ResultsHistory(Database database)
 {
-    /// <summary>Schema version, kept in it_history_meta: a database of another version is refused, never altered.</summary>
-    public const int SchemaVersion = 1;
+    /// <summary>
+    /// Schema version, kept in it_history_meta: an older version this suite knows is brought up to it (<see cref="UpgradeSql"/>,
+    /// columns added with the value every earlier run had); any other is refused, never altered.
+    /// </summary>
+    public const int SchemaVersion = 2;
 
     public Database Database { get; } = database;
 
@@ -54,6 +57,16 @@ public sealed class ResultsHistory(Database database)
             + $"repetition INTEGER NOT NULL, warmup INTEGER NOT NULL, seconds DOUBLE PRECISION NOT NULL, measurement {LongText} NOT NULL, PRIMARY KEY (runall_id, seq))",
     ];
 
+    /// <summary>What brings a database of each earlier version to the next: version 1's runs were all on one host, sharing its CPUs.</summary>
+    private IReadOnlyList<string> UpgradeSql(int from) => from switch
+    {
+        1 => [AddColumn("it_run", "key_hosts", RunKey.OneHost), AddColumn("it_run", "key_host_cpus", "")],
+        _ => throw new ArgumentOutOfRangeException(nameof(from)),
+    };
+
+    private string AddColumn(string table, string column, string value) =>
+        $"ALTER TABLE {table} ADD {(Database.Provider == DatabaseProvider.SqlServer ? "" : "COLUMN ")}{column} {Text} NOT NULL DEFAULT '{value}'";
+
     private string IfNotExists => Database.Provider == DatabaseProvider.SqlServer ? "" : "IF NOT EXISTS ";
 
     /// <summary>The tables, made when missing; IT5001 when the database holds another version's.</summary>
@@ -65,8 +78,13 @@ public sealed class ResultsHistory(Database database)
         await CreateAsync(connection, tables[0], cancellationToken).ConfigureAwait(false);
         var version = await ScalarAsync(connection, "SELECT value FROM it_history_meta WHERE name = 'schema'", [], cancellationToken).ConfigureAwait(false);
         if (version is not null && Convert.ToString(version, CultureInfo.InvariantCulture) != SchemaVersion.ToString(CultureInfo.InvariantCulture))
-            throw new IntegrationException(ErrorCodes.ResultsUnreadable,
-                $"The results database ({Database.Describe()}) has schema {version}, this suite writes {SchemaVersion}: point HistoryConnString at another database.");
+        {
+            if (!int.TryParse(Convert.ToString(version, CultureInfo.InvariantCulture), NumberStyles.Integer, CultureInfo.InvariantCulture, out var found)
+                || found < 1 || found > SchemaVersion)
+                throw new IntegrationException(ErrorCodes.ResultsUnreadable,
+                    $"The results database ({Database.Describe()}) has schema {version}, this suite writes {SchemaVersion}: point HistoryConnString at another database.");
+            await UpgradeAsync(connection, found, cancellationToken).ConfigureAwait(false);
+        }
         foreach (var sql in tables.Skip(1))
             await CreateAsync(connection, sql, cancellationToken).ConfigureAwait(false);
         if (version is null)
@@ -82,6 +100,20 @@ public sealed class ResultsHistory(Database database)
                 if (await ScalarAsync(connection, "SELECT value FROM it_history_meta WHERE name = 'schema'", [], cancellationToken).ConfigureAwait(false) is null)
                     throw;
             }
+        }
+    }
+
+    /// <summary>From <paramref name="found"/> to <see cref="SchemaVersion"/>, one version at a time, each in a transaction of its own.</summary>
+    private async Task UpgradeAsync(DbConnection connection, int found, CancellationToken cancellationToken)
+    {
+        for (var from = found; from < SchemaVersion; from++)
+        {
+            await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+            foreach (var sql in UpgradeSql(from))
+                await ExecuteAsync(connection, sql, cancellationToken, transaction).ConfigureAwait(false);
+            await ExecuteAsync(connection, "UPDATE it_history_meta SET value = @v WHERE name = 'schema'", cancellationToken, transaction,
+                ("@v", (from + 1).ToString(CultureInfo.InvariantCulture))).ConfigureAwait(false);
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 

@@ -316,7 +316,8 @@ public static class ReportContent
         if (network == "Loopback" && hosts != "Two" && latency is null && bandwidth is null)
             return "";
         var profile = Network.NetworkProfile.Parse(network, latency, bandwidth);
-        return $", network: {profile.Describe()}{(hosts == "Two" ? ", two hosts" : ", one host")}";
+        var cpus = environment.GetValueOrDefault("HostCpus");
+        return $", network: {profile.Describe()}{(hosts == "Two" ? ", two hosts" : ", one host")}{(hosts == "Two" && cpus is not null ? $" ({cpus})" : "")}";
     }
 
     public static string ServerWorkLabel(string work) => work == nameof(Data.ServerWork.Range) ? "range query per batch" : "SELECT per ID";
