@@ -47,6 +47,9 @@ need_package() {
 need_package /usr/lib/rabbitmq/bin/rabbitmq-server rabbitmq-server no-service
 need_package /usr/sbin/nats-server nats-server no-service
 need_package /usr/bin/redis-server redis-server no-service
+# ssh and sshd: the tests drive "other machines" through a private sshd of their own (Debian's, its service never started).
+need_package ssh openssh-client
+need_package /usr/sbin/sshd openssh-server no-service
 # ss (iproute2) lets the tests check which addresses the brokers listen on.
 need_package ss iproute2
 # hey loads the ThreadPoolStarvation lab's app in the tests.

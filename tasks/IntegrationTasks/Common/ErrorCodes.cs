@@ -48,6 +48,9 @@ public static class ErrorCodes
     public const string FaultNotInjected = "IT4014";
     public const string BuildTerminated = "IT4015";
     public const string ClientProcessFailed = "IT4016";
+    public const string RemoteUnreachable = "IT4017";
+    public const string RemoteHostKeyUnknown = "IT4018";
+    public const string RemotePrerequisiteMissing = "IT4019";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

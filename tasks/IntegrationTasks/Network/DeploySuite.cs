@@ -1,0 +1,69 @@
+using IntegrationTasks.Hosting.Remote;
+
+namespace IntegrationTasks.Network;
+
+/// <summary>
+/// Brings the suite to the machines a run will use over ssh (<see cref="SshMachine"/>): first looks at every one and stops with
+/// one IT4019 naming what each lacks, then places this version of the suite in each (<see cref="SuiteDeployment"/>), reusing a
+/// copy already there. Nothing is installed on them: what is missing is named with its package.
+/// </summary>
+public sealed class DeploySuite : IntegrationTask
+{
+    /// <summary>The machine that runs the servers and brokers, <c>[user@]host</c>.</summary>
+    [Required] public string ServerMachine { get; set; } = "";
+
+    /// <summary>Machines that run clients, <c>a+b</c>; empty: the clients run here.</summary>
+    public string ClientMachines { get; set; } = "";
+
+    /// <summary>An ssh config file to use instead of the user's (<c>ssh -F</c>): keys, known hosts, ports, jump hosts.</summary>
+    public string SshConfig { get; set; } = "";
+
+    /// <summary>Where each machine keeps the suite's copies (relative to the user's home unless absolute).</summary>
+    public string RemoteFolder { get; set; } = SuiteDeployment.DefaultFolder;
+
+    /// <summary>The suite's own folder (build.proj's) and the configuration its tasks were built in.</summary>
+    [Required] public string Root { get; set; } = "";
+    public string Configuration { get; set; } = "Release";
+
+    /// <summary>The programs the server machine needs (item spec = a name; metadata Program, Package): the brokers the run starts there.</summary>
+    public ITaskItem[] ServerRequirements { get; set; } = [];
+
+    /// <summary>Each machine's copy, <c>destination=folder</c>, in the order given (the server machine first).</summary>
+    [Output] public string[] Deployed { get; private set; } = [];
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var config = SshConfig.Length > 0 ? SshConfig : null;
+        var server = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
+        var clients = ClientMachines.Split('+', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            .Select(c => SshMachine.Parse(c, config, nameof(ClientMachines))).ToList();
+        if (RemoteFolder.Trim().Length == 0 || RemoteFolder.Contains("..", StringComparison.Ordinal))
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"RemoteFolder must name a folder without '..' (was '{RemoteFolder}').");
+        var required = ServerRequirements.Select(r => new RemoteRequirement(r.ItemSpec, r.GetMetadata("Program"), r.GetMetadata("Package"))).ToList();
+        var machines = new[] { (Machine: server, Required: required) }.Concat(clients.Select(c => (Machine: c, Required: new List<RemoteRequirement>()))).ToList();
+
+        // Every machine looked at before anything is sent: one error lists all that is missing, machine by machine.
+        var lacking = new List<string>();
+        foreach (var (machine, needs) in machines)
+        {
+            var facts = await MachineFacts.OfAsync(machine, needs, cancellationToken).ConfigureAwait(false);
+            Log.LogMessage(MessageImportance.High, "{0}: .NET SDK {1}; {2}{3}.", machine.Destination,
+                facts.Sdks.Count == 0 ? "none" : string.Join(", ", facts.Sdks), facts.Root ? "root" : "not root",
+                needs.Count == 0 ? "" : "; " + string.Join(", ", needs.Select(n => $"{n.Name} {(facts.Programs.Contains(n.Program) ? "present" : "missing")}")));
+            if (facts.Missing(needs, needsRoot: false) is { Count: > 0 } missing)
+                lacking.Add($"{machine.Destination} lacks {string.Join("; ", missing)}");
+        }
+        if (lacking.Count > 0)
+            throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Not every machine can run its part: {string.Join(". ", lacking)}.");
+
+        var suite = SuiteDeployment.Of(Root, Configuration);
+        var deployed = new List<string>();
+        foreach (var (machine, _) in machines)
+        {
+            var (folder, sent) = await suite.EnsureOnAsync(machine, RemoteFolder.Trim(), TimeSpan.FromMinutes(10), cancellationToken).ConfigureAwait(false);
+            Log.LogMessage(MessageImportance.High, "{0}: {1} in {2} ({3}).", machine.Destination, suite, folder, sent ? "sent" : "already there, unchanged");
+            deployed.Add($"{machine.Destination}={folder}");
+        }
+        Deployed = [.. deployed];
+    }
+}

@@ -1,0 +1,110 @@
+using IntegrationTasks.Hosting.Remote;
+using TaskItem = Microsoft.Build.Utilities.TaskItem;
+
+namespace IntegrationTasks.Tests;
+
+/// <summary>Other machines over ssh: named safely, reached in batch mode with known host keys only, checked, given the suite once.</summary>
+[TestClass]
+public sealed class RemoteMachineTests
+{
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void A_machine_is_user_at_host_and_nothing_ssh_could_read_as_an_option()
+    {
+        foreach (var good in new[] { "root@198.18.0.1", "build-box", "me@db1.example.org", "alias_2" })
+            Assert.AreEqual(good, SshMachine.Parse(good, null, "ServerMachine").Destination);
+        foreach (var bad in new[] { "", "-oProxyCommand=x", "root@", "a b", "host;reboot", "@host", "$(id)" })
+            Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => SshMachine.Parse(bad, null, "ServerMachine")).Code, bad);
+        Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => SshMachine.Parse("host", "/nonexistent/config", "ServerMachine")).Code);
+        var words = SshMachine.Parse("root@host", null, "ServerMachine").Command(["sh", "-c", "echo it's"]);
+        CollectionAssert.IsSubsetOf(new[] { "BatchMode=yes", "StrictHostKeyChecking=yes" }, words.ToArray());
+        Assert.AreEqual("sh -c 'echo it'\\''s'", words[^1]);
+        Assert.AreEqual("--", words[^2]);
+        Assert.AreEqual("root@host", words[^3]);
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public void A_machines_facts_name_what_it_lacks_with_its_package()
+    {
+        RemoteRequirement[] brokers = [new("NATS", "/usr/sbin/nats-server", "nats-server"), new("Redis", "/usr/bin/redis-server", "redis-server")];
+        var ready = MachineFacts.Parse("a", "dotnet=/usr/bin/dotnet\nsdks=8.0.404 10.0.100 \nuid=0\nprogram=/usr/sbin/nats-server\nprogram=/usr/bin/redis-server\n");
+        Assert.AreEqual(("/usr/bin/dotnet", 2, true, 2), (ready.Dotnet, ready.Sdks.Count, ready.Root, ready.Programs.Count));
+        Assert.IsEmpty(ready.Missing(brokers, needsRoot: true));
+        var bare = MachineFacts.Parse("b", "dotnet=\nuid=1000\n");
+        var missing = bare.Missing(brokers, needsRoot: true);
+        Assert.HasCount(4, missing);
+        StringAssert.Contains(missing[1], "apt-get install -y nats-server");
+        var old = MachineFacts.Parse("c", "dotnet=/usr/bin/dotnet\nsdks=8.0.404 \nuid=1000\n");
+        StringAssert.Contains(old.Missing([], needsRoot: false).Single(), "8.0.404");
+    }
+
+    private static DeploySuite Deploy(TestSshServer ssh, string remoteFolder, FakeBuildEngine engine, string? config = null, params Microsoft.Build.Framework.ITaskItem[] requirements) => new()
+    {
+        BuildEngine = engine, ServerMachine = $"root@{ssh.Address}", SshConfig = config ?? ssh.ConfigFile, RemoteFolder = remoteFolder,
+        Root = RepositoryPaths.Root, Configuration = HostingTests.Configuration, ServerRequirements = requirements,
+    };
+
+    [TestMethod]
+    [TestCategory("EndToEnd")]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task Deploy_sends_the_suite_once_owner_only_and_the_copy_runs_on_its_own()
+    {
+        using var folder = new TempDirectory("it-ssh-");
+        using var ssh = TestSshServer.Start(Path.Combine(folder, "sshd"));
+        var remote = Path.Combine(folder, "remote"); // the other machine's folder, apart from the checkout
+        var engine = new FakeBuildEngine();
+        var first = Deploy(ssh, remote, engine, requirements: new TaskItem("NATS", new Dictionary<string, string> { ["Program"] = "/usr/sbin/nats-server", ["Package"] = "nats-server" }));
+        Assert.IsTrue(await Task.Run(first.Execute), engine.Log);
+        var deployed = first.Deployed.Single().Split('=', 2)[1];
+        StringAssert.StartsWith(deployed, Path.Combine(remote, "suite-"));
+        Assert.IsTrue(File.Exists(Path.Combine(deployed, ".complete")) && File.Exists(Path.Combine(deployed, "build.proj")));
+        Assert.AreEqual(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(deployed));
+        // Built tasks and targets, no sources, and no other system's native libraries.
+        var files = Directory.GetFiles(deployed, "*", SearchOption.AllDirectories).Select(f => Path.GetRelativePath(deployed, f)).ToList();
+        Assert.IsEmpty(files.Where(f => f.EndsWith(".cs", StringComparison.Ordinal) || f.Contains("/win-", StringComparison.Ordinal)).ToList());
+        CollectionAssert.Contains(files, $"tasks/IntegrationTasks/bin/{HostingTests.Configuration}/net10.0/IntegrationTasks.dll");
+
+        // Unchanged: left as it is, by the Deploy target as a user runs it (the brokers named checked there).
+        var written = File.GetLastWriteTimeUtc(Path.Combine(deployed, ".complete"));
+        var (exitCode, output) = HostingTests.RunBuild("Deploy", Path.Combine(folder, "artifacts"), $"-p:ServerMachine=root@{ssh.Address}",
+            $"-p:SshConfig={ssh.ConfigFile}", $"-p:RemoteFolder={remote}", "-p:Brokers=NATS+Redis");
+        Assert.AreEqual(0, exitCode, output);
+        StringAssert.Contains(output, "Redis present");
+        Assert.AreEqual(written, File.GetLastWriteTimeUtc(Path.Combine(deployed, ".complete")));
+        Assert.HasCount(1, Directory.GetDirectories(remote));
+
+        // The copy runs by itself over ssh: data generated there from its own tasks.
+        var data = Path.Combine(folder, "remote-artifacts");
+        var run = await ssh.Machine().RunAsync(["sh", "-c", $"cd {SshMachine.Quote(deployed)} && dotnet msbuild build.proj -t:GenerateData -nologo -v:m -p:SkipTasksBuild=true -p:IntegrationTasksFromSource=false -p:Configuration={HostingTests.Configuration} -p:Records=1000 -p:ArtifactsDir={SshMachine.Quote(data + "/")}"],
+            TimeSpan.FromMinutes(3), CancellationToken.None);
+        Assert.AreEqual(0, run.ExitCode, run.Output + run.Errors);
+        Assert.IsTrue(File.Exists(Path.Combine(data, "data", "server.db")), run.Output);
+    }
+
+    [TestMethod]
+    [TestCategory("EndToEnd")]
+    public async Task An_unknown_host_key_a_missing_broker_and_no_answer_are_refused_before_anything_is_sent()
+    {
+        using var folder = new TempDirectory("it-ssh-");
+        using var ssh = TestSshServer.Start(Path.Combine(folder, "sshd"));
+        var remote = Path.Combine(folder, "remote");
+
+        var engine = new FakeBuildEngine();
+        Assert.IsFalse(await Task.Run(Deploy(ssh, remote, engine, ssh.UnknownHostConfigFile).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.RemoteHostKeyUnknown), engine.Log);
+
+        engine = new FakeBuildEngine();
+        var nothing = new TaskItem("Kafka", new Dictionary<string, string> { ["Program"] = "/usr/bin/no-such-broker", ["Package"] = "no-such-broker" });
+        Assert.IsFalse(await Task.Run(Deploy(ssh, remote, engine, requirements: nothing).Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.RemotePrerequisiteMissing), engine.Log);
+        StringAssert.Contains(engine.Errors.Single().Message, "apt-get install -y no-such-broker");
+
+        engine = new FakeBuildEngine();
+        File.WriteAllText(Path.Combine(folder, "closed_config"), $"Host 127.0.0.1\n  Port {TestPorts.Free()}\n  GlobalKnownHostsFile /dev/null\n  UserKnownHostsFile /dev/null\n");
+        var unreachable = Deploy(ssh, remote, engine, Path.Combine(folder, "closed_config"));
+        Assert.IsFalse(await Task.Run(unreachable.Execute));
+        Assert.IsTrue(engine.HasErrorCode(ErrorCodes.RemoteUnreachable), engine.Log);
+        Assert.IsFalse(Directory.Exists(remote), "nothing was sent");
+    }
+}
