@@ -98,9 +98,25 @@ public sealed class HistoryTests
         await upgraded.EnsureSchemaAsync(CancellationToken.None); // as the next RunAll begins
         await upgraded.AppendAsync(id, Run("TcpClient2", 1.1, 2) with { Hosts = "Two", HostCpus = "0/1" }, CancellationToken.None);
         Assert.AreEqual("2", await Scalar(upgraded, "SELECT value FROM it_history_meta WHERE name = 'schema'"));
-        Assert.AreEqual("One||Two|0/1", await Scalar(upgraded, "SELECT group_concat(key_hosts || '|' || key_host_cpus, '|') FROM (SELECT * FROM it_run ORDER BY seq)"));
+        Assert.AreEqual("One|", await Scalar(upgraded, "SELECT key_hosts || '|' || key_host_cpus FROM it_run WHERE seq = 1"));
+        Assert.AreEqual("Two|0/1", await Scalar(upgraded, "SELECT key_hosts || '|' || key_host_cpus FROM it_run WHERE seq = 2"));
         var keys = (await upgraded.LoadAsync(id, CancellationToken.None)).Measurements.Select(m => (m.Key.Hosts, m.Key.HostCpus)).ToArray();
         CollectionAssert.AreEqual(new[] { ("One", ""), ("Two", "0/1") }, keys);
+    }
+
+    [TestMethod]
+    [TestCategory("Unit")]
+    public async Task A_version_1_RunAll_on_two_hosts_reads_back_as_two_hosts()
+    {
+        using var folder = new TempDirectory("it-history-");
+        var history = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
+        var id = await history.BeginAsync(DateTimeOffset.UtcNow, "abc123", "machine", "/r", new Dictionary<string, string>(), CancellationToken.None);
+        await history.AppendAsync(id, Run("TcpClient2", 1.0, 1), CancellationToken.None); // a line of before: no hosts in it
+        await history.FinishAsync(id, new Dictionary<string, string> { ["Hosts"] = "Two" }, new Dictionary<string, string>(), DateTimeOffset.UtcNow, CancellationToken.None);
+        await Sql(history, "ALTER TABLE it_run DROP COLUMN key_hosts; ALTER TABLE it_run DROP COLUMN key_host_cpus; UPDATE it_history_meta SET value = '1' WHERE name = 'schema'");
+        var upgraded = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
+        Assert.AreEqual("Two", (await upgraded.LoadAsync(id, CancellationToken.None)).Measurements.Single().Key.Hosts);
+        Assert.AreEqual("Two", await Scalar(upgraded, "SELECT key_hosts FROM it_run"));
     }
 
     private static async Task Sql(ResultsHistory history, string sql) => await Scalar(history, sql);

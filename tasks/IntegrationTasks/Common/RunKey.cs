@@ -120,6 +120,6 @@ public sealed record RunKey(
             Get("ServerWork", DefaultServerWork), Get("ClientProvider", Get("Provider", DefaultProvider)),
             relayed ? Get("Network", Loopback) : Loopback, relayed ? Real("LatencyMs") : null, Get("Fault", NoFault),
             string.Equals(Get("Tls", "false"), "true", StringComparison.OrdinalIgnoreCase),
-            Get("Hosts", OneHost), Get("HostCpus", ""));
+            Get("Hosts", OneHost), Get("Hosts", OneHost) == OneHost ? "" : Get("HostCpus", ""));
     }
 }

@@ -37,8 +37,9 @@ public sealed class DeploySuite : IntegrationTask
         var server = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
         var clients = ClientMachines.Split('+', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
             .Select(c => SshMachine.Parse(c, config, nameof(ClientMachines))).ToList();
-        if (RemoteFolder.Trim().Length == 0 || RemoteFolder.Contains("..", StringComparison.Ordinal))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"RemoteFolder must name a folder without '..' (was '{RemoteFolder}').");
+        if (RemoteFolder.Trim() is var remote && (remote.Length == 0 || remote.Contains("..", StringComparison.Ordinal) || remote[0] is '-' or '~'))
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"RemoteFolder names a folder on each machine, relative to the user's home there or absolute, without '..' and not starting with '-' or '~' (was '{RemoteFolder}').");
         var required = ServerRequirements.Select(r => new RemoteRequirement(r.ItemSpec, r.GetMetadata("Program"), r.GetMetadata("Package"))).ToList();
         var machines = new[] { (Machine: server, Required: required) }.Concat(clients.Select(c => (Machine: c, Required: new List<RemoteRequirement>()))).ToList();
 

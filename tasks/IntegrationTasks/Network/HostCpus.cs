@@ -35,7 +35,21 @@ public sealed partial record HostCpus(string Server, string Client)
         if (server.Overlaps(client))
             throw new IntegrationException(ErrorCodes.InvalidParameter,
                 $"HostCpus gives CPU {string.Join(", ", server.Intersect(client).Order())} to both hosts ('{value}'): each host's CPUs must be its own.");
-        return new HostCpus(sides[0].Trim(), sides[1].Trim());
+        return new HostCpus(ListOf(server), ListOf(client));
+    }
+
+    /// <summary>A set of CPUs as the shortest cpuset list ("0-2,5"): one split is one key however it was typed.</summary>
+    internal static string ListOf(IEnumerable<int> cpus)
+    {
+        var ranges = new List<string>();
+        foreach (var cpu in cpus.Order())
+        {
+            if (ranges.Count > 0 && ranges[^1].Split('-') is var last && int.Parse(last[^1], CultureInfo.InvariantCulture) == cpu - 1)
+                ranges[^1] = $"{last[0]}-{cpu.ToString(CultureInfo.InvariantCulture)}";
+            else
+                ranges.Add(cpu.ToString(CultureInfo.InvariantCulture));
+        }
+        return string.Join(',', ranges);
     }
 
     private static string Range(int from, int to) => to - from == 1
@@ -100,6 +114,9 @@ public sealed partial class HostCpuSets : IAsyncDisposable
     {
         var hierarchy = Hierarchy() ?? throw new IntegrationException(ErrorCodes.NetworkSetupFailed,
             "HostCpus needs cgroup cpusets (cgroup v2 with the cpuset controller, or v1's cpuset hierarchy under /sys/fs/cgroup), which this system does not offer.");
+        if (scriptDirectory.Contains(' ', StringComparison.Ordinal))
+            throw new IntegrationException(ErrorCodes.InvalidParameter,
+                $"HostCpus: the hosts' launch scripts go in {scriptDirectory}, and a launch prefix cannot hold a space: set ArtifactsDir to a path without one.");
         RemoveLeftovers(hierarchy.Root, log);
         var sets = new HostCpuSets(log);
         try
@@ -137,7 +154,8 @@ public sealed partial class HostCpuSets : IAsyncDisposable
         Directory.CreateDirectory(group);
         _groups.Add(group);
         // v1 needs the memory nodes set before a task may join; v2 inherits them. The parent's effective nodes either way.
-        var mems = File.ReadAllText(Path.Combine(root, File.Exists(Path.Combine(root, "cpuset.effective_mems")) ? "cpuset.effective_mems" : "cpuset.mems")).Trim();
+        var mems = new[] { "cpuset.effective_mems", "cpuset.mems.effective", "cpuset.mems" }.Select(f => Path.Combine(root, f)).FirstOrDefault(File.Exists) is { } memsFile
+            ? File.ReadAllText(memsFile).Trim() : "";
         File.WriteAllText(Path.Combine(group, "cpuset.cpus"), cpuList);
         File.WriteAllText(Path.Combine(group, "cpuset.mems"), mems.Length > 0 ? mems : "0");
         // A prefix word: the script moves itself into the group, then becomes the command (everything it starts stays in). Inside a
@@ -156,24 +174,62 @@ public sealed partial class HostCpuSets : IAsyncDisposable
     {
         foreach (var group in Directory.GetDirectories(root, GroupPrefix + "*"))
         {
-            if (OurName().Match(Path.GetFileName(group)) is not { Success: true } match
-                || Directory.Exists($"/proc/{match.Groups[1].Value}")
-                || File.ReadAllText(Path.Combine(group, "cgroup.procs")).Trim().Length > 0)
+            if (OurName().Match(Path.GetFileName(group)) is not { Success: true } match || Directory.Exists($"/proc/{match.Groups[1].Value}"))
                 continue;
-            Directory.Delete(group);
-            log.Warning(ErrorCodes.LeftoverRemoved, $"Removed the cpuset {group}, left behind by a build that no longer runs.");
+            // Whatever still runs in it outlived its build: it goes with the group.
+            try
+            {
+                KillMembers(group);
+                Directory.Delete(group);
+                log.Warning(ErrorCodes.LeftoverRemoved, $"Removed the cpuset {group}, left behind by a build that no longer runs.");
+            }
+            catch (IOException e)
+            {
+                log.Warning(ErrorCodes.NetworkSetupFailed, $"Could not remove the cpuset {group}, left behind by a build that no longer runs: {e.Message}");
+            }
         }
     }
 
     [GeneratedRegex(@"^integrationtasks-(\d+)-(?:server|client)$")]
     private static partial Regex OurName();
 
-    /// <summary>Removes the groups once their last processes are gone (an exiting process leaves its group a moment after its parent saw it end).</summary>
+    /// <summary>
+    /// Removes the groups once their last processes are gone (an exiting process leaves its group a moment after its parent saw it
+    /// end); one still there after 2 s outlived its build and is killed, so that nothing of the hosts stays behind.
+    /// </summary>
     public async ValueTask DisposeAsync()
     {
-        for (var attempt = 0; attempt < 20 && _groups.Any(g => File.Exists(Path.Combine(g, "cgroup.procs")) && File.ReadAllText(Path.Combine(g, "cgroup.procs")).Trim().Length > 0); attempt++)
+        for (var attempt = 0; attempt < 20 && _groups.Any(g => Members(g).Count > 0); attempt++)
+            await Task.Delay(100).ConfigureAwait(false);
+        foreach (var group in _groups)
+            KillMembers(group);
+        for (var attempt = 0; attempt < 20 && _groups.Any(g => Members(g).Count > 0); attempt++)
             await Task.Delay(100).ConfigureAwait(false);
         RemoveGroups();
+    }
+
+    private static List<int> Members(string group)
+    {
+        var procs = Path.Combine(group, "cgroup.procs");
+        return File.Exists(procs)
+            ? [.. File.ReadAllLines(procs).Where(l => l.Length > 0).Select(l => int.Parse(l, CultureInfo.InvariantCulture))]
+            : [];
+    }
+
+    private static void KillMembers(string group)
+    {
+        foreach (var pid in Members(group))
+        {
+            try
+            {
+                using var process = System.Diagnostics.Process.GetProcessById(pid);
+                process.Kill();
+            }
+            catch (Exception e) when (e is ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception)
+            {
+                // gone meanwhile
+            }
+        }
     }
 
     private void RemoveGroups()

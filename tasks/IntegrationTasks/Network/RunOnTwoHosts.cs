@@ -38,7 +38,8 @@ public sealed class RunOnTwoHosts : IntegrationTask
         // Made after the namespaces and so removed before them: the groups are empty once the client host's build has ended.
         await using var cpuSets = cpus is null ? null
             : HostCpuSets.Create(Environment.ProcessId, cpus, Path.GetDirectoryName(Path.GetFullPath(PropertiesFile))!, EventLog);
-        string[] serverPrefix = [.. TwoHosts.Exec(hosts.ServerNamespace), .. cpuSets is null ? [] : new[] { cpuSets.ServerJoin }];
+        // Each process joins its host's CPUs before it enters the host's namespace: it never runs a moment on the other's.
+        string[] serverPrefix = [.. cpuSets is null ? [] : new[] { cpuSets.ServerJoin }, .. TwoHosts.Exec(hosts.ServerNamespace)];
         string[] clientPrefix = [.. cpuSets is null ? [] : new[] { cpuSets.ClientJoin }, .. TwoHosts.Exec(hosts.ClientNamespace)];
         var properties = new Dictionary<string, string>(BuildEngine6.GetGlobalProperties(), StringComparer.OrdinalIgnoreCase)
         {

@@ -106,6 +106,8 @@ public sealed partial record SshMachine
                     process.StandardInput.Close();
                 }
                 await process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
+                var outcome = new ExternalCommand.Outcome(process.ExitCode, await output.ConfigureAwait(false), await errors.ConfigureAwait(false));
+                return IsSshsOwnFailure(outcome) ? throw Failure(outcome.Errors) : outcome;
             }
             catch (OperationCanceledException)
             {
@@ -113,10 +115,14 @@ public sealed partial record SshMachine
                 cancellationToken.ThrowIfCancellationRequested();
                 throw new IntegrationException(ErrorCodes.Timeout, $"ssh {Destination} did not finish within {timeout.TotalSeconds:F0} s.");
             }
-            var outcome = new ExternalCommand.Outcome(process.ExitCode, await output.ConfigureAwait(false), await errors.ConfigureAwait(false));
-            return outcome.ExitCode == 255 ? throw Failure(outcome.Errors) : outcome;
         }
     }
+
+    /// <summary>ssh exits 255 for its own failures, and so may a remote command: only ssh's own words make it one of ssh's.</summary>
+    private static bool IsSshsOwnFailure(ExternalCommand.Outcome outcome) =>
+        outcome.ExitCode == 255 && (outcome.Errors.Contains("ssh:", StringComparison.Ordinal) || outcome.Errors.Contains("host key", StringComparison.OrdinalIgnoreCase)
+                                    || outcome.Errors.Contains("Permission denied", StringComparison.Ordinal) || outcome.Errors.Contains("Connection", StringComparison.Ordinal)
+                                    || outcome.Errors.Length == 0);
 
     /// <summary>
     /// What ssh's own exit (255) means: an unknown or changed host key is IT4018 (never accepted: the user adds it with
@@ -128,7 +134,7 @@ public sealed partial record SshMachine
         if (said.Contains("Host key verification failed", StringComparison.Ordinal) || said.Contains("REMOTE HOST IDENTIFICATION HAS CHANGED", StringComparison.Ordinal)
             || said.Contains("No ED25519 host key is known", StringComparison.Ordinal) || said.Contains("host key is known", StringComparison.Ordinal))
             return new IntegrationException(ErrorCodes.RemoteHostKeyUnknown,
-                $"{Destination}'s host key is not one ssh knows for it, and the suite accepts none on trust: check its fingerprint, then add it to known_hosts (ssh-keyscan {Host} >> ~/.ssh/known_hosts). ssh said: {LastLine(said)}");
+                $"{Destination}'s host key is not one ssh knows for it, and the suite accepts none on trust: connect once yourself, {string.Join(' ', ["ssh", "-o", "StrictHostKeyChecking=ask", .. ConfigFile is null ? Array.Empty<string>() : ["-F", ConfigFile], Destination])}, check the fingerprint it shows with the machine's owner and accept it. ssh said: {LastLine(said)}");
         return new IntegrationException(ErrorCodes.RemoteUnreachable,
             $"Could not open an ssh session to {Destination} (without a password prompt: a key in the agent or ~/.ssh/config). ssh said: {LastLine(said)}");
     }

@@ -37,9 +37,10 @@ public sealed class SuiteDeployment
     {
         root = Path.GetFullPath(root);
         string[] builds = [$"tasks/IntegrationTasks/bin/{configuration}/net10.0", $"tasks/IntegrationTasks.Host/bin/{configuration}/net10.0"];
-        foreach (var build in builds.Where(b => !File.Exists(Path.Combine(root, b, "IntegrationTasks.dll")) && !File.Exists(Path.Combine(root, b, "IntegrationTasks.Host.dll"))))
-            throw new IntegrationException(ErrorCodes.ProgramNotFound, $"The suite is not built in {Path.Combine(root, build)}: run dotnet msbuild build.proj -t:BuildTasks first.");
-        var files = new List<string> { "build.proj", "global.json" };
+        foreach (var (build, assembly) in builds.Zip(["IntegrationTasks.dll", "IntegrationTasks.Host.dll"]).Where(b => !File.Exists(Path.Combine(root, b.First, b.Second))))
+            throw new IntegrationException(ErrorCodes.ProgramNotFound, $"The suite is not built ({assembly} is not in {Path.Combine(root, build)}): run dotnet msbuild build.proj -t:BuildTasks first.");
+        // build.proj with what it reads beside it: the SDK pin, MSBuild's switches (no node reuse) and the suite's version.
+        var files = new List<string> { "build.proj", "global.json", "Directory.Build.rsp", "version.props" };
         files.AddRange(Below(root, "targets", _ => true));
         foreach (var build in builds)
             files.AddRange(Below(root, build, SentToLinux));
@@ -85,7 +86,7 @@ public sealed class SuiteDeployment
         if (present.ExitCode == 0)
             return (present.Output.Trim(), false);
         var parent = SshMachine.Quote(folder);
-        var script = $"set -e; umask 077; mkdir -p {parent}; rm -rf {quoted}.partial; mkdir {quoted}.partial; tar -xzf - -C {quoted}.partial; "
+        var script = $"set -e; umask 077; mkdir -p {parent}; rm -rf {quoted}.partial; mkdir {quoted}.partial; tar --no-same-owner --no-same-permissions -xzf - -C {quoted}.partial; "
                      + $"touch {quoted}.partial/.complete; rm -rf {quoted}; mv {quoted}.partial {quoted}; cd {quoted} && pwd";
         var sent = await machine.RunAsync(["sh", "-c", script], timeout, cancellationToken, WriteArchiveAsync).ConfigureAwait(false);
         if (sent.ExitCode != 0)

@@ -139,7 +139,9 @@ public sealed class RecordMeasurement : IntegrationTask
             Transport = Transport, Kind = Enum.TryParse<RunKind>(Kind, out var kind) ? kind : null,
             ServerWork = Data.ServerWorks.Parse(ServerWork).ToString(), ThroughRelay = Relayed ? true : null,
             Network = Relayed && !string.IsNullOrEmpty(Network) ? Network : null, Tls = Tls ? true : null,
-            Hosts = Hosts.Length > 0 && Hosts != RunKey.OneHost ? Hosts : null, HostCpus = HostCpus.Length > 0 ? HostCpus : null,
+            Hosts = Hosts.Length > 0 && Hosts != RunKey.OneHost ? Hosts : null,
+            HostCpus = HostCpus.Length > 0 && Hosts.Length > 0 && Hosts != RunKey.OneHost ? HostCpus : null, // CPUs of their own are two hosts'
+
             LatencyMs = Relayed ? IntegrationTasks.Network.NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs : null,
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,

@@ -57,10 +57,17 @@ public sealed class ResultsHistory(Database database)
             + $"repetition INTEGER NOT NULL, warmup INTEGER NOT NULL, seconds DOUBLE PRECISION NOT NULL, measurement {LongText} NOT NULL, PRIMARY KEY (runall_id, seq))",
     ];
 
-    /// <summary>What brings a database of each earlier version to the next: version 1's runs were all on one host, sharing its CPUs.</summary>
+    /// <summary>
+    /// What brings a database of each earlier version to the next: version 1 kept no host in the key, so a run is on one host
+    /// unless its RunAll's environment says two (and no version-1 run had CPUs of its own).
+    /// </summary>
     private IReadOnlyList<string> UpgradeSql(int from) => from switch
     {
-        1 => [AddColumn("it_run", "key_hosts", RunKey.OneHost), AddColumn("it_run", "key_host_cpus", "")],
+        1 =>
+        [
+            AddColumn("it_run", "key_hosts", RunKey.OneHost), AddColumn("it_run", "key_host_cpus", ""),
+            "UPDATE it_run SET key_hosts = 'Two' WHERE runall_id IN (SELECT runall_id FROM it_environment WHERE name = 'Hosts' AND value = 'Two')",
+        ],
         _ => throw new ArgumentOutOfRangeException(nameof(from)),
     };
 
@@ -231,10 +238,16 @@ public sealed class ResultsHistory(Database database)
             await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
                 while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
                     environment[reader.GetString(0)] = reader.GetString(1);
-            await using (var command = Command(connection, "SELECT measurement FROM it_run WHERE runall_id = @id ORDER BY seq", null, [("@id", runAll)]))
+            // A run recorded before its line carried the hosts has them from its columns (set when the database was upgraded).
+            await using (var command = Command(connection, "SELECT measurement, key_hosts, key_host_cpus FROM it_run WHERE runall_id = @id ORDER BY seq", null, [("@id", runAll)]))
             await using (var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
                 while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-                    measurements.Add(JsonSerializer.Deserialize<Measurement>(reader.GetString(0), MeasurementLog.Json)!);
+                {
+                    var measurement = JsonSerializer.Deserialize<Measurement>(reader.GetString(0), MeasurementLog.Json)!;
+                    measurements.Add(measurement.Hosts is null && reader.GetString(1) != RunKey.OneHost
+                        ? measurement with { Hosts = reader.GetString(1), HostCpus = reader.GetString(2) is { Length: > 0 } cpus ? cpus : null }
+                        : measurement);
+                }
         }
         catch (Exception e) when (e is DbException or JsonException)
         {
