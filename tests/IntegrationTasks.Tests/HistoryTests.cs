@@ -93,7 +93,7 @@ public sealed class HistoryTests
         var id = await history.BeginAsync(DateTimeOffset.UtcNow, "abc123", "machine", "/r", new Dictionary<string, string>(), CancellationToken.None);
         await history.AppendAsync(id, Run("TcpClient2", 1.0, 1), CancellationToken.None);
         // Version 1 as it was: no hosts columns.
-        await Sql(history, "ALTER TABLE it_run DROP COLUMN key_hosts; ALTER TABLE it_run DROP COLUMN key_host_cpus; UPDATE it_history_meta SET value = '1' WHERE name = 'schema'");
+        await AsVersion1Async(history);
         var upgraded = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
         await upgraded.EnsureSchemaAsync(CancellationToken.None); // as the next RunAll begins
         await upgraded.AppendAsync(id, Run("TcpClient2", 1.1, 2) with { Hosts = "Two", HostCpus = "0/1" }, CancellationToken.None);
@@ -113,13 +113,15 @@ public sealed class HistoryTests
         var id = await history.BeginAsync(DateTimeOffset.UtcNow, "abc123", "machine", "/r", new Dictionary<string, string>(), CancellationToken.None);
         await history.AppendAsync(id, Run("TcpClient2", 1.0, 1), CancellationToken.None); // a line of before: no hosts in it
         await history.FinishAsync(id, new Dictionary<string, string> { ["Hosts"] = "Two" }, new Dictionary<string, string>(), DateTimeOffset.UtcNow, CancellationToken.None);
-        await Sql(history, "ALTER TABLE it_run DROP COLUMN key_hosts; ALTER TABLE it_run DROP COLUMN key_host_cpus; UPDATE it_history_meta SET value = '1' WHERE name = 'schema'");
+        await AsVersion1Async(history);
         var upgraded = ResultsHistory.Open("Sqlite", $"Data Source={Path.Combine(folder, "results.db")}");
         Assert.AreEqual("Two", (await upgraded.LoadAsync(id, CancellationToken.None)).Measurements.Single().Key.Hosts);
         Assert.AreEqual("Two", await Scalar(upgraded, "SELECT key_hosts FROM it_run"));
     }
 
-    private static async Task Sql(ResultsHistory history, string sql) => await Scalar(history, sql);
+    /// <summary>The database as version 1 made it: no hosts columns.</summary>
+    private static async Task AsVersion1Async(ResultsHistory history) =>
+        await Scalar(history, "ALTER TABLE it_run DROP COLUMN key_hosts; ALTER TABLE it_run DROP COLUMN key_host_cpus; UPDATE it_history_meta SET value = '1' WHERE name = 'schema'");
 
     private static async Task<string?> Scalar(ResultsHistory history, string sql)
     {
