@@ -22,6 +22,9 @@ public sealed class NetworkTests
             var qdisc = RepositoryPaths.Run("tc", ["-n", hosts.ServerNamespace, "qdisc", "show", "dev", hosts.ServerLink]);
             StringAssert.Contains(qdisc.Stdout, "tbf", qdisc.Stdout + qdisc.Stderr);
             StringAssert.Contains(qdisc.Stdout, "100Mbit", qdisc.Stdout);
+            // Measured from this process, a socket in each namespace: the link carries what tbf lets through, and no more.
+            var link = await LinkProbe.MeasureAsync(hosts.ServerNamespace, hosts.ClientNamespace, TwoHosts.ClientAddress, CancellationToken.None);
+            Assert.IsTrue(link is { RoundTripMs: > 0, Mbits: > 0 and <= 110 } && link.RoundTripP99Ms >= link.RoundTripMs, link.ToString());
         }
         Assert.IsEmpty(await OurNamespacesAsync(), "no namespace left");
         Assert.DoesNotContain("itv", Links(), "no veth left");
@@ -108,6 +111,7 @@ public sealed class NetworkTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "results.md"));
         StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s)");
         StringAssert.Contains(markdown, "1000 Mbit/s), two hosts");
+        StringAssert.StartsWith(ResultsJson.Load(Path.Combine(artifacts, "results")).Environment["Link"], "round trip ");
         var results = ResultsJson.Load(Path.Combine(artifacts, "results"));
         StringAssert.StartsWith(results.Environment["Note (file transfers)"], "FileTransferRequest and FileTransferBigRequest go through");
         // The queue transport's relay sits between its client and the broker on the server's host; only the files are not relayed.
@@ -396,6 +400,7 @@ public sealed class NetworkTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "load", "results.md"));
         StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s)");
         StringAssert.Contains(markdown, "1000 Mbit/s), two hosts");
+        StringAssert.StartsWith(ResultsJson.Load(Path.Combine(artifacts, "results")).Environment["Link"], "round trip ");
         StringAssert.Contains(markdown, "## Many clients at once");
         Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
         Assert.DoesNotContain("itv", Links());

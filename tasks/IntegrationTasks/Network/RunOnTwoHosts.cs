@@ -41,6 +41,9 @@ public sealed class RunOnTwoHosts : IntegrationTask
         // Each process joins its host's CPUs before it enters the host's namespace: it never runs a moment on the other's.
         string[] serverPrefix = [.. cpuSets is null ? [] : new[] { cpuSets.ServerJoin }, .. TwoHosts.Exec(hosts.ServerNamespace)];
         string[] clientPrefix = [.. cpuSets is null ? [] : new[] { cpuSets.ClientJoin }, .. TwoHosts.Exec(hosts.ClientNamespace)];
+        // The link once, before anything runs on it: what every figure of the run stands on.
+        var link = await LinkProbe.MeasureAsync(hosts.ServerNamespace, hosts.ClientNamespace, TwoHosts.ClientAddress, cancellationToken).ConfigureAwait(false);
+        Log.LogMessage(MessageImportance.High, "Two hosts: the link measured, {0}.", link);
         var properties = new Dictionary<string, string>(BuildEngine6.GetGlobalProperties(), StringComparer.OrdinalIgnoreCase)
         {
             ["Hosts"] = "Two",
@@ -50,6 +53,7 @@ public sealed class RunOnTwoHosts : IntegrationTask
             ["ServerCommandPrefix"] = string.Join(' ', serverPrefix),
             ["HostCpus"] = cpus?.ToString() ?? "",
             ["HostCpusDescription"] = cpuSets?.Description ?? "",
+            ["HostsLink"] = link.ToString(),
         };
         var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile).WithPrefix(clientPrefix);
         Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}{5}.",

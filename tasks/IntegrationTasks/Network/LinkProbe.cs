@@ -1,0 +1,177 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+
+namespace IntegrationTasks.Network;
+
+/// <summary>What the link between two hosts gives, measured once before the runs: what the user's results stand on.</summary>
+/// <param name="RoundTripMs">Median of <see cref="LinkProbe.RoundTrips"/> one-byte round trips over one TCP connection.</param>
+/// <param name="RoundTripP99Ms">Their 99th percentile.</param>
+/// <param name="Mbits">What one TCP connection carried one way for <see cref="LinkProbe.BulkTime"/>, in Mbit/s.</param>
+public sealed record LinkMeasurement(double RoundTripMs, double RoundTripP99Ms, double Mbits)
+{
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture,
+        $"round trip {RoundTripMs:0.###} ms (median of {LinkProbe.RoundTrips:N0}; p99 {RoundTripP99Ms:0.###} ms), {Mbits:N0} Mbit/s one way (one TCP connection, {LinkProbe.BulkTime.TotalSeconds:0.#} s)");
+}
+
+/// <summary>
+/// Measures the link between the server's and the client's network namespaces from this process: a socket made inside a
+/// namespace stays in it (setns on a thread of its own while it is made), so both ends run here without a process on either side.
+/// </summary>
+public static class LinkProbe
+{
+    public const int RoundTrips = 1000;
+    public static readonly TimeSpan BulkTime = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan Limit = TimeSpan.FromSeconds(20);
+    private const int NetworkNamespace = 0x40000000; // CLONE_NEWNET
+
+    /// <summary>
+    /// The client host listens (on its own address, for this one connection, checked to be the probe's own) and the server host
+    /// connects: nothing of the probe listens on the server host, whose doors the suite keeps shut. Records flow from server to
+    /// client, so the bulk is sent that way.
+    /// </summary>
+    public static async Task<LinkMeasurement> MeasureAsync(string serverNamespace, string clientNamespace, string clientAddress, CancellationToken cancellationToken)
+    {
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        limit.CancelAfter(Limit);
+        var token = limit.Token;
+        var listener = InNamespace(clientNamespace, () =>
+        {
+            var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+            socket.Bind(new IPEndPoint(IPAddress.Parse(clientAddress), 0));
+            socket.Listen(1);
+            return socket;
+        });
+        using var serverEnd = InNamespace(serverNamespace, () => new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true });
+        try
+        {
+            Socket clientEnd;
+            using (listener)
+            {
+                var accepting = listener.AcceptAsync(token).AsTask();
+                await serverEnd.ConnectAsync(listener.LocalEndPoint!, token).ConfigureAwait(false);
+                clientEnd = await accepting.ConfigureAwait(false);
+            }
+            using (clientEnd)
+            {
+                if (!Equals(clientEnd.RemoteEndPoint, serverEnd.LocalEndPoint))
+                    throw new SocketException((int)SocketError.ConnectionRefused); // someone else's connection: not measured
+                clientEnd.NoDelay = true;
+                var (median, p99) = await RoundTripAsync(clientEnd, serverEnd, token).ConfigureAwait(false);
+                var mbits = await BulkAsync(serverEnd, clientEnd, token).ConfigureAwait(false);
+                return new LinkMeasurement(median, p99, mbits);
+            }
+        }
+        catch (Exception e) when (e is SocketException or OperationCanceledException && !cancellationToken.IsCancellationRequested)
+        {
+            throw new IntegrationException(ErrorCodes.NetworkSetupFailed, $"The link between the hosts could not be measured: {e.Message}", e);
+        }
+    }
+
+    private static async Task<(double Median, double P99)> RoundTripAsync(Socket pinging, Socket echoing, CancellationToken token)
+    {
+        var echo = Task.Run(async () =>
+        {
+            var one = new byte[1];
+            while (await echoing.ReceiveAsync(one, token).ConfigureAwait(false) == 1 && one[0] != 0)
+                await echoing.SendAsync(one, token).ConfigureAwait(false);
+        }, token);
+        var ping = new byte[] { 1 };
+        var times = new double[RoundTrips];
+        for (var i = -RoundTrips / 10; i < RoundTrips; i++) // the first tenth warms the path up, untimed
+        {
+            var started = Stopwatch.GetTimestamp();
+            await pinging.SendAsync(ping, token).ConfigureAwait(false);
+            if (await pinging.ReceiveAsync(ping, token).ConfigureAwait(false) != 1)
+                throw new SocketException((int)SocketError.ConnectionReset);
+            if (i >= 0)
+                times[i] = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
+        }
+        await pinging.SendAsync(new byte[] { 0 }, token).ConfigureAwait(false);
+        await echo.ConfigureAwait(false);
+        Array.Sort(times);
+        return (times[RoundTrips / 2], times[RoundTrips * 99 / 100]);
+    }
+
+    /// <summary>What <paramref name="from"/> gets across to <paramref name="to"/>.</summary>
+    private static async Task<double> BulkAsync(Socket from, Socket to, CancellationToken token)
+    {
+        using var sending = CancellationTokenSource.CreateLinkedTokenSource(token);
+        var chunk = new byte[64 * 1024];
+        var sender = Task.Run(async () =>
+        {
+            try
+            {
+                while (!sending.IsCancellationRequested)
+                    await from.SendAsync(chunk, sending.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is OperationCanceledException or SocketException && sending.IsCancellationRequested && !token.IsCancellationRequested)
+            {
+                // the measured second is over
+            }
+        }, token);
+        var buffer = new byte[256 * 1024];
+        long received = 0;
+        var warmUp = TimeSpan.FromMilliseconds(200);
+        var started = Stopwatch.GetTimestamp();
+        long countedFrom = 0;
+        TimeSpan counting = default;
+        while (true)
+        {
+            var read = await to.ReceiveAsync(buffer, token).ConfigureAwait(false);
+            received += read;
+            var elapsed = Stopwatch.GetElapsedTime(started);
+            if (counting == default && elapsed >= warmUp)
+                (counting, countedFrom) = (elapsed, received);
+            if (counting != default && elapsed - counting >= BulkTime)
+            {
+                var mbits = (received - countedFrom) * 8 / (elapsed - counting).TotalSeconds / 1e6;
+                await sending.CancelAsync().ConfigureAwait(false);
+                await sender.ConfigureAwait(false);
+                return mbits;
+            }
+        }
+    }
+
+    /// <summary>Makes something (a socket) inside a network namespace, on a thread of its own that enters it and comes back.</summary>
+    private static T InNamespace<T>(string name, Func<T> make)
+    {
+        T? made = default;
+        Exception? failed = null;
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                using var here = File.OpenHandle("/proc/thread-self/ns/net");
+                using var there = File.OpenHandle($"/var/run/netns/{name}");
+                Enter(there);
+                try
+                {
+                    made = make();
+                }
+                finally
+                {
+                    Enter(here);
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or SocketException or InvalidOperationException)
+            {
+                failed = e;
+            }
+        });
+        thread.Start();
+        thread.Join();
+        return failed is null ? made! : throw new IntegrationException(ErrorCodes.NetworkSetupFailed, $"Could not open a socket in {name}: {failed.Message}", failed);
+    }
+
+    private static void Enter(Microsoft.Win32.SafeHandles.SafeFileHandle ns)
+    {
+        if (SetNamespace((int)ns.DangerousGetHandle(), NetworkNamespace) != 0)
+            throw new InvalidOperationException($"setns failed ({Marshal.GetLastPInvokeError()})");
+    }
+
+    [DllImport("libc", EntryPoint = "setns", SetLastError = true)]
+    private static extern int SetNamespace(int fd, int type);
+}
