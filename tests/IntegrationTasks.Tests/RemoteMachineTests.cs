@@ -35,6 +35,9 @@ public sealed class RemoteMachineTests
         var missing = bare.Missing(brokers, needsRoot: true);
         Assert.HasCount(4, missing);
         StringAssert.Contains(missing[1], "apt-get install -y nats-server");
+        var described = MachineFacts.Parse("d", "cpu= AMD EPYC\ncores=2\nmemory_kb=25165824\nos=Debian GNU/Linux 12 (bookworm) 6.1.0\n");
+        Assert.AreEqual(("AMD EPYC", 2, 24L << 30, "Debian GNU/Linux 12 (bookworm) 6.1.0"), (described.Cpu, described.Cores, described.MemoryBytes, described.Os));
+        Assert.IsNull(described.ClockOffsetMs);
         var old = MachineFacts.Parse("c", "dotnet=/usr/bin/dotnet\nsdks=8.0.404 \nuid=1000\n");
         StringAssert.Contains(old.Missing([], needsRoot: false).Single(), "8.0.404");
     }
@@ -64,6 +67,11 @@ public sealed class RemoteMachineTests
         var files = Directory.GetFiles(deployed, "*", SearchOption.AllDirectories).Select(f => Path.GetRelativePath(deployed, f)).ToList();
         Assert.IsEmpty(files.Where(f => f.EndsWith(".cs", StringComparison.Ordinal) || f.Contains("/win-", StringComparison.Ordinal)).ToList());
         CollectionAssert.Contains(files, $"tasks/IntegrationTasks/bin/{HostingTests.Configuration}/net10.0/IntegrationTasks.dll");
+
+        // The machine as the report will say it: here the same machine, so its clock agrees with this one's within the look's own time.
+        var facts = await MachineFacts.OfAsync(ssh.Machine(), [], CancellationToken.None);
+        Assert.AreEqual((Environment.ProcessorCount, true), (facts.Cores, facts.MemoryBytes > 0));
+        Assert.IsTrue(Math.Abs(facts.ClockOffsetMs!.Value) <= facts.ClockUncertaintyMs!.Value + 5, facts.Describe());
 
         // Unchanged: left as it is, by the Deploy target as a user runs it (the brokers named checked there).
         var written = File.GetLastWriteTimeUtc(Path.Combine(deployed, ".complete"));

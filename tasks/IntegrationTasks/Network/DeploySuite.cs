@@ -48,7 +48,7 @@ public sealed class DeploySuite : IntegrationTask
         foreach (var (machine, needs) in machines)
         {
             var facts = await MachineFacts.OfAsync(machine, needs, cancellationToken).ConfigureAwait(false);
-            Log.LogMessage(MessageImportance.High, "{0}: .NET SDK {1}; {2}{3}.", machine.Destination,
+            Log.LogMessage(MessageImportance.High, "{0}: {1}; .NET SDK {2}; {3}{4}.", machine.Destination, facts.Describe(),
                 facts.Sdks.Count == 0 ? "none" : string.Join(", ", facts.Sdks), facts.Root ? "root" : "not root",
                 needs.Count == 0 ? "" : "; " + string.Join(", ", needs.Select(n => $"{n.Name} {(facts.Programs.Contains(n.Program) ? "present" : "missing")}")));
             if (facts.Missing(needs, needsRoot: false) is { Count: > 0 } missing)
