@@ -82,12 +82,19 @@ public sealed class RemoteMachineTests
         Assert.AreEqual(written, File.GetLastWriteTimeUtc(Path.Combine(deployed, ".complete")));
         Assert.HasCount(1, Directory.GetDirectories(remote));
 
-        // The copy runs by itself over ssh: data generated there from its own tasks.
+        // The copy runs by itself over ssh: data generated there from its own tasks, and its fingerprint computed there is the one
+        // of the same data set made here.
         var data = Path.Combine(folder, "remote-artifacts");
-        var run = await ssh.Machine().RunAsync(["sh", "-c", $"cd {SshMachine.Quote(deployed)} && dotnet msbuild build.proj -t:GenerateData -nologo -v:m -p:SkipTasksBuild=true -p:IntegrationTasksFromSource=false -p:Configuration={HostingTests.Configuration} -p:Records=1000 -p:ArtifactsDir={SshMachine.Quote(data + "/")}"],
+        var run = await ssh.Machine().RunAsync(["sh", "-c", $"cd {SshMachine.Quote(deployed)} && dotnet msbuild build.proj -t:GenerateData -nologo -v:m -p:SkipTasksBuild=true -p:IntegrationTasksFromSource=false -p:Configuration={HostingTests.Configuration} -p:Records=1000 -p:Fingerprint=true -p:ArtifactsDir={SshMachine.Quote(data + "/")}"],
             TimeSpan.FromMinutes(3), CancellationToken.None);
         Assert.AreEqual(0, run.ExitCode, run.Output + run.Errors);
         Assert.IsTrue(File.Exists(Path.Combine(data, "data", "server.db")), run.Output);
+        using (var here = new TempDirectory("it-here-"))
+        {
+            var database = IntegrationTasks.Data.Database.Create("Sqlite", $"Data Source={Path.Combine(here, "server.db")}");
+            await new IntegrationTasks.Data.DataGenerator(database, NullEventLog.Instance).GenerateAsync(1000, CancellationToken.None);
+            StringAssert.Contains(run.Output, $"Data set: {await IntegrationTasks.Data.DataSetFingerprint.OfAsync(database, 1000, CancellationToken.None)}");
+        }
     }
 
     [TestMethod]

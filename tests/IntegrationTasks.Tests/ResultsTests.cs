@@ -134,9 +134,9 @@ public sealed class ResultsTests
         await using var postgres = await TestDatabases.PostgresAsync();
         foreach (var databases in new[] { sqlite, postgres })
             await new DataGenerator(databases.Server, NullEventLog.Instance).GenerateAsync(500, CancellationToken.None);
-        var a = await RunEnvironment.FingerprintAsync(sqlite.Server, 500, CancellationToken.None);
-        Assert.AreEqual(a, await RunEnvironment.FingerprintAsync(postgres.Server, 500, CancellationToken.None));
-        Assert.AreNotEqual(a, await RunEnvironment.FingerprintAsync(sqlite.Server, 499, CancellationToken.None));
+        var a = await IntegrationTasks.Data.DataSetFingerprint.OfAsync(sqlite.Server, 500, CancellationToken.None);
+        Assert.AreEqual(a, await IntegrationTasks.Data.DataSetFingerprint.OfAsync(postgres.Server, 500, CancellationToken.None));
+        Assert.AreNotEqual(a, await IntegrationTasks.Data.DataSetFingerprint.OfAsync(sqlite.Server, 499, CancellationToken.None));
     }
 
     [TestMethod]

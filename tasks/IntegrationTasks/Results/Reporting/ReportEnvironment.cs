@@ -19,7 +19,7 @@ public static class ReportEnvironment
         {
             var server = Data.Database.Create(serverProvider, serverConnString);
             environment["Database"] = await RunEnvironment.DatabaseVersionAsync(server, cancellationToken).ConfigureAwait(false);
-            environment["Data set"] = await RunEnvironment.FingerprintAsync(server, measurements.Max(m => m.Records), cancellationToken)
+            environment["Data set"] = await Data.DataSetFingerprint.OfAsync(server, measurements.Max(m => m.Records), cancellationToken)
                 .ConfigureAwait(false);
             // Each payload's pass makes ServiceTable again: what is there now is the last pass's.
             if (measurements.Select(m => m.PayloadBytes ?? 0).Distinct().Count() > 1)

@@ -24,14 +24,25 @@ public sealed class DataGeneration : IntegrationTask
 
     [Output] public int Inserted { get; private set; }
 
+    /// <summary>Also compute the data set's fingerprint (<see cref="DataSetFingerprint"/>), once the rows are there: it reads them all.</summary>
+    public bool Fingerprint { get; set; }
+
+    [Output] public string DataSetFingerprintText { get; private set; } = "";
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var generator = new DataGenerator(Database.Create(ServerProvider, ServerConnString), EventLog)
+        var database = Database.Create(ServerProvider, ServerConnString);
+        var generator = new DataGenerator(database, EventLog)
         {
             Seed = Seed, Payload = PayloadShape.Of(PayloadBytes, PayloadKind),
         };
         var outcome = await generator.GenerateAsync(Records, cancellationToken).ConfigureAwait(false);
         Inserted = outcome.Inserted;
         Emptied = outcome.Emptied;
+        if (Fingerprint)
+        {
+            DataSetFingerprintText = await DataSetFingerprint.OfAsync(database, Records, cancellationToken).ConfigureAwait(false);
+            Log.LogMessage(MessageImportance.High, "Data set: {0}", DataSetFingerprintText);
+        }
     }
 }
