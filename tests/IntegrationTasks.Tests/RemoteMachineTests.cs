@@ -99,6 +99,54 @@ public sealed class RemoteMachineTests
 
     [TestMethod]
     [TestCategory("EndToEnd")]
+    public async Task A_server_started_over_ssh_stops_when_its_session_is_cut()
+    {
+        using var folder = new TempDirectory("it-ssh-");
+        using var ssh = TestSshServer.Start(Path.Combine(folder, "sshd"));
+        var engine = new FakeBuildEngine();
+        var deploy = Deploy(ssh, Path.Combine(folder, "remote"), engine);
+        Assert.IsTrue(await Task.Run(deploy.Execute), engine.Log);
+        var deployed = deploy.Deployed.Single().Split('=', 2)[1];
+        var port = TestPorts.Free();
+        var artifacts = Path.Combine(folder, "remote-artifacts"); // on its command line: how its processes are found there
+        // A server of the deployed copy, as a build on this side would start it there: told to stop when its input closes.
+        var words = ssh.Machine().Command(["sh", "-c", $"cd {SshMachine.Quote(deployed)} && exec dotnet msbuild build.proj -t:TcpServer2 -nologo -v:m -p:SkipTasksBuild=true -p:IntegrationTasksFromSource=false -p:Configuration={HostingTests.Configuration} -p:Port={port} -p:StopOnStdinClose=true -p:ArtifactsDir={SshMachine.Quote(artifacts + "/")}"]);
+        var info = new ProcessStartInfo(words[0]) { RedirectStandardInput = true, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var word in words.Skip(1))
+            info.ArgumentList.Add(word);
+        using var session = Process.Start(info)!;
+        var ready = Task.Run(() =>
+        {
+            while (session.StandardOutput.ReadLine() is { } line)
+                if (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal))
+                    return true;
+            return false;
+        });
+        Assert.IsTrue(ready.Wait(TimeSpan.FromMinutes(2)) && ready.Result, "the server over ssh said it was ready");
+        Assert.IsTrue(Listening(port), "it listens");
+        Assert.IsTrue(Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal) && !c.StartsWith("ssh ", StringComparison.Ordinal)),
+            "its processes on the other side are found (besides the ssh client here)");
+        // The session cut as a lost link or a killed build cuts it: nothing but sshd was told, and the server goes with it.
+        session.Kill();
+        await Eventually.WaitUntilAsync(() => !Listening(port) && !Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal)),
+            "the server left with its session", TimeSpan.FromSeconds(30), () => Processes.AllCommandLines());
+    }
+
+    private static bool Listening(int port)
+    {
+        try
+        {
+            IntegrationTasks.Hosting.Ports.EnsureFree("127.0.0.1", port);
+            return false;
+        }
+        catch (IntegrationException)
+        {
+            return true;
+        }
+    }
+
+    [TestMethod]
+    [TestCategory("EndToEnd")]
     public async Task An_unknown_host_key_a_missing_broker_and_no_answer_are_refused_before_anything_is_sent()
     {
         using var folder = new TempDirectory("it-ssh-");
