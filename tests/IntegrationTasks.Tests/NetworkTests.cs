@@ -400,7 +400,7 @@ public sealed class NetworkTests
         var markdown = File.ReadAllText(Path.Combine(artifacts, "results", "load", "results.md"));
         StringAssert.Contains(markdown, "network: Lan2014 (0.2 ms round trip, 1000 Mbit/s)");
         StringAssert.Contains(markdown, "1000 Mbit/s), two hosts");
-        StringAssert.StartsWith(ResultsJson.Load(Path.Combine(artifacts, "results")).Environment["Link"], "round trip ");
+        StringAssert.StartsWith(ResultsJson.Load(Path.Combine(artifacts, "results", "load")).Environment["Link"], "round trip ");
         StringAssert.Contains(markdown, "## Many clients at once");
         Assert.IsEmpty(OurNamespacesAsync().GetAwaiter().GetResult(), "no namespace left");
         Assert.DoesNotContain("itv", Links());
