@@ -206,6 +206,23 @@ public sealed class NetworkTests
         HostingTests.AssertEndedCleanly(artifacts);
     }
 
+    [TestMethod]
+    public async Task Deploy_reaches_the_server_host_through_an_sshd_of_its_own_as_root()
+    {
+        using var artifacts = new TempDirectory("it-twohosts-ssh-");
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None);
+        // The server host as another machine: Debian's sshd on its address, inside its namespace only.
+        using var ssh = TestSshServer.Start(Path.Combine(artifacts, "sshd"), TwoHosts.ServerAddress, 22, TwoHosts.Exec(hosts.ServerNamespace));
+        var remote = Path.Combine(artifacts, "server-machine");
+        // Typed on the client host, which reaches that address only across the link.
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
+            .. TestBuild.Arguments("Deploy", Path.Combine(artifacts, "client"), $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
+                $"-p:RemoteFolder={remote}", "-p:Brokers=RabbitMQ+NATS+Redis")]));
+        Assert.AreEqual(0, exitCode, stdout + stderr);
+        Assert.IsTrue(File.Exists(Path.Combine(Directory.GetDirectories(remote, "suite-*").Single(), ".complete")), stdout);
+        StringAssert.Contains(stdout, $"root@{TwoHosts.ServerAddress}: ");
+    }
+
     /// <summary>
     /// A process's Cpus_allowed_list, or null once it is gone, and for the launch prefix's own steps (its join script, then
     /// ip netns exec): they move into the server's CPUs a moment before they move into its namespace.

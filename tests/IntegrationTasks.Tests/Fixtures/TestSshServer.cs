@@ -30,7 +30,8 @@ internal sealed class TestSshServer(System.Diagnostics.Process sshd, string fold
             Check(RepositoryPaths.Run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", key, "-f", Path.Combine(folder, key)]), "ssh-keygen");
         File.Copy(Path.Combine(folder, "client_key.pub"), Path.Combine(folder, "authorized_keys"));
         var hostKey = File.ReadAllText(Path.Combine(folder, "host_key.pub")).Split(' ');
-        File.WriteAllText(Path.Combine(folder, "known_hosts"), $"[{address}]:{listenPort} {hostKey[0]} {hostKey[1]}\n");
+        // known_hosts names a host on ssh's own port plainly, on any other as [host]:port.
+        File.WriteAllText(Path.Combine(folder, "known_hosts"), $"{(listenPort == 22 ? address : $"[{address}]:{listenPort}")} {hostKey[0]} {hostKey[1]}\n");
         File.WriteAllText(Path.Combine(folder, "empty_known_hosts"), "");
         File.WriteAllText(Path.Combine(folder, "sshd_config"), string.Join('\n',
             $"ListenAddress {address}:{listenPort}", $"HostKey {folder}/host_key", $"PidFile {folder}/sshd.pid", $"AuthorizedKeysFile {folder}/authorized_keys",
