@@ -24,7 +24,8 @@ public sealed class NetworkTests
             StringAssert.Contains(qdisc.Stdout, "100Mbit", qdisc.Stdout);
             // Measured from this process, a socket in each namespace: the link carries what tbf lets through, and no more.
             var link = await LinkProbe.MeasureAsync(hosts.ServerNamespace, hosts.ClientNamespace, TwoHosts.ClientAddress, CancellationToken.None);
-            Assert.IsTrue(link is { RoundTripMs: > 0, Mbits: > 0 and <= 110 } && link.RoundTripP99Ms >= link.RoundTripMs, link.ToString());
+            // (The bound leaves room for what the kernel buffered before the counted second; the unshaped veth carries many Gbit/s.)
+            Assert.IsTrue(link is { RoundTripMs: > 0, Mbits: > 0 and <= 150 } && link.RoundTripP99Ms >= link.RoundTripMs, link.ToString());
         }
         Assert.IsEmpty(await OurNamespacesAsync(), "no namespace left");
         Assert.DoesNotContain("itv", Links(), "no veth left");

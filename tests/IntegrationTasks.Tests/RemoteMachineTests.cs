@@ -70,7 +70,8 @@ public sealed class RemoteMachineTests
 
         // The machine as the report will say it: here the same machine, so its clock agrees with this one's within the look's own time.
         var facts = await MachineFacts.OfAsync(ssh.Machine(), [], CancellationToken.None);
-        Assert.AreEqual((Environment.ProcessorCount, true), (facts.Cores, facts.MemoryBytes > 0));
+        Assert.AreEqual((int.Parse(RepositoryPaths.Run("nproc", []).Stdout.Trim(), System.Globalization.CultureInfo.InvariantCulture), true),
+            (facts.Cores, facts.MemoryBytes > 0));
         Assert.IsTrue(Math.Abs(facts.ClockOffsetMs!.Value) <= facts.ClockUncertaintyMs!.Value + 5, facts.Describe());
 
         // Unchanged: left as it is, by the Deploy target as a user runs it (the brokers named checked there).
@@ -115,21 +116,34 @@ public sealed class RemoteMachineTests
         foreach (var word in words.Skip(1))
             info.ArgumentList.Add(word);
         using var session = Process.Start(info)!;
-        var ready = Task.Run(() =>
+        try
         {
-            while (session.StandardOutput.ReadLine() is { } line)
-                if (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal))
-                    return true;
-            return false;
-        });
-        Assert.IsTrue(ready.Wait(TimeSpan.FromMinutes(2)) && ready.Result, "the server over ssh said it was ready");
-        Assert.IsTrue(Listening(port), "it listens");
-        Assert.IsTrue(Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal) && !c.StartsWith("ssh ", StringComparison.Ordinal)),
-            "its processes on the other side are found (besides the ssh client here)");
-        // The session cut as a lost link or a killed build cuts it: nothing but sshd was told, and the server goes with it.
-        session.Kill();
-        await Eventually.WaitUntilAsync(() => !Listening(port) && !Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal)),
-            "the server left with its session", TimeSpan.FromSeconds(30), () => Processes.AllCommandLines());
+            // Both streams read to their end, so that a full pipe never stalls the session.
+            session.ErrorDataReceived += (_, _) => { };
+            session.BeginErrorReadLine();
+            var readyLine = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            _ = Task.Run(() =>
+            {
+                while (session.StandardOutput.ReadLine() is { } line)
+                    if (line.Contains(ServerSignals.ReadyMarker, StringComparison.Ordinal))
+                        readyLine.TrySetResult(true);
+                readyLine.TrySetResult(false);
+            });
+            var ready = readyLine.Task;
+            Assert.IsTrue(await ready.WaitAsync(TimeSpan.FromMinutes(2)), "the server over ssh said it was ready");
+            Assert.IsTrue(Listening(port), "it listens");
+            Assert.IsTrue(Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal) && !c.StartsWith("ssh ", StringComparison.Ordinal)),
+                "its processes on the other side are found (besides the ssh client here)");
+            // The session cut as a lost link or a killed build cuts it: nothing but sshd was told, and the server goes with it.
+            session.Kill();
+            await Eventually.WaitUntilAsync(() => !Listening(port) && !Processes.CommandLines().Any(c => c.Contains(artifacts, StringComparison.Ordinal)),
+                "the server left with its session", TimeSpan.FromSeconds(30), () => Processes.AllCommandLines());
+        }
+        finally
+        {
+            if (!session.HasExited)
+                session.Kill(); // a failed wait above: the session's end is what stops the server there
+        }
     }
 
     private static bool Listening(int port)

@@ -13,7 +13,7 @@ namespace IntegrationTasks.Network;
 public sealed record LinkMeasurement(double RoundTripMs, double RoundTripP99Ms, double Mbits)
 {
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-        $"round trip {RoundTripMs:0.###} ms (median of {LinkProbe.RoundTrips:N0}; p99 {RoundTripP99Ms:0.###} ms), {Mbits:N0} Mbit/s one way (one TCP connection, {LinkProbe.BulkTime.TotalSeconds:0.#} s)");
+        $"round trip {RoundTripMs:0.###} ms (median of {LinkProbe.RoundTrips:N0}; p99 {RoundTripP99Ms:0.###} ms), {Mbits:N0} Mbit/s one way (one TCP connection, {LinkProbe.BulkTime.TotalSeconds:0.#} s); the link itself, before any round trip the relay adds");
 }
 
 /// <summary>
@@ -37,23 +37,41 @@ public static class LinkProbe
         using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         limit.CancelAfter(Limit);
         var token = limit.Token;
-        var listener = InNamespace(clientNamespace, () =>
+        var address = IPAddress.Parse(clientAddress);
+        Socket clientEnd;
+        Socket serverEnd;
+        using (var listener = InNamespace(clientNamespace, () =>
+               {
+                   var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+                   try
+                   {
+                       socket.Bind(new IPEndPoint(address, 0));
+                       socket.Listen(1);
+                       return socket;
+                   }
+                   catch
+                   {
+                       socket.Dispose();
+                       throw;
+                   }
+               }))
         {
-            var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            socket.Bind(new IPEndPoint(IPAddress.Parse(clientAddress), 0));
-            socket.Listen(1);
-            return socket;
-        });
-        using var serverEnd = InNamespace(serverNamespace, () => new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true });
-        try
-        {
-            Socket clientEnd;
-            using (listener)
+            serverEnd = InNamespace(serverNamespace, () => new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true });
+            try
             {
                 var accepting = listener.AcceptAsync(token).AsTask();
                 await serverEnd.ConnectAsync(listener.LocalEndPoint!, token).ConfigureAwait(false);
                 clientEnd = await accepting.ConfigureAwait(false);
             }
+            catch (Exception e) when (e is SocketException or OperationCanceledException)
+            {
+                serverEnd.Dispose();
+                throw Failed(e, cancellationToken);
+            }
+        }
+        try
+        {
+            using (serverEnd)
             using (clientEnd)
             {
                 if (!Equals(clientEnd.RemoteEndPoint, serverEnd.LocalEndPoint))
@@ -64,11 +82,16 @@ public static class LinkProbe
                 return new LinkMeasurement(median, p99, mbits);
             }
         }
-        catch (Exception e) when (e is SocketException or OperationCanceledException && !cancellationToken.IsCancellationRequested)
+        catch (Exception e) when (e is SocketException or OperationCanceledException)
         {
-            throw new IntegrationException(ErrorCodes.NetworkSetupFailed, $"The link between the hosts could not be measured: {e.Message}", e);
+            throw Failed(e, cancellationToken);
         }
     }
+
+    /// <summary>The caller's cancellation as it is; anything else (the time limit among them) as the probe's coded failure.</summary>
+    private static Exception Failed(Exception e, CancellationToken cancellationToken) =>
+        cancellationToken.IsCancellationRequested ? new OperationCanceledException(cancellationToken)
+            : new IntegrationException(ErrorCodes.NetworkSetupFailed, $"The link between the hosts could not be measured: {e.Message}", e);
 
     private static async Task<(double Median, double P99)> RoundTripAsync(Socket pinging, Socket echoing, CancellationToken token)
     {
@@ -121,6 +144,8 @@ public static class LinkProbe
         while (true)
         {
             var read = await to.ReceiveAsync(buffer, token).ConfigureAwait(false);
+            if (read == 0 || sender.IsFaulted)
+                throw sender.Exception?.InnerException ?? new SocketException((int)SocketError.ConnectionReset);
             received += read;
             var elapsed = Stopwatch.GetElapsedTime(started);
             if (counting == default && elapsed >= warmUp)
@@ -147,23 +172,31 @@ public static class LinkProbe
                 using var here = File.OpenHandle("/proc/thread-self/ns/net");
                 using var there = File.OpenHandle($"/var/run/netns/{name}");
                 Enter(there);
+                made = make();
+                // Back before the thread ends (it would end in the other namespace: harmless, but said plainly).
                 try
-                {
-                    made = make();
-                }
-                finally
                 {
                     Enter(here);
                 }
+                catch (InvalidOperationException)
+                {
+                    (made as IDisposable)?.Dispose();
+                    throw;
+                }
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException or SocketException or InvalidOperationException)
+            catch (Exception e)
             {
+                // Anything thrown on a thread of its own would end the process: it is handed back to the caller.
                 failed = e;
             }
         });
         thread.Start();
         thread.Join();
-        return failed is null ? made! : throw new IntegrationException(ErrorCodes.NetworkSetupFailed, $"Could not open a socket in {name}: {failed.Message}", failed);
+        if (failed is IOException or UnauthorizedAccessException or SocketException or InvalidOperationException)
+            throw new IntegrationException(ErrorCodes.NetworkSetupFailed, $"Could not open a socket in {name}: {failed.Message}", failed);
+        if (failed is not null)
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failed).Throw();
+        return made!;
     }
 
     private static void Enter(Microsoft.Win32.SafeHandles.SafeFileHandle ns)

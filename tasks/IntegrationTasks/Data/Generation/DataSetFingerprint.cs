@@ -27,7 +27,7 @@ public static class DataSetFingerprint
             hash.AppendData([0x1e]);
             rows++;
         }
-        return $"sha256:{Convert.ToHexStringLower(hash.GetHashAndReset())[..16]} over {rows:N0} rows";
+        return string.Create(CultureInfo.InvariantCulture, $"sha256:{Convert.ToHexStringLower(hash.GetHashAndReset())[..16]} over {rows:N0} rows");
     }
 
     private static string Nullable(string? value) => value is null ? "\u0000" : value;
