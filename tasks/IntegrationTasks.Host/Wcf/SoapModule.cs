@@ -51,11 +51,23 @@ internal sealed class SoapModule(HostArguments arguments) : IHostModule
     {
         var reason = CodedReason(exception);
         // A body that stalled until the connection was dropped gets no answer at all: saying it was answered would be untrue.
-        if (_requests?.HttpContext?.RequestAborted.IsCancellationRequested == true)
+        if (_requests?.HttpContext?.RequestAborted.IsCancellationRequested == true || ReadCancelled(exception))
             _log?.LogWarning("{Reason} (the connection was dropped before an answer; nothing was sent)", reason);
         else
             _log?.LogWarning("{Reason} (answered with a SOAP fault)", reason);
         return reason;
+    }
+
+    /// <summary>
+    /// The body's read was cancelled: the connection was dropped (ASP.NET Core throws "The request was aborted", a cancellation),
+    /// which can reach here a moment before the request's own RequestAborted says so.
+    /// </summary>
+    private static bool ReadCancelled(Exception exception)
+    {
+        for (var e = exception; e is not null; e = e.InnerException)
+            if (e is OperationCanceledException)
+                return true;
+        return false;
     }
 
     private string CodedReason(Exception exception)
