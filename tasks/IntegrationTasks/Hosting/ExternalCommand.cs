@@ -7,11 +7,15 @@ public static class ExternalCommand
 {
     public sealed record Outcome(int ExitCode, string Output, string Errors);
 
+    /// <param name="input">What the command reads, written while it runs (its input is closed after); none: it reads nothing.</param>
     /// <exception cref="IntegrationException">IT3004 when the timeout passes; IT4008 when the program cannot be started.</exception>
     public static async Task<Outcome> RunAsync(string fileName, IEnumerable<string> arguments, TimeSpan timeout, CancellationToken cancellationToken,
-        IReadOnlyDictionary<string, string>? environment = null, string? installHint = null)
+        IReadOnlyDictionary<string, string>? environment = null, string? installHint = null, Func<Stream, CancellationToken, Task>? input = null)
     {
-        var info = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        var info = new ProcessStartInfo(fileName)
+        {
+            RedirectStandardInput = input is not null, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+        };
         foreach (var argument in arguments)
             info.ArgumentList.Add(argument);
         foreach (var (name, value) in environment ?? new Dictionary<string, string>())
@@ -33,6 +37,8 @@ public static class ExternalCommand
             timer.CancelAfter(timeout);
             try
             {
+                if (input is not null)
+                    await WriteInputAsync(process, input, timer.Token).ConfigureAwait(false);
                 await process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
@@ -42,6 +48,22 @@ public static class ExternalCommand
                 throw new IntegrationException(ErrorCodes.Timeout, $"{Path.GetFileName(fileName)} did not finish within {timeout.TotalSeconds:F0} s.");
             }
             return new Outcome(process.ExitCode, await output.ConfigureAwait(false), await errors.ConfigureAwait(false));
+        }
+    }
+
+    private static async Task WriteInputAsync(Process process, Func<Stream, CancellationToken, Task> input, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await input(process.StandardInput.BaseStream, cancellationToken).ConfigureAwait(false);
+        }
+        catch (IOException)
+        {
+            // The command ended before taking all its input: its exit code and errors say why.
+        }
+        finally
+        {
+            process.StandardInput.Close();
         }
     }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text;
 using System.Text.RegularExpressions;
 
@@ -68,54 +67,17 @@ public sealed partial record SshMachine
         Func<Stream, CancellationToken, Task>? input = null)
     {
         var words = Command(remote);
-        var info = new ProcessStartInfo(words[0])
-        {
-            RedirectStandardInput = true, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
-        };
-        foreach (var word in words.Skip(1))
-            info.ArgumentList.Add(word);
-        Process process;
+        ExternalCommand.Outcome outcome;
         try
         {
-            process = Process.Start(info)!;
+            outcome = await ExternalCommand.RunAsync(words[0], words.Skip(1), timeout, cancellationToken,
+                installHint: "Install the OpenSSH client (apt-get install -y openssh-client).", input: input).ConfigureAwait(false);
         }
-        catch (System.ComponentModel.Win32Exception e)
+        catch (IntegrationException e) when (e.Code == ErrorCodes.Timeout)
         {
-            throw new IntegrationException(ErrorCodes.ProgramNotFound,
-                $"Cannot run ssh to reach {Destination}: {e.Message}. Install the OpenSSH client (apt-get install -y openssh-client).", e);
+            throw new IntegrationException(ErrorCodes.Timeout, $"ssh {Destination} did not finish within {timeout.TotalSeconds:F0} s.", e);
         }
-        using (process)
-        {
-            using var timer = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timer.CancelAfter(timeout);
-            var output = process.StandardOutput.ReadToEndAsync(timer.Token);
-            var errors = process.StandardError.ReadToEndAsync(timer.Token);
-            try
-            {
-                try
-                {
-                    if (input is not null)
-                        await input(process.StandardInput.BaseStream, timer.Token).ConfigureAwait(false);
-                }
-                catch (IOException)
-                {
-                    // ssh ended before taking all its input (it could not connect): its exit code and errors say why.
-                }
-                finally
-                {
-                    process.StandardInput.Close();
-                }
-                await process.WaitForExitAsync(timer.Token).ConfigureAwait(false);
-                var outcome = new ExternalCommand.Outcome(process.ExitCode, await output.ConfigureAwait(false), await errors.ConfigureAwait(false));
-                return IsSshsOwnFailure(outcome) ? throw Failure(outcome.Errors) : outcome;
-            }
-            catch (OperationCanceledException)
-            {
-                process.Kill(entireProcessTree: true);
-                cancellationToken.ThrowIfCancellationRequested();
-                throw new IntegrationException(ErrorCodes.Timeout, $"ssh {Destination} did not finish within {timeout.TotalSeconds:F0} s.");
-            }
-        }
+        return IsSshsOwnFailure(outcome) ? throw Failure(outcome.Errors) : outcome;
     }
 
     /// <summary>ssh exits 255 for its own failures, and so may a remote command: only ssh's own words make it one of ssh's.</summary>
