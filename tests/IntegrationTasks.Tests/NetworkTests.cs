@@ -224,6 +224,57 @@ public sealed class NetworkTests
         StringAssert.Contains(stdout, $"root@{TwoHosts.ServerAddress}: ");
     }
 
+    [TestMethod]
+    [Timeout(900_000, CooperativeCancellation = true)]
+    public async Task RunAll_runs_its_servers_on_a_server_machine_over_ssh_and_leaves_nothing_there_as_root()
+    {
+        using var artifacts = new TempDirectory("it-servermachine-");
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None);
+        // The server host as another machine, reached only through its sshd; the build typed on the client host.
+        using var ssh = TestSshServer.Start(Path.Combine(artifacts, "sshd"), TwoHosts.ServerAddress, 22, TwoHosts.Exec(hosts.ServerNamespace));
+        var remote = Path.Combine(artifacts, "server-machine");
+        var client = Path.Combine(artifacts, "client");
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
+            .. TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
+                $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+FileTransferBigRequest+NatsJetStream+PipelinedCopy", "-p:RecordCounts=2000",
+                "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false")]));
+        var output = stdout + stderr;
+        Assert.AreEqual(0, exitCode, output);
+
+        // Every row verified here, each server's CPU and peak read there, every run keyed as two machines'.
+        var runs = File.ReadAllLines(Path.Combine(client, "results", "runs.jsonl")).Select(l => System.Text.Json.JsonDocument.Parse(l).RootElement).ToList();
+        Assert.HasCount(6, runs, output);
+        foreach (var run in runs)
+        {
+            Assert.AreEqual((true, "TwoMachines", true), (run.GetProperty("verified").GetBoolean(), Text(run, "hosts"), run.TryGetProperty("tls", out var tls) && tls.GetBoolean()),
+                run + output); // TLS between machines unless said otherwise
+        }
+        foreach (var run in runs.Where(r => Text(r, "transport") != "PipelinedCopy"))
+            Assert.IsTrue(run.TryGetProperty("serverCpuSeconds", out var cpu) && cpu.GetDouble() > 0 && run.TryGetProperty("serverPeakBytes", out var peak) && peak.GetInt64() > 10_000_000,
+                run + output);
+        // The servers ran there: their logs here are their output, listening on the server machine's address.
+        StringAssert.Contains(File.ReadAllText(Path.Combine(client, "logs", "GrpcServer.log")), $"https://{TwoHosts.ServerAddress}:");
+        StringAssert.Contains(output, $"ServiceTable on root@{TwoHosts.ServerAddress}: sha256:");
+        var results = ResultsJson.Load(Path.Combine(client, "results"));
+        StringAssert.StartsWith(results.Environment["ServerMachine"], $"root@{TwoHosts.ServerAddress} ({TwoHosts.ServerAddress}): ");
+        Assert.IsTrue(results.Environment.ContainsKey("Verification"));
+        // What cannot cross machines is listed as not run, with why.
+        CollectionAssert.IsSubsetOf(new[] { "FileTransferBigRequest", "NatsJetStream" }, results.NotRun.Select(n => n.Transport).ToArray());
+
+        // Nothing of the run is left there: no process but sshd in the server's namespace, no response file with its passwords.
+        await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left on the server machine",
+            TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
+        Assert.IsEmpty(Directory.GetFiles(Path.Combine(remote, "runs"), "*.rsp", SearchOption.AllDirectories));
+        HostingTests.AssertEndedCleanly(client);
+    }
+
+    private static string? Text(System.Text.Json.JsonElement run, string name) => run.TryGetProperty(name, out var value) ? value.GetString() : null;
+
+    /// <summary>The names of the processes in a namespace.</summary>
+    private static List<string> ProcessesIn(string nameSpace) =>
+        [.. RepositoryPaths.Run("ip", ["netns", "pids", nameSpace]).Stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            .Select(pid => { try { return File.ReadAllText($"/proc/{pid}/comm").Trim(); } catch (IOException) { return "sshd"; } })];
+
     /// <summary>
     /// A process's Cpus_allowed_list, or null once it is gone, and for the launch prefix's own steps (its join script, then
     /// ip netns exec): they move into the server's CPUs a moment before they move into its namespace.

@@ -49,6 +49,27 @@ public sealed class RemoteMachineTests
     };
 
     [TestMethod]
+    [TestCategory("Unit")]
+    public void A_server_machines_place_moves_this_builds_paths_to_its_own_and_reads_a_server_there()
+    {
+        var place = new ServerMachinePlace("root@10.0.0.1", null, "/a/logs/ssh.sock", "server", "/r/suite-1", "/r/run/artifacts/", "/a/", "root@10.0.0.1: …");
+        Assert.AreEqual("Data Source=/r/run/artifacts/data/server.db", place.Map("Data Source=/a/data/server.db"));
+        Assert.AreEqual("/r/run/artifacts/tls/server.key", place.RemotePath("/a/tls/server.key"));
+        Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => place.RemotePath("/etc/passwd")).Code);
+        // Its launch: ssh through the run's connection, a shell there that keeps the server's id and becomes its build.
+        var launch = place.Launch("TcpServer2", "RunServer", "/r/run/artifacts/logs/TcpServer2.properties.rsp");
+        Assert.AreEqual("ssh", launch.FileName);
+        CollectionAssert.IsSubsetOf(new[] { "ControlPath=/a/logs/ssh.sock", "ControlMaster=no", "BatchMode=yes", "StrictHostKeyChecking=yes", "root@10.0.0.1", "--" }, launch.Arguments.ToArray());
+        StringAssert.StartsWith(launch.Arguments[^1], "sh -c 'echo $$ > /r/run/artifacts/logs/TcpServer2.pid && cd /r/suite-1 && ");
+        StringAssert.EndsWith(launch.Arguments[^1], "-t:RunServer -nologo -v:n -tl:off -nr:false -p:StopOnStdinClose=true -clp:NoSummary @/r/run/artifacts/logs/TcpServer2.properties.rsp'");
+
+        var reading = RemoteServerReading.Parse("pid=4242\nticks=250\nhz=100\npeak_kb=2048\nstats={\"processId\":4242}\n")!;
+        Assert.AreEqual((4242, 2.5, 2048L * 1024, "{\"processId\":4242}"), (reading.ProcessId, reading.CpuSeconds, reading.PeakBytes, reading.StatsJson));
+        Assert.IsNull(RemoteServerReading.Parse("pid=4242\nticks=250\n"));
+        Assert.IsNull(RemoteServerReading.Parse("pid=4242\nticks=1\nhz=100\npeak_kb=1\nstats=\n")!.StatsJson);
+    }
+
+    [TestMethod]
     [TestCategory("EndToEnd")]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public async Task Deploy_sends_the_suite_once_owner_only_and_the_copy_runs_on_its_own()

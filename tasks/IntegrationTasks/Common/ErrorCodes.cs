@@ -51,6 +51,7 @@ public static class ErrorCodes
     public const string RemoteUnreachable = "IT4017";
     public const string RemoteHostKeyUnknown = "IT4018";
     public const string RemotePrerequisiteMissing = "IT4019";
+    public const string RemoteDataSetDiffers = "IT4020";
 
     // Results
     public const string ResultsUnreadable = "IT5001";

@@ -43,6 +43,9 @@ public sealed record RunKey(
     public const string DefaultProvider = "Sqlite";
     public const string OneHost = "One";
 
+    /// <summary>Hosts of a run whose server ran on another machine (ServerMachine), its client on this one.</summary>
+    public const string TwoMachines = "TwoMachines";
+
     /// <summary>
     /// Each field as a column id (the JSON name) and its text in a table: a file that carries the key carries every one of these.
     /// Records and batch size are empty where a row stands for every count asked for (a server that did not start, a transport not run).

@@ -17,13 +17,7 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
     /// </summary>
     public static ServerLaunch ForTarget(string projectFile, string target, IReadOnlyDictionary<string, string> properties, string propertiesFile)
     {
-        var lines = new StringBuilder();
-        foreach (var (name, value) in properties)
-            lines.Append("-p:").Append(name).Append('=').Append(ResponseFileValue(Escape(value))).Append('\n');
-        lines.Append("-p:SkipTasksBuild=true\n"); // last, so that it wins over a SkipTasksBuild passed on
-        var file = Path.GetFullPath(propertiesFile);
-        Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(file)!);
-        Common.OwnerOnlyFiles.Write(file, lines.ToString());
+        var file = WriteResponseFile(properties, propertiesFile);
         string[] arguments =
         [
             "msbuild", projectFile, $"-t:{target}", "-nologo", "-v:n", "-tl:off", "-nr:false", "-p:StopOnStdinClose=true",
@@ -31,6 +25,19 @@ public sealed record ServerLaunch(string FileName, IReadOnlyList<string> Argumen
             $"@{file}",
         ];
         return new ServerLaunch(DotnetHost, arguments, Path.GetDirectoryName(Path.GetFullPath(projectFile)) ?? ".");
+    }
+
+    /// <summary>Writes a build's global properties as MSBuild's response file, owner-only; returns its full path.</summary>
+    public static string WriteResponseFile(IReadOnlyDictionary<string, string> properties, string propertiesFile)
+    {
+        var lines = new StringBuilder();
+        foreach (var (name, value) in properties)
+            lines.Append("-p:").Append(name).Append('=').Append(ResponseFileValue(Escape(value))).Append('\n');
+        lines.Append("-p:SkipTasksBuild=true\n"); // last, so that it wins over a SkipTasksBuild passed on
+        var file = Path.GetFullPath(propertiesFile);
+        Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(file)!);
+        Common.OwnerOnlyFiles.Write(file, lines.ToString());
+        return file;
     }
 
     /// <summary>A response file splits on white space and ends a line at '#': those are escaped too (MSBuild unescapes every %XX).</summary>

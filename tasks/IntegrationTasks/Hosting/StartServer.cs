@@ -29,6 +29,12 @@ public sealed class StartServer : IntegrationTask
     /// <summary>A command the server runs through, words separated by spaces (<c>ip netns exec NAME</c> for the server side of two hosts); its port is then checked by the server itself.</summary>
     public string CommandPrefix { get; set; } = "";
 
+    /// <summary>
+    /// The place on another machine where the server runs (<see cref="Remote.ServerMachinePlace"/>'s file, written by RunAll with
+    /// ServerMachine); empty: here. There, its properties' paths are the run's folder there, and what it needs is sent first.
+    /// </summary>
+    public string ServerMachinePlace { get; set; } = "";
+
     /// <summary>Start the server again whenever its process exits without StopServer (the KillServer fault).</summary>
     public bool RestartOnExit { get; set; }
 
@@ -48,14 +54,17 @@ public sealed class StartServer : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");
         // Another namespace's address cannot be probed from here: a server there reports a taken port itself (IT4001).
         var prefix = ServerLaunch.Words(CommandPrefix);
-        if (Port > 0 && prefix.Count == 0)
+        var place = Remote.ServerMachinePlace.Read(ServerMachinePlace);
+        if (Port > 0 && prefix.Count == 0 && place is null)
             Ports.EnsureFree(BindAddress, Port);
 
         var propertiesFile = PropertiesFile is { Length: > 0 } given ? given
             : LogFile is { Length: > 0 } log ? Path.ChangeExtension(log, ".properties.rsp")
             : throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name}: StartServer needs a LogFile or a PropertiesFile (where its properties are kept, owner-only).");
-        var launch = ServerLaunch.ForTarget(Project, Target, Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
-            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value")), propertiesFile).WithPrefix(prefix);
+        var properties = Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
+            .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value"), StringComparer.OrdinalIgnoreCase);
+        var launch = place is null ? ServerLaunch.ForTarget(Project, Target, properties, propertiesFile).WithPrefix(prefix)
+            : await place.LaunchSentAsync(Name, Target, properties, BindAddress, propertiesFile, cancellationToken).ConfigureAwait(false);
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {
@@ -72,8 +81,10 @@ public sealed class StartServer : IntegrationTask
         }
         server.AttachLog(null); // from here on, lines wait for StopServer (and are in LogFile)
         ProcessId = server.ProcessId;
-        if (!string.IsNullOrEmpty(PidFile))
+        if (!string.IsNullOrEmpty(PidFile) && place is null)
             server.PidFile = PidFile;
+        else if (!string.IsNullOrEmpty(PidFile))
+            File.Delete(PidFile); // the process here is ssh's: the server's own id is kept there, and nothing here may meter ssh for it
         server.RestartOnExit = RestartOnExit;
         server.RestartReadyTimeout = TimeSpan.FromSeconds(ReadyTimeoutSeconds);
         BuildEngine4.RegisterTaskObject(RegistrationKey(Name), server, RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);

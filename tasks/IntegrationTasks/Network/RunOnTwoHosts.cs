@@ -58,15 +58,6 @@ public sealed class RunOnTwoHosts : IntegrationTask
         var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile).WithPrefix(clientPrefix);
         Log.LogMessage(MessageImportance.High, "Two hosts: running {0} on the client host ({1}); servers on the server host ({2}, {3}); {4}{5}.",
             Target, hosts.ClientNamespace, hosts.ServerNamespace, TwoHosts.ServerAddress, profile.Describe(), cpuSets is null ? "; every CPU shared" : $"; {cpuSets.Description}");
-        using var child = ServerProcess.Start("client host", launch, LogFile, ServerLog.To(Log, "client host", MessageImportance.High));
-        if (!await child.WaitForExitOrCancellationAsync(cancellationToken).ConfigureAwait(false))
-        {
-            // Ctrl+C: the child build cancels too (SIGINT), stopping its servers; the namespaces go when this returns.
-            await child.StopAsync(TimeSpan.FromSeconds(1), CancellationToken.None).ConfigureAwait(false);
-            cancellationToken.ThrowIfCancellationRequested();
-        }
-        if (child.ExitCode != 0)
-            throw new IntegrationException(ErrorCodes.TransferFailed,
-                $"{Target} on two hosts failed (the client host's build exited with {child.ExitCode}); its errors are above{(LogFile is null ? "" : $", its log in {LogFile}")}.");
+        await InnerBuild.RunAsync("client host", launch, LogFile, Log, $"{Target} on two hosts", cancellationToken).ConfigureAwait(false);
     }
 }

@@ -17,6 +17,9 @@ public sealed class ServiceToken
     /// <summary>The token itself: letters, digits and <c>-._~+/=</c> (RFC 6750's token68).</summary>
     public string Token { get; }
 
+    /// <summary>The token's file in CredentialsFolder (the targets' <c>_ServiceTokenFile</c> names the same).</summary>
+    public const string FileName = "Services.json";
+
     /// <summary>The value of a request's Authorization header.</summary>
     public string AuthorizationHeader => "Bearer " + Token;
 

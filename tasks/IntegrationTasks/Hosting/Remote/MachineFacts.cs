@@ -16,6 +16,9 @@ public sealed record MachineFacts(string Destination, string? Dotnet, IReadOnlyL
     public long MemoryBytes { get; init; }
     public string Os { get; init; } = "";
 
+    /// <summary>Its own name for itself (<c>hostname</c>): a server there puts it among its certificate's names.</summary>
+    public string HostName { get; init; } = "";
+
     /// <summary>Its clock less this one's, within ± <see cref="ClockUncertaintyMs"/> (half the time the look took: when in it the clock was read is not known).</summary>
     public double? ClockOffsetMs { get; init; }
     public double? ClockUncertaintyMs { get; init; }
@@ -47,7 +50,7 @@ public sealed record MachineFacts(string Destination, string? Dotnet, IReadOnlyL
     {
         var script = new StringBuilder("d=$(command -v dotnet || true); [ -z \"$d\" ] && [ -x \"$HOME/.dotnet/dotnet\" ] && d=\"$HOME/.dotnet/dotnet\"; ")
             .Append("echo \"dotnet=$d\"; [ -n \"$d\" ] && echo \"sdks=$(\"$d\" --list-sdks 2>/dev/null | cut -d' ' -f1 | tr '\\n' ' ')\"; ")
-            .Append("echo \"uid=$(id -u)\"; ")
+            .Append("echo \"uid=$(id -u)\"; echo \"hostname=$(hostname)\"; ")
             .Append("echo \"cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)\"; echo \"cores=$(nproc)\"; ")
             .Append("echo \"memory_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)\"; ")
             .Append("echo \"os=$(. /etc/os-release 2>/dev/null; echo \"$PRETTY_NAME\") $(uname -r)\"; echo \"clock=$(date +%s%N)\"; ");
@@ -67,7 +70,7 @@ public sealed record MachineFacts(string Destination, string? Dotnet, IReadOnlyL
             (Value("sdks") ?? "").Split(' ', StringSplitOptions.RemoveEmptyEntries), Value("uid") == "0",
             [.. lines.Where(p => p[0] == "program").Select(p => p[1])])
         {
-            Cpu = (Value("cpu") ?? "").Trim(), Os = (Value("os") ?? "").Trim(),
+            Cpu = (Value("cpu") ?? "").Trim(), Os = (Value("os") ?? "").Trim(), HostName = (Value("hostname") ?? "").Trim(),
             Cores = int.TryParse(Value("cores"), System.Globalization.NumberStyles.Integer, invariant, out var cores) ? cores : 0,
             MemoryBytes = long.TryParse(Value("memory_kb"), System.Globalization.NumberStyles.Integer, invariant, out var kilobytes) ? kilobytes * 1024 : 0,
         };

@@ -22,6 +22,12 @@ public sealed partial record SshMachine
     /// <summary>An ssh config file used instead of the user's (<c>ssh -F</c>); null: the user's own.</summary>
     public string? ConfigFile { get; }
 
+    /// <summary>
+    /// The socket of a master connection (<see cref="SshMasterConnection"/>) this machine's commands go through, each a session of
+    /// that one connection: no sign-in per command, and cutting the master cuts them all. Null: each command connects on its own.
+    /// </summary>
+    public string? ControlPath { get; init; }
+
     /// <summary>How long ssh may take to connect and sign in; a remote that stops answering is given up after 3 × 5 s.</summary>
     public static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(10);
 
@@ -44,11 +50,15 @@ public sealed partial record SshMachine
     public string Host => Destination[(Destination.IndexOf('@') + 1)..];
 
     /// <summary>ssh's own words before the remote command: batch mode, strict host keys, keep-alives, the config file.</summary>
-    public IReadOnlyList<string> SshWords() =>
+    public IReadOnlyList<string> SshWords() => SshWords(master: false);
+
+    /// <param name="master">The words of the master connection itself (which makes <see cref="ControlPath"/>'s socket).</param>
+    internal IReadOnlyList<string> SshWords(bool master) =>
     [
         "ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
         "-o", $"ConnectTimeout={(int)ConnectTimeout.TotalSeconds}", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
         .. ConfigFile is null ? Array.Empty<string>() : ["-F", ConfigFile],
+        .. ControlPath is null ? Array.Empty<string>() : ["-o", $"ControlPath={ControlPath}", "-o", master ? "ControlMaster=yes" : "ControlMaster=no", "-o", "ControlPersist=no"],
         Destination,
     ];
 

@@ -53,6 +53,9 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>Where StartServer keeps the server's current process id: after a restart (KillServer) it is not <see cref="ServerProcessId"/> any more.</summary>
     public string? ServerPidFile { get; set; }
 
+    /// <summary>The server's place on another machine (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file); empty: it runs here.</summary>
+    public string ServerMachinePlace { get; set; } = "";
+
     /// <summary>What the relay wrote about its fault when it stopped (<see cref="RelayFaultReport"/>), when there was one.</summary>
     public string? FaultReportFile { get; set; }
 
@@ -106,6 +109,31 @@ public sealed class RecordMeasurement : IntegrationTask
             : (now.AllocatedBytes - previous.AllocatedBytes, now.CompletedWorkItems - previous.CompletedWorkItems, now);
     }
 
+    /// <summary>
+    /// A server on another machine read there over the run's connection: its peak since the last reading and its CPU since the
+    /// previous repetition's, as a server here is read; its counters are copied here, where <see cref="ServerReportAsync"/> reads them.
+    /// </summary>
+    private async Task<(long? Peak, double? Cpu)> ReadServerThereAsync(Hosting.Remote.ServerMachinePlace place, RunState state, CancellationToken cancellationToken)
+    {
+        Hosting.Remote.RemoteServerReading reading;
+        try
+        {
+            reading = await place.ReadServerAsync(ServerName, ServerStatsFile, afterRun: true, cancellationToken).ConfigureAwait(false);
+        }
+        catch (IntegrationException e)
+        {
+            // The run is verified and recorded; only its server's figures are missing, and the report shows them empty.
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}: the server's figures of this run could not be read there: {1}", Transport, e.Message);
+            return (null, null);
+        }
+        if (!string.IsNullOrEmpty(ServerStatsFile) && reading.StatsJson is { } stats)
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(ServerStatsFile))!);
+            File.WriteAllText(ServerStatsFile, stats);
+        }
+        return (reading.PeakBytes, state.ServerCpuSinceLastReading(ServerName, reading.ProcessId, reading.CpuSeconds));
+    }
+
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var state = RunState.For(BuildEngine, ResultsFile);
@@ -126,12 +154,15 @@ public sealed class RecordMeasurement : IntegrationTask
             ServerProcessId = current;
         long? serverPeak = null;
         double? serverCpu = null;
+        var place = Hosting.Remote.ServerMachinePlace.Read(ServerMachinePlace);
         if (ServerProcessId > 0)
         {
             serverPeak = ProcessMemory.PeakBytesOfTree(ServerProcessId);
             ProcessMemory.ResetPeakOfTree(ServerProcessId);
             serverCpu = ServerCpuSinceLastRepetition(state);
         }
+        else if (place is not null && ServerName.Length > 0)
+            (serverPeak, serverCpu) = await ReadServerThereAsync(place, state, cancellationToken).ConfigureAwait(false);
         var (serverAllocated, serverItems, server) = await ServerReportAsync(state, cancellationToken).ConfigureAwait(false);
         var fault = run.Fault is not null && Relayed && !string.IsNullOrEmpty(FaultReportFile) ? RelayFaultReport.Read(FaultReportFile) : null;
         var measurement = run with
@@ -146,7 +177,7 @@ public sealed class RecordMeasurement : IntegrationTask
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
             ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
-            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || ServerProcessId <= 0 ? null : ServerLogErrors.SinceLastReading(ServerLogFile, state.ServerLog(ServerName)),
+            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || (ServerProcessId <= 0 && place is null) ? null : ServerLogErrors.SinceLastReading(ServerLogFile, state.ServerLog(ServerName)),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,

@@ -56,6 +56,9 @@ public sealed record TransportDefinition(string Name)
     /// <summary>Why no TLS could carry it, and what protects it instead (said where Tls=true leaves it out); empty: it may yet.</summary>
     public string NotEncryptable { get; init; } = "";
 
+    /// <summary>Why its two sides must share one machine (said where ServerMachine leaves it out); empty: its server may run on another.</summary>
+    public string OneMachine { get; init; } = "";
+
     /// <summary>Its server can take only clients with a certificate of the suite's authority (ClientCertificates=true); else it is left out then.</summary>
     public bool ClientCertificates { get; init; } = true;
 
@@ -94,6 +97,7 @@ public sealed record TransportDefinition(string Name)
         [nameof(MaxRecordsProperty)] = (d, v) => d with { MaxRecordsProperty = v },
         [nameof(Tls)] = (d, v) => d with { Tls = Flag(v) },
         [nameof(NotEncryptable)] = (d, v) => d with { NotEncryptable = v },
+        [nameof(OneMachine)] = (d, v) => d with { OneMachine = v },
         [nameof(ClientCertificates)] = (d, v) => d with { ClientCertificates = v.Length == 0 || bool.Parse(v) },
         [nameof(BeyondLoopback)] = (d, v) => v is "" or "ClientCertificates" or "Never" ? d with { BeyondLoopback = v }
             : throw new FormatException("BeyondLoopback is ClientCertificates, Never or empty."),

@@ -1,0 +1,111 @@
+using IntegrationTasks.Hosting;
+using IntegrationTasks.Hosting.Remote;
+
+namespace IntegrationTasks.Network;
+
+/// <summary>
+/// Runs a target of the suite (RunAll) with its servers on another machine (<c>-p:ServerMachine</c>): checks the machine and
+/// places the suite there (<see cref="DeploySuite.PlaceAsync"/>), opens one ssh connection to it that every later command shares,
+/// makes the run's folder there, and runs the same build here with the place of its servers (<see cref="ServerMachinePlace"/>).
+/// Afterwards, on failure and on Ctrl+C too, the response files there are removed and the connection closed, which ends every
+/// session still open there.
+/// </summary>
+public sealed class RunOnServerMachine : IntegrationTask
+{
+    [Required] public string Project { get; set; } = "";
+    [Required] public string Target { get; set; } = "";
+    [Required] public string ServerMachine { get; set; } = "";
+    public string SshConfig { get; set; } = "";
+    public string RemoteFolder { get; set; } = SuiteDeployment.DefaultFolder;
+
+    /// <summary>The suite's own folder (build.proj's), the configuration its tasks were built in, and this build's artifacts folder.</summary>
+    [Required] public string Root { get; set; } = "";
+    public string Configuration { get; set; } = "Release";
+    [Required] public string ArtifactsDir { get; set; } = "";
+
+    /// <summary>The address the clients here reach the server machine at, and its servers listen on; empty: ssh's own for it.</summary>
+    public string ServerAddress { get; set; } = "";
+
+    public string? LogFile { get; set; }
+
+    /// <summary>Where the inner build's global properties are written for it, owner-only, and where the servers' place is kept.</summary>
+    [Required] public string PropertiesFile { get; set; } = "";
+    [Required] public string PlaceFile { get; set; } = "";
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var config = SshConfig.Length > 0 ? SshConfig : null;
+        var machine = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
+        var (_, facts, suite) = (await DeploySuite.PlaceAsync([(machine, [])], Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false)).Single();
+        var address = ServerAddress.Length > 0 ? ServerAddress : await AddressOfAsync(machine, cancellationToken).ConfigureAwait(false);
+        var local = ServerMachinePlace.Folder(Path.GetFullPath(ArtifactsDir));
+        var controlPath = SshMasterConnection.UsableControlPath($"{local}logs/ssh-{Environment.ProcessId}.sock");
+        if (controlPath is null)
+            Log.LogMessage(MessageImportance.High, "{0}: ArtifactsDir's path is too long for ssh's connection socket; each command to it signs in on its own.", machine.Destination);
+        else
+            Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(controlPath)!);
+        await using var connection = controlPath is null ? null : await SshMasterConnection.OpenAsync(machine, controlPath, cancellationToken).ConfigureAwait(false);
+        var shared = connection?.Machine ?? machine;
+        // One folder a controlling machine, reused by its next run (its data set topped up, not made again).
+        var folder = $"{RemoteFolder.Trim().TrimEnd('/')}/runs/{Environment.MachineName}/artifacts";
+        var made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
+            TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+        if (made.ExitCode != 0)
+            throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
+        var place = new ServerMachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, ServerMachinePlace.Folder(made.Output.Trim()), local,
+            $"{machine.Destination} ({address}): {facts.Describe()}");
+        place.Write(PlaceFile);
+        try
+        {
+            var given = BuildEngine6.GetGlobalProperties();
+            var properties = new Dictionary<string, string>(given, StringComparer.OrdinalIgnoreCase)
+            {
+                ["Hosts"] = RunKey.TwoMachines,
+                ["_InsideServerMachineRun"] = "true",
+                ["_ServerMachinePlace"] = PlaceFile,
+                ["_ServerMachineDescription"] = place.Description,
+                ["HostName"] = address,
+                ["BindAddress"] = address,
+                // Between machines TLS with client certificates unless said otherwise: what crosses the network is encrypted and
+                // only this build's clients are served.
+                ["Tls"] = given.TryGetValue("Tls", out var tls) ? tls : "true",
+                ["ClientCertificates"] = given.TryGetValue("ClientCertificates", out var certificates) ? certificates : "true",
+            };
+            var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile);
+            Log.LogMessage(MessageImportance.High, "Server machine: running {0} here, its servers on {1}, in {2}.", Target, place.Description, place.ArtifactsDir);
+            await InnerBuild.RunAsync("client side", launch, LogFile, Log, $"{Target} with its servers on {machine.Destination}", cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            await RemoveResponseFilesAsync(shared, place).ConfigureAwait(false);
+            File.Delete(PlaceFile);
+        }
+    }
+
+    /// <summary>The servers' response files there hold their passwords: they do not outlive the run, whatever its end.</summary>
+    private async Task RemoveResponseFilesAsync(SshMachine machine, ServerMachinePlace place)
+    {
+        try
+        {
+            await machine.RunAsync(["sh", "-c", $"rm -f {SshMachine.Quote(place.ArtifactsDir + "logs")}/*.rsp"], TimeSpan.FromSeconds(30), CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (IntegrationException e)
+        {
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}: the servers' response files in {1}logs could not be removed: {2}", place.Destination, place.ArtifactsDir, e.Message);
+        }
+    }
+
+    /// <summary>The machine's address as ssh reaches it (its config's HostName for an alias), as an IP address: what a server binds to.</summary>
+    private static async Task<string> AddressOfAsync(SshMachine machine, CancellationToken cancellationToken)
+    {
+        string[] words = ["-G", .. machine.ConfigFile is null ? Array.Empty<string>() : ["-F", machine.ConfigFile], machine.Destination];
+        var outcome = await ExternalCommand.RunAsync("ssh", words, TimeSpan.FromSeconds(10), cancellationToken).ConfigureAwait(false);
+        var host = outcome.Output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith("hostname ", StringComparison.Ordinal))?["hostname ".Length..].Trim()
+                   ?? machine.Host;
+        if (System.Net.IPAddress.TryParse(host, out var address))
+            return address.ToString();
+        var addresses = await System.Net.Dns.GetHostAddressesAsync(host, cancellationToken).ConfigureAwait(false);
+        return (addresses.FirstOrDefault(a => a.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork) ?? addresses.FirstOrDefault())?.ToString()
+               ?? throw new IntegrationException(ErrorCodes.RemoteUnreachable, $"{machine.Destination}: {host} has no address here; name it with -p:ServerAddress=.");
+    }
+}

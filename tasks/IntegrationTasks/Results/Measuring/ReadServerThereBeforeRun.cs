@@ -1,0 +1,22 @@
+namespace IntegrationTasks.Results;
+
+/// <summary>
+/// Before a run whose server is on another machine: its CPU so far and a fresh start of its peak memory, so that the run's
+/// reading afterwards (<see cref="RecordMeasurement"/>) holds the run's own — as a server here is metered over the transfer itself.
+/// </summary>
+public sealed class ReadServerThereBeforeRun : IntegrationTask
+{
+    /// <summary>The server's place (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file).</summary>
+    [Required] public string ServerMachinePlace { get; set; } = "";
+    [Required] public string ServerName { get; set; } = "";
+
+    /// <summary>The runs' log, whose build-wide state keeps the reading.</summary>
+    [Required] public string ResultsFile { get; set; } = "";
+
+    protected override async Task ExecuteAsync(CancellationToken cancellationToken)
+    {
+        var place = Hosting.Remote.ServerMachinePlace.Read(ServerMachinePlace)!;
+        var reading = await place.ReadServerAsync(ServerName, statsFile: null, afterRun: false, cancellationToken).ConfigureAwait(false);
+        RunState.For(BuildEngine, ResultsFile).ServerCpuSinceLastReading(ServerName, reading.ProcessId, reading.CpuSeconds);
+    }
+}
