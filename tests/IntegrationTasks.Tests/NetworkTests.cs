@@ -258,6 +258,7 @@ public sealed class NetworkTests
         var results = ResultsJson.Load(Path.Combine(client, "results"));
         StringAssert.StartsWith(results.Environment["ServerMachine"], $"root@{TwoHosts.ServerAddress} ({TwoHosts.ServerAddress}): ");
         Assert.IsTrue(results.Environment.ContainsKey("Verification"));
+        StringAssert.StartsWith(results.Environment["Link"], "round trip ", "the link between the machines, measured");
         // What cannot cross machines is listed as not run, with why.
         CollectionAssert.IsSubsetOf(new[] { "FileTransferBigRequest", "NatsJetStream" }, results.NotRun.Select(n => n.Transport).ToArray());
 

@@ -101,6 +101,15 @@ public static class LinkProbe
             while (await echoing.ReceiveAsync(one, token).ConfigureAwait(false) == 1 && one[0] != 0)
                 await echoing.SendAsync(one, token).ConfigureAwait(false);
         }, token);
+        var times = await PingAsync(pinging, token).ConfigureAwait(false);
+        await pinging.SendAsync(new byte[] { 0 }, token).ConfigureAwait(false);
+        await echo.ConfigureAwait(false);
+        return times;
+    }
+
+    /// <summary>One-byte round trips against an echo at the other end: their median and 99th percentile.</summary>
+    private static async Task<(double Median, double P99)> PingAsync(Socket pinging, CancellationToken token)
+    {
         var ping = new byte[] { 1 };
         var times = new double[RoundTrips];
         for (var i = -RoundTrips / 10; i < RoundTrips; i++) // the first tenth warms the path up, untimed
@@ -112,8 +121,6 @@ public static class LinkProbe
             if (i >= 0)
                 times[i] = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
         }
-        await pinging.SendAsync(new byte[] { 0 }, token).ConfigureAwait(false);
-        await echo.ConfigureAwait(false);
         Array.Sort(times);
         return (times[RoundTrips / 2], times[RoundTrips * 99 / 100]);
     }
@@ -135,6 +142,15 @@ public static class LinkProbe
                 // the measured second is over
             }
         }, token);
+        var mbits = await ReceiveBulkAsync(to, () => sender.IsFaulted ? sender.Exception?.InnerException : null, token).ConfigureAwait(false);
+        await sending.CancelAsync().ConfigureAwait(false);
+        await sender.ConfigureAwait(false);
+        return mbits;
+    }
+
+    /// <summary>Reads what the other end sends without pause: after a warm-up, what one <see cref="BulkTime"/> carried, in Mbit/s.</summary>
+    private static async Task<double> ReceiveBulkAsync(Socket to, Func<Exception?> senderFailure, CancellationToken token)
+    {
         var buffer = new byte[256 * 1024];
         long received = 0;
         var warmUp = TimeSpan.FromMilliseconds(200);
@@ -144,20 +160,69 @@ public static class LinkProbe
         while (true)
         {
             var read = await to.ReceiveAsync(buffer, token).ConfigureAwait(false);
-            if (read == 0 || sender.IsFaulted)
-                throw sender.Exception?.InnerException ?? new SocketException((int)SocketError.ConnectionReset);
+            if (read == 0 || senderFailure() is not null)
+                throw senderFailure() ?? new SocketException((int)SocketError.ConnectionReset);
             received += read;
             var elapsed = Stopwatch.GetElapsedTime(started);
             if (counting == default && elapsed >= warmUp)
                 (counting, countedFrom) = (elapsed, received);
             if (counting != default && elapsed - counting >= BulkTime)
-            {
-                var mbits = (received - countedFrom) * 8 / (elapsed - counting).TotalSeconds / 1e6;
-                await sending.CancelAsync().ConfigureAwait(false);
-                await sender.ConfigureAwait(false);
-                return mbits;
-            }
+                return (received - countedFrom) * 8 / (elapsed - counting).TotalSeconds / 1e6;
         }
+    }
+
+    /// <summary>
+    /// The link to another machine, measured as between two hosts: this machine listens (on the address the machine's ssh session
+    /// came from, for the machine's own two connections, each checked to come from it) and the machine connects with its shell's
+    /// <c>/dev/tcp</c> — first an echo (<c>cat</c>) for the round trips, then an endless stream for the throughput. Nothing of the
+    /// probe listens there, and nothing of the suite's is run there but bash and cat.
+    /// </summary>
+    public static async Task<LinkMeasurement> AcrossAsync(Hosting.Remote.SshMachine machine, CancellationToken cancellationToken)
+    {
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        limit.CancelAfter(Limit);
+        var token = limit.Token;
+        try
+        {
+            // SSH_CONNECTION there: "this machine's address, its port, that machine's address, its port", as that machine sees them.
+            var said = await machine.RunAsync(["sh", "-c", "echo $SSH_CONNECTION"], Limit, token).ConfigureAwait(false);
+            var words = said.Output.Trim().Split(' ');
+            if (words.Length < 3 || !IPAddress.TryParse(words[0], out var here) || !IPAddress.TryParse(words[2], out var there))
+                throw new SocketException((int)SocketError.AddressNotAvailable);
+            using var listener = new Socket(here.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            listener.Bind(new IPEndPoint(here, 0));
+            listener.Listen(2);
+            var port = ((IPEndPoint)listener.LocalEndPoint!).Port;
+            var script = $"exec 3<>/dev/tcp/{here}/{port} && cat <&3 >&3; exec 3>&-; exec 4<>/dev/tcp/{here}/{port} && exec cat /dev/zero >&4";
+            var remote = machine.RunAsync(["bash", "-c", script], Limit, token);
+            using var echo = await AcceptFromAsync(listener, there, token).ConfigureAwait(false);
+            var (median, p99) = await PingAsync(echo, token).ConfigureAwait(false);
+            echo.Shutdown(SocketShutdown.Send); // its cat reads the end and ends
+            double mbits;
+            using (var bulk = await AcceptFromAsync(listener, there, token).ConfigureAwait(false))
+                mbits = await ReceiveBulkAsync(bulk, () => null, token).ConfigureAwait(false);
+            // Closed, the stream's cat there ends on its broken pipe, and the command with it.
+            await remote.ConfigureAwait(false);
+            return new LinkMeasurement(median, p99, mbits);
+        }
+        catch (Exception e) when (e is SocketException or OperationCanceledException)
+        {
+            throw cancellationToken.IsCancellationRequested ? new OperationCanceledException(cancellationToken)
+                : new IntegrationException(ErrorCodes.NetworkSetupFailed, $"The link to {machine.Destination} could not be measured: {e.Message}", e);
+        }
+    }
+
+    /// <summary>The next connection, refused unless it comes from <paramref name="from"/> (someone else's is not measured).</summary>
+    private static async Task<Socket> AcceptFromAsync(Socket listener, IPAddress from, CancellationToken token)
+    {
+        var accepted = await listener.AcceptAsync(token).ConfigureAwait(false);
+        if (((IPEndPoint)accepted.RemoteEndPoint!).Address.Equals(from))
+        {
+            accepted.NoDelay = true;
+            return accepted;
+        }
+        accepted.Dispose();
+        throw new SocketException((int)SocketError.ConnectionRefused);
     }
 
     /// <summary>Makes something (a socket) inside a network namespace, on a thread of its own that enters it and comes back.</summary>

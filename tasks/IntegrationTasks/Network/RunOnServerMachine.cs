@@ -55,6 +55,8 @@ public sealed class RunOnServerMachine : IntegrationTask
         var place = new ServerMachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, ServerMachinePlace.Folder(made.Output.Trim()), local,
             $"{machine.Destination} ({address}): {facts.Describe()}");
         place.Write(PlaceFile);
+        // The network between the machines once, before anything runs on it: what every figure stands on, and what the user pays for.
+        var link = await MeasureLinkAsync(shared, cancellationToken).ConfigureAwait(false);
         try
         {
             var given = BuildEngine6.GetGlobalProperties();
@@ -64,6 +66,7 @@ public sealed class RunOnServerMachine : IntegrationTask
                 ["_InsideServerMachineRun"] = "true",
                 ["_ServerMachinePlace"] = PlaceFile,
                 ["_ServerMachineDescription"] = place.Description,
+                ["HostsLink"] = link,
                 ["HostName"] = address,
                 ["BindAddress"] = address,
                 // Between machines TLS with client certificates unless said otherwise: what crosses the network is encrypted and
@@ -79,6 +82,22 @@ public sealed class RunOnServerMachine : IntegrationTask
         {
             await RemoveResponseFilesAsync(shared, place).ConfigureAwait(false);
             File.Delete(PlaceFile);
+        }
+    }
+
+    /// <summary>The link's figures, or why they are missing: a link that cannot be measured (no bash there) does not stop the run.</summary>
+    private async Task<string> MeasureLinkAsync(SshMachine machine, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var link = await LinkProbe.AcrossAsync(machine, cancellationToken).ConfigureAwait(false);
+            Log.LogMessage(MessageImportance.High, "Server machine: the link measured, {0}.", link);
+            return link.ToString();
+        }
+        catch (IntegrationException e)
+        {
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}", e.Message);
+            return "not measured: " + e.Message;
         }
     }
 
