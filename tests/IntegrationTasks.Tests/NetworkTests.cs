@@ -267,6 +267,20 @@ public sealed class NetworkTests
             TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
         Assert.IsEmpty(Directory.GetFiles(Path.Combine(remote, "runs"), "*.rsp", SearchOption.AllDirectories));
         HostingTests.AssertEndedCleanly(client);
+
+        // KillServer across machines: the server's tree killed there mid-transfer, started again over the connection, the rows resumed.
+        (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
+            .. TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
+                $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2", "-p:Fault=KillServer", "-p:FaultAfterBytes=200000", "-p:RecordCounts=5000",
+                "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=100", "-p:Peers=false")]));
+        output = stdout + stderr;
+        Assert.AreEqual(0, exitCode, output);
+        var killed = MeasurementLog.Read(Path.Combine(client, "results", "runs.jsonl")).Single();
+        Assert.IsTrue(killed is { FaultInjected: true, Completed: true, Reconnects: >= 1, RowsMatched: 5000, RowsDuplicated: 0 }, killed + output);
+        var serverLog = File.ReadAllLines(Path.Combine(client, "logs", "TcpServer2.log"));
+        Assert.AreEqual(1, serverLog.Count(l => l.Contains("TcpServer2 is back (process", StringComparison.Ordinal)), string.Join("\n", serverLog));
+        await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left after the kill and the stop",
+            TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
     }
 
     private static string? Text(System.Text.Json.JsonElement run, string name) => run.TryGetProperty(name, out var value) ? value.GetString() : null;

@@ -75,6 +75,9 @@ public sealed record RelayOptions
     /// <summary>For <see cref="RelayFaultKind.KillServer"/>: the file holding the server's current process id; for <see cref="RelayFaultKind.RestartBroker"/>, the broker's.</summary>
     public string? KillPidFile { get; init; }
 
+    /// <summary>For <see cref="RelayFaultKind.KillServer"/> of a server on another machine: kills it there, returning its process id.</summary>
+    public Func<CancellationToken, Task<int>>? KillServerThere { get; init; }
+
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(10);
 }
 
@@ -252,7 +255,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                     }
                     if (chunk.Fault == RelayFaultKind.KillServer)
                     {
-                        KillServer();
+                        await KillServerAsync(token).ConfigureAwait(false);
                         if (!options.CutOnKill)
                             continue;
                     }
@@ -303,18 +306,24 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
         }
     }
 
-    private void KillServer()
+    private async Task KillServerAsync(CancellationToken token)
     {
         try
         {
-            var pid = ReadPid();
-            using var process = Process.GetProcessById(pid);
-            process.Kill(entireProcessTree: true);
+            int pid;
+            if (options.KillServerThere is { } killThere)
+                pid = await killThere(token).ConfigureAwait(false);
+            else
+            {
+                pid = ReadPid();
+                using var process = Process.GetProcessById(pid);
+                process.Kill(entireProcessTree: true);
+            }
             log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, server process {pid} killed after {options.FaultAfterBytes:N0} bytes from the server.");
         }
-        catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception)
+        catch (Exception e) when (e is IOException or FormatException or ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception or IntegrationException)
         {
-            log.Error(ErrorCodes.FaultInjected, $"Relay: the KillServer fault could not kill the server ({options.KillPidFile}): {e.Message}");
+            log.Error(ErrorCodes.FaultInjected, $"Relay: the KillServer fault could not kill the server ({options.KillPidFile ?? "on its machine"}): {e.Message}");
         }
     }
 

@@ -32,6 +32,10 @@ public sealed class DelayRelayTask : IntegrationTask
 
     /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile); for RestartBroker, the broker's.</summary>
     public string? KillPidFile { get; set; }
+
+    /// <summary>For KillServer of a server on another machine: its place (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file) and its name there.</summary>
+    public string KillServerMachinePlace { get; set; } = "";
+    public string KillServerName { get; set; } = "";
     public bool StopOnStdinClose { get; set; }
 
     /// <summary>KillServer also cuts the connection at the threshold (false when the relay forwards to a broker, not to the server).</summary>
@@ -47,7 +51,8 @@ public sealed class DelayRelayTask : IntegrationTask
         var latency = NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs;
         if (!Enum.TryParse<RelayFaultKind>(Fault, ignoreCase: true, out var fault))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset, Silence, KillServer or RestartBroker.");
-        if (fault is RelayFaultKind.KillServer or RelayFaultKind.RestartBroker && string.IsNullOrEmpty(KillPidFile))
+        var place = Hosting.Remote.ServerMachinePlace.Read(KillServerMachinePlace);
+        if (fault is RelayFaultKind.KillServer or RelayFaultKind.RestartBroker && string.IsNullOrEmpty(KillPidFile) && place is null)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The {fault} fault needs KillPidFile: the file holding the process id of what it stops.");
         if (!IPAddress.TryParse(ListenAddress, out var address))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"ListenAddress '{ListenAddress}' is not an IP address.");
@@ -56,7 +61,8 @@ public sealed class DelayRelayTask : IntegrationTask
             Listen = TargetPath.Length > 0 ? new System.Net.Sockets.UnixDomainSocketEndPoint(RequirePath(ListenPath)) : new IPEndPoint(address, ListenPort),
             TargetHost = TargetHost, TargetPort = TargetPort, TargetPath = TargetPath.Length > 0 ? TargetPath : null,
             OneWayDelay = TimeSpan.FromMilliseconds(latency / 2), Fault = fault, FaultAfterBytes = FaultAfterBytes,
-            Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = KillPidFile, CutOnKill = CutOnKill,
+            Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = place is null ? KillPidFile : null, CutOnKill = CutOnKill,
+            KillServerThere = place is null || fault != RelayFaultKind.KillServer ? null : token => place.KillServerAsync(KillServerName, token),
         }, EventLog);
         if (!string.IsNullOrEmpty(FaultReportFile))
             File.Delete(FaultReportFile);

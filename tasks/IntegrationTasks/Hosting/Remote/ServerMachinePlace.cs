@@ -134,10 +134,22 @@ public sealed record ServerMachinePlace(string Destination, string? SshConfig, s
                    $"{serverName} is not running on {Destination} (its process id is not in {PidFile(serverName)}, or that process has gone): exit {outcome.ExitCode}, {outcome.Errors.Trim()}{outcome.Output.Trim()}");
     }
 
+    /// <summary>Kills a server there, its whole process tree at once (the KillServer fault); returns the id its process had.</summary>
+    public async Task<int> KillServerAsync(string serverName, CancellationToken cancellationToken)
+    {
+        var outcome = await Machine.RunAsync(["sh", "-c", "p=$(cat " + SshMachine.Quote(PidFile(serverName)) + ") && [ -d /proc/$p ] || exit 3; " + TreeFunction
+                                                           + "kill -9 $(t $p); echo $p"], TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+        return outcome.ExitCode == 0 && int.TryParse(outcome.Output.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) ? pid
+            : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"{serverName} could not be killed on {Destination} (exit {outcome.ExitCode}): {outcome.Errors.Trim()}");
+    }
+
+    /// <summary>A shell function listing a process and its descendants, parents first (their ids taken before any is signalled).</summary>
+    private const string TreeFunction = "t() { echo $1; for c in $(cat /proc/$1/task/*/children 2>/dev/null); do t $c; done; }; ";
+
     /// <summary>The reading's shell: /proc as ProcessMemory reads it here (utime and stime, VmHWM; clear_refs 5 resets the peak).</summary>
     internal static string ReadingScript(string pidFile, string? statsFile, bool afterRun) =>
         (afterRun ? "sleep 0.2; " : "") + "p=$(cat " + SshMachine.Quote(pidFile) + " 2>/dev/null) && [ -d /proc/$p ] || exit 3; "
-        + "t() { echo $1; for c in $(cat /proc/$1/task/*/children 2>/dev/null); do t $c; done; }; ticks=0; peak=0; "
+        + TreeFunction + "ticks=0; peak=0; "
         + "for q in $(t $p); do s=$(sed 's/.*) //' /proc/$q/stat 2>/dev/null) || continue; set -- $s; ticks=$((ticks + ${12} + ${13})); "
         + "h=$(awk '/^VmHWM:/ {print $2}' /proc/$q/status 2>/dev/null); peak=$((peak + ${h:-0})); echo 5 > /proc/$q/clear_refs 2>/dev/null; done; "
         + "echo \"pid=$p\"; echo \"ticks=$ticks\"; echo \"hz=$(getconf CLK_TCK)\"; echo \"peak_kb=$peak\""
