@@ -281,6 +281,28 @@ public sealed class NetworkTests
         Assert.AreEqual(1, serverLog.Count(l => l.Contains("TcpServer2 is back (process", StringComparison.Ordinal)), string.Join("\n", serverLog));
         await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left after the kill and the stop",
             TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
+
+        // SIGTERM here mid-run, then the connection lost mid-run: either way the build ends, and nothing is left there.
+        foreach (var ending in new[] { "SIGTERM", "connection lost" })
+        {
+            using var ended = new TempDirectory("it-servermachine-end-");
+            using var build = HandStartedServer.StartIn(TwoHosts.Exec(hosts.ClientNamespace), "RunAll", ended, TestPorts.Free(),
+                $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}", $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2",
+                "-p:RecordCounts=50000", "-p:Repetitions=20", "-p:Warmup=false", "-p:Peers=false");
+            await build.Screen.WaitForAsync("repetition 1 of 20", TimeSpan.FromSeconds(180));
+            if (ending == "SIGTERM")
+                RepositoryPaths.Run("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+            else
+                RepositoryPaths.Run("pkill", ["-KILL", "-f", $"ControlPath={ended}/logs/ssh-.*ControlMaster=yes"]);
+            await build.Process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(120));
+            Assert.AreEqual(ending == "SIGTERM" ? IntegrationTasks.Common.BuildTermination.ExitCode : 1, build.Process.ExitCode, build.Screen.ToString());
+            if (ending != "SIGTERM")
+                Assert.IsTrue(build.Screen.Lines.Any(l => l.Contains($"error {ErrorCodes.RemoteUnreachable}: The ssh connection to root@{TwoHosts.ServerAddress} was lost", StringComparison.Ordinal)),
+                    build.Screen.ToString());
+            await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), $"only sshd left after {ending}",
+                TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
+            HostingTests.AssertEndedCleanly(ended);
+        }
     }
 
     private static string? Text(System.Text.Json.JsonElement run, string name) => run.TryGetProperty(name, out var value) ? value.GetString() : null;

@@ -11,6 +11,7 @@ internal static class InnerBuild
     public static async Task RunAsync(string name, ServerLaunch launch, string? logFile, Microsoft.Build.Utilities.TaskLoggingHelper log, string what, CancellationToken cancellationToken)
     {
         using var child = ServerProcess.Start(name, launch, logFile, ServerLog.To(log, name, MessageImportance.High));
+        using var stopOnTermination = BuildTermination.StopOnTermination(() => child.StopAsync(TimeSpan.FromSeconds(1), CancellationToken.None));
         if (!await child.WaitForExitOrCancellationAsync(cancellationToken).ConfigureAwait(false))
         {
             // Ctrl+C: the child build cancels too (SIGINT), stopping its servers; what the outer build made goes when it returns.

@@ -35,7 +35,10 @@ internal sealed class TestSshServer(System.Diagnostics.Process sshd, string fold
         File.WriteAllText(Path.Combine(folder, "empty_known_hosts"), "");
         File.WriteAllText(Path.Combine(folder, "sshd_config"), string.Join('\n',
             $"ListenAddress {address}:{listenPort}", $"HostKey {folder}/host_key", $"PidFile {folder}/sshd.pid", $"AuthorizedKeysFile {folder}/authorized_keys",
-            "StrictModes no", "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password", "") );
+            "StrictModes no", "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password",
+            // A session's bash does not read this machine's ~/.bashrc (bash skips it below the top shell level): the other machine's
+            // start-up files are its own, and a start-up tool cut by a killed session here (a rehash lock) must not stall the next.
+            "SetEnv SHLVL=1", "") );
         foreach (var (file, knownHosts) in new[] { ("ssh_config", "known_hosts"), ("ssh_config_unknown_host", "empty_known_hosts") })
             File.WriteAllText(Path.Combine(folder, file), string.Join('\n',
                 $"Host {address}", $"  Port {listenPort}", $"  IdentityFile {folder}/client_key", "  IdentitiesOnly yes",

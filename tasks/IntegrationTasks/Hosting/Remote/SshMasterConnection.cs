@@ -69,8 +69,8 @@ public sealed class SshMasterConnection : IAsyncDisposable
         }
     }
 
-    /// <summary>Whether the connection is still up (a lost link ends it: ssh's keep-alives give up after 15 s).</summary>
-    public bool IsOpen => !_process.HasExited;
+    /// <summary>Completes when the connection ends on its own: a lost link (ssh's keep-alives give up after 15 s), the machine gone.</summary>
+    public Task Lost => _process.WaitForExitAsync();
 
     public async ValueTask DisposeAsync()
     {

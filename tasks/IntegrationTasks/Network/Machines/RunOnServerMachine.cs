@@ -34,6 +34,7 @@ public sealed class RunOnServerMachine : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
+        BuildTermination.Watch(); // SIGTERM is Ctrl+C here too: the build cancelled, the connection closed, exit code 143
         var config = SshConfig.Length > 0 ? SshConfig : null;
         var machine = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
         var (_, facts, suite) = (await DeploySuite.PlaceAsync([(machine, [])], Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false)).Single();
@@ -46,6 +47,8 @@ public sealed class RunOnServerMachine : IntegrationTask
             Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(controlPath)!);
         await using var connection = controlPath is null ? null : await SshMasterConnection.OpenAsync(machine, controlPath, cancellationToken).ConfigureAwait(false);
         var shared = connection?.Machine ?? machine;
+        // Closed on the way out of a terminated build too, which may end before this task's own cleanup has run.
+        using var closeOnTermination = connection is null ? null : BuildTermination.StopOnTermination(() => connection.DisposeAsync().AsTask());
         // One folder a controlling machine, reused by its next run (its data set topped up, not made again).
         var folder = $"{RemoteFolder.Trim().TrimEnd('/')}/runs/{Environment.MachineName}/artifacts";
         var made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
@@ -76,12 +79,35 @@ public sealed class RunOnServerMachine : IntegrationTask
             };
             var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile);
             Log.LogMessage(MessageImportance.High, "Server machine: running {0} here, its servers on {1}, in {2}.", Target, place.Description, place.ArtifactsDir);
-            await InnerBuild.RunAsync("client side", launch, LogFile, Log, $"{Target} with its servers on {machine.Destination}", cancellationToken).ConfigureAwait(false);
+            // A lost connection ends every server there: the build here is stopped at once rather than fail run after run.
+            using var lost = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            _ = connection?.Lost.ContinueWith(_ => CancelUnlessDone(lost), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            try
+            {
+                await InnerBuild.RunAsync("client side", launch, LogFile, Log, $"{Target} with its servers on {machine.Destination}", lost.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is OperationCanceledException or IntegrationException && lost.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+            {
+                throw new IntegrationException(ErrorCodes.RemoteUnreachable,
+                    $"The ssh connection to {machine.Destination} was lost during {Target}, and every server there with it: the run under way failed and the rest were not run. The runs so far are in the results folder's runs.jsonl.", e);
+            }
         }
         finally
         {
             await RemoveResponseFilesAsync(shared, place).ConfigureAwait(false);
             File.Delete(PlaceFile);
+        }
+    }
+
+    /// <summary>The connection's end after the build here is over (this task closes it) cancels nothing.</summary>
+    private static void CancelUnlessDone(CancellationTokenSource source)
+    {
+        try
+        {
+            source.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
         }
     }
 
