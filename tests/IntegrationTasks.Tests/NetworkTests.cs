@@ -236,14 +236,14 @@ public sealed class NetworkTests
         var client = Path.Combine(artifacts, "client");
         var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
             .. TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
-                $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+FileTransferBigRequest+NatsJetStream+PipelinedCopy", "-p:RecordCounts=2000",
+                $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+RestJson+NatsJetStream+FileTransferBigRequest+RabbitMQDurable+PipelinedCopy", "-p:RecordCounts=2000",
                 "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false")]));
         var output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
 
         // Every row verified here, each server's CPU and peak read there, every run keyed as two machines'.
         var runs = File.ReadAllLines(Path.Combine(client, "results", "runs.jsonl")).Select(l => System.Text.Json.JsonDocument.Parse(l).RootElement).ToList();
-        Assert.HasCount(6, runs, output);
+        Assert.HasCount(10, runs, output);
         foreach (var run in runs)
         {
             Assert.AreEqual((true, "TwoMachines", true), (run.GetProperty("verified").GetBoolean(), Text(run, "hosts"), run.TryGetProperty("tls", out var tls) && tls.GetBoolean()),
@@ -254,13 +254,16 @@ public sealed class NetworkTests
                 run + output);
         // The servers ran there: their logs here are their output, listening on the server machine's address.
         StringAssert.Contains(File.ReadAllText(Path.Combine(client, "logs", "GrpcServer.log")), $"https://{TwoHosts.ServerAddress}:");
+        // From the copy placed there, not from this checkout: each build there says which project it runs.
+        foreach (var log in new[] { "TcpServer2.log", "RestServer.log", "NatsJetStreamServer.log", "NATS.broker-host.log" })
+            StringAssert.Contains(File.ReadAllText(Path.Combine(client, "logs", log)), $"Project \"{remote}/suite-", log);
         StringAssert.Contains(output, $"ServiceTable on root@{TwoHosts.ServerAddress}: sha256:");
         var results = ResultsJson.Load(Path.Combine(client, "results"));
         StringAssert.StartsWith(results.Environment["ServerMachine"], $"root@{TwoHosts.ServerAddress} ({TwoHosts.ServerAddress}): ");
         Assert.IsTrue(results.Environment.ContainsKey("Verification"));
         StringAssert.StartsWith(results.Environment["Link"], "round trip ", "the link between the machines, measured");
         // What cannot cross machines is listed as not run, with why.
-        CollectionAssert.IsSubsetOf(new[] { "FileTransferBigRequest", "NatsJetStream" }, results.NotRun.Select(n => n.Transport).ToArray());
+        CollectionAssert.IsSubsetOf(new[] { "FileTransferBigRequest", "RabbitMQDurable" }, results.NotRun.Select(n => n.Transport).ToArray());
 
         // Nothing of the run is left there: no process but sshd in the server's namespace, no response file with its passwords.
         await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left on the server machine",

@@ -35,6 +35,9 @@ public sealed class StartServer : IntegrationTask
     /// </summary>
     public string ServerMachinePlace { get; set; } = "";
 
+    /// <summary>With <see cref="ServerMachinePlace"/>: files of this build's artifacts folder the server needs there besides its own (a broker's credentials).</summary>
+    public ITaskItem[] SendFiles { get; set; } = [];
+
     /// <summary>Start the server again whenever its process exits without StopServer (the KillServer fault).</summary>
     public bool RestartOnExit { get; set; }
 
@@ -64,7 +67,7 @@ public sealed class StartServer : IntegrationTask
         var properties = Properties.DistinctBy(p => p.ItemSpec, StringComparer.OrdinalIgnoreCase)
             .ToDictionary(p => p.ItemSpec, p => p.GetMetadata("Value"), StringComparer.OrdinalIgnoreCase);
         var launch = place is null ? ServerLaunch.ForTarget(Project, Target, properties, propertiesFile).WithPrefix(prefix)
-            : await place.LaunchSentAsync(Name, Target, properties, BindAddress, propertiesFile, cancellationToken).ConfigureAwait(false);
+            : await place.LaunchSentAsync(Name, Target, properties, BindAddress, propertiesFile, [.. SendFiles.Select(f => f.ItemSpec)], cancellationToken).ConfigureAwait(false);
         var server = ServerProcess.Start(Name, launch, LogFile, ServerLog.To(Log, Name));
         try
         {

@@ -81,10 +81,10 @@ public sealed record ServerMachinePlace(string Destination, string? SshConfig, s
     /// and the service token its clients here present. Nothing else of this build's credentials is sent.
     /// </summary>
     public async Task<ServerLaunch> LaunchSentAsync(string serverName, string target, IReadOnlyDictionary<string, string> properties, string bindAddress,
-        string propertiesFile, CancellationToken cancellationToken)
+        string propertiesFile, IReadOnlyList<string> otherFiles, CancellationToken cancellationToken)
     {
         string? Value(string name) => properties.TryGetValue(name, out var value) && value.Length > 0 ? value : null;
-        var files = new List<string>();
+        var files = new List<string>(otherFiles);
         if (Value("Tls") == "true" && Value("TlsFolder") is { } tlsFolder)
         {
             var certificates = TlsCertificates.Ensure(TlsCertificates.RequireFolder(tlsFolder), [.. TlsCertificates.NamesFor(bindAddress), HostName]);

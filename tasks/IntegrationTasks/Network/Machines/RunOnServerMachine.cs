@@ -26,6 +26,9 @@ public sealed class RunOnServerMachine : IntegrationTask
     /// <summary>The address the clients here reach the server machine at, and its servers listen on; empty: ssh's own for it.</summary>
     public string ServerAddress { get; set; } = "";
 
+    /// <summary>The brokers' programs (item spec = a broker; metadata Program, Package): those found there are started there when the plan needs them.</summary>
+    public ITaskItem[] BrokerPrograms { get; set; } = [];
+
     public string? LogFile { get; set; }
 
     /// <summary>Where the inner build's global properties are written for it, owner-only, and where the servers' place is kept.</summary>
@@ -58,6 +61,9 @@ public sealed class RunOnServerMachine : IntegrationTask
         var place = new ServerMachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, ServerMachinePlace.Folder(made.Output.Trim()), local,
             $"{machine.Destination} ({address}): {facts.Describe()}");
         place.Write(PlaceFile);
+        var brokers = BrokerPrograms.Select(b => new RemoteRequirement(b.ItemSpec, b.GetMetadata("Program"), b.GetMetadata("Package"))).ToList();
+        var programs = brokers.Count == 0 ? [] : (await MachineFacts.OfAsync(shared, brokers, cancellationToken).ConfigureAwait(false)).Programs;
+        var brokersThere = brokers.Where(b => programs.Contains(b.Program)).Select(b => b.Name).ToList();
         // The network between the machines once, before anything runs on it: what every figure stands on, and what the user pays for.
         var link = await MeasureLinkAsync(shared, cancellationToken).ConfigureAwait(false);
         try
@@ -70,6 +76,7 @@ public sealed class RunOnServerMachine : IntegrationTask
                 ["_ServerMachinePlace"] = PlaceFile,
                 ["_ServerMachineDescription"] = place.Description,
                 ["HostsLink"] = link,
+                ["_BrokersThere"] = string.Join(';', brokersThere),
                 ["HostName"] = address,
                 ["BindAddress"] = address,
                 // Between machines TLS with client certificates unless said otherwise: what crosses the network is encrypted and
