@@ -52,7 +52,7 @@ public sealed class RemoteMachineTests
     [TestCategory("Unit")]
     public void A_server_machines_place_moves_this_builds_paths_to_its_own_and_reads_a_server_there()
     {
-        var place = new ServerMachinePlace("root@10.0.0.1", null, "/a/logs/ssh.sock", "server", "/r/suite-1", "/r/run/artifacts/", "/a/", "root@10.0.0.1: …");
+        var place = new MachinePlace("root@10.0.0.1", null, "/a/logs/ssh.sock", "server", "/r/suite-1", "/r/run/artifacts/", "/a/", "root@10.0.0.1: …");
         Assert.AreEqual("Data Source=/r/run/artifacts/data/server.db", place.Map("Data Source=/a/data/server.db"));
         Assert.AreEqual("/r/run/artifacts/tls/server.key", place.RemotePath("/a/tls/server.key"));
         Assert.AreEqual(ErrorCodes.InvalidParameter, Assert.ThrowsExactly<IntegrationException>(() => place.RemotePath("/etc/passwd")).Code);

@@ -30,7 +30,7 @@ public sealed class StartServer : IntegrationTask
     public string CommandPrefix { get; set; } = "";
 
     /// <summary>
-    /// The place on another machine where the server runs (<see cref="Remote.ServerMachinePlace"/>'s file, written by RunAll with
+    /// The place on another machine where the server runs (<see cref="Remote.MachinePlace"/>'s file, written by RunAll with
     /// ServerMachine); empty: here. There, its properties' paths are the run's folder there, and what it needs is sent first.
     /// </summary>
     public string ServerMachinePlace { get; set; } = "";
@@ -57,7 +57,7 @@ public sealed class StartServer : IntegrationTask
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"{Name} is already running (process {running.ProcessId}).");
         // Another namespace's address cannot be probed from here: a server there reports a taken port itself (IT4001).
         var prefix = ServerLaunch.Words(CommandPrefix);
-        var place = Remote.ServerMachinePlace.Read(ServerMachinePlace);
+        var place = Remote.MachinePlace.Read(ServerMachinePlace);
         if (Port > 0 && prefix.Count == 0 && place is null)
             Ports.EnsureFree(BindAddress, Port);
 

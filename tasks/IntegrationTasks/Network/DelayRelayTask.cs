@@ -33,7 +33,7 @@ public sealed class DelayRelayTask : IntegrationTask
     /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile); for RestartBroker, the broker's.</summary>
     public string? KillPidFile { get; set; }
 
-    /// <summary>For KillServer of a server on another machine: its place (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file) and its name there.</summary>
+    /// <summary>For KillServer of a server on another machine: its place (<see cref="Hosting.Remote.MachinePlace"/>'s file) and its name there.</summary>
     public string KillServerMachinePlace { get; set; } = "";
     public string KillServerName { get; set; } = "";
     public bool StopOnStdinClose { get; set; }
@@ -51,7 +51,7 @@ public sealed class DelayRelayTask : IntegrationTask
         var latency = NetworkProfile.Parse(Network, LatencyMs, bandwidthMbit: null).LatencyMs;
         if (!Enum.TryParse<RelayFaultKind>(Fault, ignoreCase: true, out var fault))
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"Unknown relay fault '{Fault}'. Use None, Reset, Silence, KillServer or RestartBroker.");
-        var place = Hosting.Remote.ServerMachinePlace.Read(KillServerMachinePlace);
+        var place = Hosting.Remote.MachinePlace.Read(KillServerMachinePlace);
         if (fault is RelayFaultKind.KillServer or RelayFaultKind.RestartBroker && string.IsNullOrEmpty(KillPidFile) && place is null)
             throw new IntegrationException(ErrorCodes.InvalidParameter, $"The {fault} fault needs KillPidFile: the file holding the process id of what it stops.");
         if (!IPAddress.TryParse(ListenAddress, out var address))

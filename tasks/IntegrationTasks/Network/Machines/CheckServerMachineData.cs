@@ -9,7 +9,7 @@ namespace IntegrationTasks.Network;
 /// </summary>
 public sealed class CheckServerMachineData : IntegrationTask
 {
-    /// <summary>The server's place (<see cref="ServerMachinePlace"/>'s file).</summary>
+    /// <summary>The server's place (<see cref="MachinePlace"/>'s file).</summary>
     [Required] public string ServerMachinePlace { get; set; } = "";
     [Required] public string ServerProvider { get; set; } = "";
     [Required] public string ServerConnString { get; set; } = "";
@@ -22,7 +22,7 @@ public sealed class CheckServerMachineData : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var place = Hosting.Remote.ServerMachinePlace.Read(ServerMachinePlace)!;
+        var place = Hosting.Remote.MachinePlace.Read(ServerMachinePlace)!;
         var here = await Data.DataSetFingerprint.OfAsync(Data.Database.Create(ServerProvider, ServerConnString), Records, cancellationToken).ConfigureAwait(false);
         string[] properties =
         [

@@ -6,7 +6,7 @@ namespace IntegrationTasks.Network;
 /// <summary>
 /// Runs a target of the suite (RunAll) with its servers on another machine (<c>-p:ServerMachine</c>): checks the machine and
 /// places the suite there (<see cref="DeploySuite.PlaceAsync"/>), opens one ssh connection to it that every later command shares,
-/// makes the run's folder there, and runs the same build here with the place of its servers (<see cref="ServerMachinePlace"/>).
+/// makes the run's folder there, and runs the same build here with the place of its servers (<see cref="MachinePlace"/>).
 /// Afterwards, on failure and on Ctrl+C too, the response files there are removed and the connection closed, which ends every
 /// session still open there.
 /// </summary>
@@ -42,7 +42,7 @@ public sealed class RunOnServerMachine : IntegrationTask
         var machine = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
         var (_, facts, suite) = (await DeploySuite.PlaceAsync([(machine, [])], Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false)).Single();
         var address = ServerAddress.Length > 0 ? ServerAddress : await AddressOfAsync(machine, cancellationToken).ConfigureAwait(false);
-        var local = ServerMachinePlace.Folder(Path.GetFullPath(ArtifactsDir));
+        var local = MachinePlace.Folder(Path.GetFullPath(ArtifactsDir));
         var controlPath = SshMasterConnection.UsableControlPath($"{local}logs/ssh-{Environment.ProcessId}.sock");
         if (controlPath is null)
             Log.LogMessage(MessageImportance.High, "{0}: ArtifactsDir's path is too long for ssh's connection socket; each command to it signs in on its own.", machine.Destination);
@@ -58,7 +58,7 @@ public sealed class RunOnServerMachine : IntegrationTask
             TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
         if (made.ExitCode != 0)
             throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
-        var place = new ServerMachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, ServerMachinePlace.Folder(made.Output.Trim()), local,
+        var place = new MachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, MachinePlace.Folder(made.Output.Trim()), local,
             $"{machine.Destination} ({address}): {facts.Describe()}");
         place.Write(PlaceFile);
         var brokers = BrokerPrograms.Select(b => new RemoteRequirement(b.ItemSpec, b.GetMetadata("Program"), b.GetMetadata("Package"))).ToList();
@@ -135,7 +135,7 @@ public sealed class RunOnServerMachine : IntegrationTask
     }
 
     /// <summary>The servers' response files there hold their passwords: they do not outlive the run, whatever its end.</summary>
-    private async Task RemoveResponseFilesAsync(SshMachine machine, ServerMachinePlace place)
+    private async Task RemoveResponseFilesAsync(SshMachine machine, MachinePlace place)
     {
         try
         {

@@ -6,7 +6,7 @@ namespace IntegrationTasks.Results;
 /// </summary>
 public sealed class ReadServerThereBeforeRun : IntegrationTask
 {
-    /// <summary>The server's place (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file).</summary>
+    /// <summary>The server's place (<see cref="Hosting.Remote.MachinePlace"/>'s file).</summary>
     [Required] public string ServerMachinePlace { get; set; } = "";
     [Required] public string ServerName { get; set; } = "";
 
@@ -15,7 +15,7 @@ public sealed class ReadServerThereBeforeRun : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var place = Hosting.Remote.ServerMachinePlace.Read(ServerMachinePlace)!;
+        var place = Hosting.Remote.MachinePlace.Read(ServerMachinePlace)!;
         var reading = await place.ReadServerAsync(ServerName, statsFile: null, afterRun: false, cancellationToken).ConfigureAwait(false);
         RunState.For(BuildEngine, ResultsFile).ServerCpuSinceLastReading(ServerName, reading.ProcessId, reading.CpuSeconds);
     }

@@ -53,7 +53,7 @@ public sealed class RecordMeasurement : IntegrationTask
     /// <summary>Where StartServer keeps the server's current process id: after a restart (KillServer) it is not <see cref="ServerProcessId"/> any more.</summary>
     public string? ServerPidFile { get; set; }
 
-    /// <summary>The server's place on another machine (<see cref="Hosting.Remote.ServerMachinePlace"/>'s file); empty: it runs here.</summary>
+    /// <summary>The server's place on another machine (<see cref="Hosting.Remote.MachinePlace"/>'s file); empty: it runs here.</summary>
     public string ServerMachinePlace { get; set; } = "";
 
     /// <summary>What the relay wrote about its fault when it stopped (<see cref="RelayFaultReport"/>), when there was one.</summary>
@@ -113,7 +113,7 @@ public sealed class RecordMeasurement : IntegrationTask
     /// A server on another machine read there over the run's connection: its peak since the last reading and its CPU since the
     /// previous repetition's, as a server here is read; its counters are copied here, where <see cref="ServerReportAsync"/> reads them.
     /// </summary>
-    private async Task<(long? Peak, double? Cpu)> ReadServerThereAsync(Hosting.Remote.ServerMachinePlace place, RunState state, CancellationToken cancellationToken)
+    private async Task<(long? Peak, double? Cpu)> ReadServerThereAsync(Hosting.Remote.MachinePlace place, RunState state, CancellationToken cancellationToken)
     {
         Hosting.Remote.RemoteServerReading reading;
         try
@@ -154,7 +154,7 @@ public sealed class RecordMeasurement : IntegrationTask
             ServerProcessId = current;
         long? serverPeak = null;
         double? serverCpu = null;
-        var place = Hosting.Remote.ServerMachinePlace.Read(ServerMachinePlace);
+        var place = Hosting.Remote.MachinePlace.Read(ServerMachinePlace);
         if (ServerProcessId > 0)
         {
             serverPeak = ProcessMemory.PeakBytesOfTree(ServerProcessId);

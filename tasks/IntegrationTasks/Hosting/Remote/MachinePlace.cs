@@ -6,12 +6,13 @@ using System.Text.Json;
 namespace IntegrationTasks.Hosting.Remote;
 
 /// <summary>
-/// Where a RunAll's servers run when they run on another machine (<c>-p:ServerMachine</c>): the machine, reached through the run's
-/// one ssh connection; the suite's copy there; the run's artifacts folder there, which stands for this build's own
-/// (<see cref="LocalArtifactsDir"/>): every path a server is given under this build's folder is given under that one there.
-/// Written once by the build that drives the machine (<see cref="Write"/>) and read by each task that reaches it.
+/// Another machine a RunAll runs its servers on (<c>-p:ServerMachine</c>) or its clients on (<c>-p:ClientMachines</c>): the
+/// machine, reached through the run's one ssh connection to it; the suite's copy there; the run's artifacts folder there, which
+/// stands for this build's own (<see cref="LocalArtifactsDir"/>): every path given to a build there under this build's folder is
+/// given under that one. Written once by the build that drives the machines (<see cref="Write"/>) and read by each task that
+/// reaches it.
 /// </summary>
-public sealed record ServerMachinePlace(string Destination, string? SshConfig, string? ControlPath, string HostName, string Suite, string ArtifactsDir,
+public sealed record MachinePlace(string Destination, string? SshConfig, string? ControlPath, string HostName, string Suite, string ArtifactsDir,
     string LocalArtifactsDir, string Description)
 {
     private static readonly JsonSerializerOptions Json = new() { WriteIndented = true };
@@ -20,14 +21,14 @@ public sealed record ServerMachinePlace(string Destination, string? SshConfig, s
     public SshMachine Machine => SshMachine.Parse(Destination, SshConfig, "ServerMachine") with { ControlPath = ControlPath };
 
     /// <summary>The place in <paramref name="file"/>; null when none is named (the servers run here).</summary>
-    public static ServerMachinePlace? Read(string? file)
+    public static MachinePlace? Read(string? file)
     {
         if (string.IsNullOrEmpty(file))
             return null;
         if (!File.Exists(file))
-            throw new IntegrationException(ErrorCodes.InvalidParameter, $"ServerMachinePlace: no file at {file} (it is written by RunAll with -p:ServerMachine).");
-        return JsonSerializer.Deserialize<ServerMachinePlace>(File.ReadAllText(file), Json)
-               ?? throw new IntegrationException(ErrorCodes.InvalidParameter, $"ServerMachinePlace: {file} holds no place.");
+            throw new IntegrationException(ErrorCodes.InvalidParameter, $"No machine's place at {file} (RunAll writes it with -p:ServerMachine or -p:ClientMachines).");
+        return JsonSerializer.Deserialize<MachinePlace>(File.ReadAllText(file), Json)
+               ?? throw new IntegrationException(ErrorCodes.InvalidParameter, $"{file} holds no machine's place.");
     }
 
     public void Write(string file)
@@ -156,7 +157,7 @@ public sealed record ServerMachinePlace(string Destination, string? SshConfig, s
         + (statsFile is null ? "" : "; printf 'stats='; cat " + SshMachine.Quote(statsFile) + " 2>/dev/null | tr -d '\\n'; echo");
 }
 
-/// <summary>What <see cref="ServerMachinePlace.ReadServerAsync"/> read of a server on another machine.</summary>
+/// <summary>What <see cref="MachinePlace.ReadServerAsync"/> read of a server on another machine.</summary>
 public sealed record RemoteServerReading(int ProcessId, double CpuSeconds, long PeakBytes, string? StatsJson)
 {
     public static RemoteServerReading? Parse(string output)
