@@ -92,10 +92,10 @@ public sealed class NatsTests
     {
         var js = new NatsJSContext(connection);
         await JetStreamTopology.EnsureStreamsAsync(js, CancellationToken.None);
-        var replies = await JetStreamTopology.ClientConsumerAsync(js, 7, 4, CancellationToken.None);
+        var replies = await JetStreamTopology.ClientConsumerAsync(js, "test", 7, 4, CancellationToken.None);
         var ack = await js.PublishAsync(JetStreamTopology.RequestSubject, "not xml at all"u8.ToArray(), headers: new NatsHeaders
         {
-            [JetStreamTopology.BatchHeader] = "0", [JetStreamTopology.RequestIdHeader] = "test.7.0", [JetStreamTopology.ReplySubjectHeader] = JetStreamTopology.ReplySubject(7),
+            [JetStreamTopology.BatchHeader] = "0", [JetStreamTopology.RequestIdHeader] = "test.7.0", [JetStreamTopology.ReplySubjectHeader] = JetStreamTopology.ReplySubject("test", 7),
         });
         Assert.IsNull(ack.Error);
         using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(10));

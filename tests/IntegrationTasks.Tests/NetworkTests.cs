@@ -229,7 +229,7 @@ public sealed class NetworkTests
     public async Task RunAll_runs_its_servers_on_a_server_machine_over_ssh_and_leaves_nothing_there_as_root()
     {
         using var artifacts = new TempDirectory("it-servermachine-");
-        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None);
+        await using var hosts = await TwoHosts.CreateAsync(Environment.ProcessId, bandwidthMbit: null, NullEventLog.Instance, CancellationToken.None, clientHosts: 2);
         // The server host as another machine, reached only through its sshd; the build typed on the client host.
         using var ssh = TestSshServer.Start(Path.Combine(artifacts, "sshd"), TwoHosts.ServerAddress, 22, TwoHosts.Exec(hosts.ServerNamespace));
         var remote = Path.Combine(artifacts, "server-machine");
@@ -284,6 +284,30 @@ public sealed class NetworkTests
         Assert.AreEqual(1, serverLog.Count(l => l.Contains("TcpServer2 is back (process", StringComparison.Ordinal)), string.Join("\n", serverLog));
         await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left after the kill and the stop",
             TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ServerNamespace)));
+
+        // Two client machines (the client hosts, routed to each other through the server's host as on one LAN, each with its sshd):
+        // each run's clients on both at once, merged into one run, every row verified on the machine that wrote it.
+        RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ServerNamespace).Skip(1), "sysctl", "-qw", "net.ipv4.ip_forward=1"]);
+        RepositoryPaths.Run("ip", ["-n", hosts.ClientNamespaces[0], "route", "add", $"{TwoHosts.ClientAddressOf(1)}/32", "via", "198.18.0.1"]);
+        RepositoryPaths.Run("ip", ["-n", hosts.ClientNamespaces[1], "route", "add", $"{TwoHosts.ClientAddressOf(0)}/32", "via", "198.18.0.5"]);
+        using var clientA = TestSshServer.Start(Path.Combine(artifacts, "sshd-a"), TwoHosts.ClientAddressOf(0), 22, TwoHosts.Exec(hosts.ClientNamespaces[0]));
+        using var clientB = TestSshServer.Start(Path.Combine(artifacts, "sshd-b"), TwoHosts.ClientAddressOf(1), 22, TwoHosts.Exec(hosts.ClientNamespaces[1]));
+        var allMachines = Path.Combine(artifacts, "ssh_config_all");
+        File.WriteAllText(allMachines, string.Concat(new[] { ssh, clientA, clientB }.Select(m => File.ReadAllText(m.ConfigFile))));
+        var together = Path.Combine(artifacts, "together");
+        (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
+            .. TestBuild.Arguments("RunAll", together, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={allMachines}", $"-p:RemoteFolder={remote}",
+                $"-p:ClientMachines=root@{TwoHosts.ClientAddressOf(0)}+root@{TwoHosts.ClientAddressOf(1)}", "-p:Transports=TcpClient2+RestJson+NatsJetStream+RedisStreams",
+                "-p:RecordCounts=2000", "-p:Clients=2", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=250", "-p:Peers=false")]));
+        output = stdout + stderr;
+        Assert.AreEqual(0, exitCode, output);
+        var merged = MeasurementLog.Read(Path.Combine(together, "results", "runs.jsonl"));
+        Assert.HasCount(4, merged, output);
+        foreach (var run in merged)
+            Assert.IsTrue(run is { Verified: true, ClientMachines: 2, Clients: 4, Records: 4000, RowsMatched: 4000, Hosts: "TwoMachines" } && run.BatchLatency!.Batches == 16, run + output);
+        StringAssert.Contains(ResultsJson.Load(Path.Combine(together, "results")).Environment["ClientMachines"], $"root@{TwoHosts.ClientAddressOf(1)}: ");
+        await Eventually.WaitUntilAsync(() => hosts.ClientNamespaces.Skip(1).Append(hosts.ServerNamespace).SelectMany(ProcessesIn).All(name => name == "sshd"),
+            "only sshd left on the server and client machines", TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ClientNamespaces[1])));
 
         // SIGTERM here mid-run, then the connection lost mid-run: either way the build ends, and nothing is left there.
         foreach (var ending in new[] { "SIGTERM", "connection lost" })

@@ -15,6 +15,9 @@ public sealed class RunOnServerMachine : IntegrationTask
     [Required] public string Project { get; set; } = "";
     [Required] public string Target { get; set; } = "";
     [Required] public string ServerMachine { get; set; } = "";
+
+    /// <summary>Machines that run the clients instead of this one, <c>a+b</c>: each run's clients there at once, merged into one run.</summary>
+    public string ClientMachines { get; set; } = "";
     public string SshConfig { get; set; } = "";
     public string RemoteFolder { get; set; } = SuiteDeployment.DefaultFolder;
 
@@ -37,44 +40,49 @@ public sealed class RunOnServerMachine : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        BuildTermination.Watch(); // SIGTERM is Ctrl+C here too: the build cancelled, the connection closed, exit code 143
+        BuildTermination.Watch(); // SIGTERM is Ctrl+C here too: the build cancelled, the connections closed, exit code 143
         var config = SshConfig.Length > 0 ? SshConfig : null;
         var machine = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
-        var (_, facts, suite) = (await DeploySuite.PlaceAsync([(machine, [])], Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false)).Single();
+        var clientMachines = ClientMachines.Split('+', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            .Select(c => SshMachine.Parse(c, config, nameof(ClientMachines))).ToList();
+        var placed = await DeploySuite.PlaceAsync([(machine, []), .. clientMachines.Select(c => (c, (IReadOnlyList<RemoteRequirement>)[]))],
+            Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false);
         var address = ServerAddress.Length > 0 ? ServerAddress : await AddressOfAsync(machine, cancellationToken).ConfigureAwait(false);
         var local = MachinePlace.Folder(Path.GetFullPath(ArtifactsDir));
-        var controlPath = SshMasterConnection.UsableControlPath($"{local}logs/ssh-{Environment.ProcessId}.sock");
-        if (controlPath is null)
-            Log.LogMessage(MessageImportance.High, "{0}: ArtifactsDir's path is too long for ssh's connection socket; each command to it signs in on its own.", machine.Destination);
-        else
-            Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(controlPath)!);
-        await using var connection = controlPath is null ? null : await SshMasterConnection.OpenAsync(machine, controlPath, cancellationToken).ConfigureAwait(false);
-        var shared = connection?.Machine ?? machine;
+        var connections = new List<SshMasterConnection>();
         // Closed on the way out of a terminated build too, which may end before this task's own cleanup has run.
-        using var closeOnTermination = connection is null ? null : BuildTermination.StopOnTermination(() => connection.DisposeAsync().AsTask());
-        // One folder a controlling machine, reused by its next run (its data set topped up, not made again).
-        var folder = $"{RemoteFolder.Trim().TrimEnd('/')}/runs/{Environment.MachineName}/artifacts";
-        var made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
-            TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
-        if (made.ExitCode != 0)
-            throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
-        var place = new MachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, MachinePlace.Folder(made.Output.Trim()), local,
-            $"{machine.Destination} ({address}): {facts.Describe()}");
-        place.Write(PlaceFile);
-        var brokers = BrokerPrograms.Select(b => new RemoteRequirement(b.ItemSpec, b.GetMetadata("Program"), b.GetMetadata("Package"))).ToList();
-        var programs = brokers.Count == 0 ? [] : (await MachineFacts.OfAsync(shared, brokers, cancellationToken).ConfigureAwait(false)).Programs;
-        var brokersThere = brokers.Where(b => programs.Contains(b.Program)).Select(b => b.Name).ToList();
-        // The network between the machines once, before anything runs on it: what every figure stands on, and what the user pays for.
-        var link = await MeasureLinkAsync(shared, cancellationToken).ConfigureAwait(false);
+        using var closeOnTermination = BuildTermination.StopOnTermination(() => Task.WhenAll(connections.Select(c => c.DisposeAsync().AsTask())));
+        var places = new List<MachinePlace>();
+        var placeFiles = new List<string>();
         try
         {
+            for (var i = 0; i < placed.Count; i++)
+            {
+                var role = i == 0 ? "server" : $"client-{i}";
+                var (place, connection) = await OpenAsync(placed[i], role, i == 0 ? address : "", local, cancellationToken).ConfigureAwait(false);
+                if (connection is not null)
+                    connections.Add(connection);
+                places.Add(place);
+                var file = i == 0 ? PlaceFile : Path.Combine(Path.GetDirectoryName(Path.GetFullPath(PlaceFile))!, $"{role}-machine.json");
+                place.Write(file);
+                placeFiles.Add(file);
+            }
+            var server = places[0];
+            var shared = server.Machine;
+            var brokers = BrokerPrograms.Select(b => new RemoteRequirement(b.ItemSpec, b.GetMetadata("Program"), b.GetMetadata("Package"))).ToList();
+            var programs = brokers.Count == 0 ? [] : (await MachineFacts.OfAsync(shared, brokers, cancellationToken).ConfigureAwait(false)).Programs;
+            var brokersThere = brokers.Where(b => programs.Contains(b.Program)).Select(b => b.Name).ToList();
+            // The network between the machines once, before anything runs on it: what every figure stands on, and what the user pays for.
+            var link = await MeasureLinkAsync(shared, cancellationToken).ConfigureAwait(false);
             var given = BuildEngine6.GetGlobalProperties();
             var properties = new Dictionary<string, string>(given, StringComparer.OrdinalIgnoreCase)
             {
                 ["Hosts"] = RunKey.TwoMachines,
                 ["_InsideServerMachineRun"] = "true",
                 ["_ServerMachinePlace"] = PlaceFile,
-                ["_ServerMachineDescription"] = place.Description,
+                ["_ClientMachinePlaces"] = string.Join('+', placeFiles.Skip(1)),
+                ["_ServerMachineDescription"] = server.Description,
+                ["_ClientMachinesDescription"] = string.Join("; ", places.Skip(1).Select(p => p.Description)),
                 ["HostsLink"] = link,
                 ["_BrokersThere"] = string.Join(';', brokersThere),
                 ["HostName"] = address,
@@ -85,25 +93,62 @@ public sealed class RunOnServerMachine : IntegrationTask
                 ["ClientCertificates"] = given.TryGetValue("ClientCertificates", out var certificates) ? certificates : "true",
             };
             var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile);
-            Log.LogMessage(MessageImportance.High, "Server machine: running {0} here, its servers on {1}, in {2}.", Target, place.Description, place.ArtifactsDir);
+            Log.LogMessage(MessageImportance.High, "Server machine: running {0} here, its servers on {1}, in {2}{3}.", Target, server.Description, server.ArtifactsDir,
+                places.Count == 1 ? "" : $"; its clients on {string.Join(" and ", places.Skip(1).Select(p => p.Destination))}");
             // A lost connection ends every server there: the build here is stopped at once rather than fail run after run.
             using var lost = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            _ = connection?.Lost.ContinueWith(_ => CancelUnlessDone(lost), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            foreach (var connection in connections)
+                _ = connection.Lost.ContinueWith(_ => CancelUnlessDone(lost), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             try
             {
                 await InnerBuild.RunAsync("client side", launch, LogFile, Log, $"{Target} with its servers on {machine.Destination}", lost.Token).ConfigureAwait(false);
             }
             catch (Exception e) when (e is OperationCanceledException or IntegrationException && lost.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
             {
+                var gone = connections.FirstOrDefault(c => c.Lost.IsCompleted)?.Machine.Destination ?? machine.Destination;
                 throw new IntegrationException(ErrorCodes.RemoteUnreachable,
-                    $"The ssh connection to {machine.Destination} was lost during {Target}, and every server there with it: the run under way failed and the rest were not run. The runs so far are in the results folder's runs.jsonl.", e);
+                    $"The ssh connection to {gone} was lost during {Target}, and everything of the run there with it: the run under way failed and the rest were not run. The runs so far are in the results folder's runs.jsonl.", e);
             }
         }
         finally
         {
-            await RemoveResponseFilesAsync(shared, place).ConfigureAwait(false);
-            File.Delete(PlaceFile);
+            foreach (var place in places)
+                await RemoveResponseFilesAsync(place.Machine, place).ConfigureAwait(false);
+            foreach (var connection in connections)
+                await connection.DisposeAsync().ConfigureAwait(false);
+            foreach (var file in placeFiles)
+                File.Delete(file);
         }
+    }
+
+    /// <summary>
+    /// One machine's place: a connection of its own that every later command to it shares (none when ArtifactsDir's path is too
+    /// long for its socket), and the run's folder there — one a controlling machine and role, reused by its next run (its data set
+    /// topped up, not made again).
+    /// </summary>
+    private async Task<(MachinePlace Place, SshMasterConnection? Connection)> OpenAsync((SshMachine Machine, MachineFacts Facts, string Folder) placed, string role,
+        string address, string local, CancellationToken cancellationToken)
+    {
+        var (machine, facts, suite) = placed;
+        var controlPath = SshMasterConnection.UsableControlPath($"{local}logs/ssh-{Environment.ProcessId}-{role}.sock");
+        if (controlPath is null)
+            Log.LogMessage(MessageImportance.High, "{0}: ArtifactsDir's path is too long for ssh's connection socket; each command to it signs in on its own.", machine.Destination);
+        else
+            Common.OwnerOnlyFiles.CreateDirectory(Path.GetDirectoryName(controlPath)!);
+        var connection = controlPath is null ? null : await SshMasterConnection.OpenAsync(machine, controlPath, cancellationToken).ConfigureAwait(false);
+        var shared = connection?.Machine ?? machine;
+        var folder = $"{RemoteFolder.Trim().TrimEnd('/')}/runs/{Environment.MachineName}-{role}/artifacts";
+        var made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
+            TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+        if (made.ExitCode != 0)
+        {
+            if (connection is not null)
+                await connection.DisposeAsync().ConfigureAwait(false);
+            throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
+        }
+        var place = new MachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, MachinePlace.Folder(made.Output.Trim()), local,
+            $"{machine.Destination}{(address.Length > 0 ? $" ({address})" : "")}: {facts.Describe()}");
+        return (place, connection);
     }
 
     /// <summary>The connection's end after the build here is over (this task closes it) cancels nothing.</summary>

@@ -33,16 +33,18 @@ public sealed class JetStreamClient(string url, int client, string runId)
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
         long sent = 0, received = 0;
-        var replySubject = JetStreamTopology.ReplySubject(client);
+        var replySubject = JetStreamTopology.ReplySubject(runId, client);
         using var outstanding = new OutstandingBatches(pending, MaxInFlight, runId, client, plan.TotalBatches, replySubject);
 
         await NatsConnections.RunUntilLostAsync(connection, url, cancellation, async () =>
         {
             await JetStreamTopology.EnsureStreamsAsync(js, token).ConfigureAwait(false);
-            var replies = await JetStreamTopology.ClientConsumerAsync(js, client, MaxInFlight * 2, token).ConfigureAwait(false);
+            var replies = await JetStreamTopology.ClientConsumerAsync(js, runId, client, MaxInFlight * 2, token).ConfigureAwait(false);
             connected();
             importer.MarkSetupDone();
             await TaskGroup.WhenAllOrFirstFailure(cancellation, PublishAsync(), ConsumeAsync(replies)).ConfigureAwait(false);
+            // Every reply is taken: the run's own consumer goes with it (each run has one, so they must not pile up in the broker).
+            await js.DeleteConsumerAsync(JetStreamTopology.ReplyStream, JetStreamTopology.ClientConsumer(runId, client), token).ConfigureAwait(false);
         }).ConfigureAwait(false);
         return new TransferResult(sent, received);
 

@@ -32,8 +32,12 @@ internal static class JetStreamTopology
     /// </summary>
     public static readonly TimeSpan AckWait = TimeSpan.FromSeconds(10);
 
-    public static string ReplySubject(int client) => $"integrationtasks.js.replies.{client}";
-    public static string ClientConsumer(int client) => $"client-{client}";
+    /// <summary>
+    /// A client's replies, by its run and its number: clients of two machines (ClientMachines) run at once with the same numbers, and
+    /// each must take its own replies only (with one subject a client took the other machine's and acknowledged them away).
+    /// </summary>
+    public static string ReplySubject(string runId, int client) => $"integrationtasks.js.replies.{runId}.{client}";
+    public static string ClientConsumer(string runId, int client) => $"client-{runId}-{client}";
 
     public static async Task EnsureStreamsAsync(INatsJSContext js, CancellationToken cancellationToken)
     {
@@ -53,10 +57,10 @@ internal static class JetStreamTopology
             DurableName = ServerConsumer, AckPolicy = ConsumerConfigAckPolicy.Explicit, AckWait = AckWait, MaxAckPending = maxAckPending,
         }, cancellationToken);
 
-    public static ValueTask<INatsJSConsumer> ClientConsumerAsync(INatsJSContext js, int client, int maxAckPending, CancellationToken cancellationToken) =>
-        js.CreateOrUpdateConsumerAsync(ReplyStream, new ConsumerConfig(ClientConsumer(client))
+    public static ValueTask<INatsJSConsumer> ClientConsumerAsync(INatsJSContext js, string runId, int client, int maxAckPending, CancellationToken cancellationToken) =>
+        js.CreateOrUpdateConsumerAsync(ReplyStream, new ConsumerConfig(ClientConsumer(runId, client))
         {
-            DurableName = ClientConsumer(client), FilterSubject = ReplySubject(client), AckPolicy = ConsumerConfigAckPolicy.Explicit,
+            DurableName = ClientConsumer(runId, client), FilterSubject = ReplySubject(runId, client), AckPolicy = ConsumerConfigAckPolicy.Explicit,
             AckWait = AckWait, MaxAckPending = maxAckPending,
         }, cancellationToken);
 }

@@ -33,7 +33,7 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
         using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var token = cancellation.Token;
         long sent = 0, received = 0;
-        var replyStream = RedisStreamTopology.ReplyStream(client);
+        var replyStream = RedisStreamTopology.ReplyStream(runId, client);
         using var outstanding = new OutstandingBatches(pending, MaxInFlight, runId, client, plan.TotalBatches, replyStream);
 
         await RedisConnections.RunUntilLostAsync([commands, reads], endpoint, cancellation, async () =>
@@ -43,6 +43,8 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
             connected();
             importer.MarkSetupDone();
             await TaskGroup.WhenAllOrFirstFailure(cancellation, PublishAsync(), ConsumeAsync()).ConfigureAwait(false);
+            // Every reply is taken: the run's own stream goes with it (each run has one, so they must not pile up in the broker).
+            await db.KeyDeleteAsync(replyStream).ConfigureAwait(false);
         }).ConfigureAwait(false);
         return new TransferResult(sent, received);
 

@@ -27,7 +27,14 @@ internal static class RedisStreamTopology
     /// <summary>How long an entry a consumer read may stay unacknowledged before another takes it (a killed server's entries).</summary>
     public static readonly TimeSpan ClaimIdle = TimeSpan.FromSeconds(10);
 
-    public static string ReplyStream(int client) => $"integrationtasks:replies:{client.ToString(CultureInfo.InvariantCulture)}";
+    /// <summary>
+    /// A client's reply stream, by its run and its number: clients of two machines (ClientMachines) run at once with the same numbers,
+    /// and each must read its own replies only.
+    /// </summary>
+    public static string ReplyStream(string runId, int client) => $"integrationtasks:replies:{runId}:{client.ToString(CultureInfo.InvariantCulture)}";
+
+    /// <summary>What every reply stream's name starts with.</summary>
+    public const string ReplyStreamPrefix = "integrationtasks:replies:";
 
     /// <summary>Makes the stream and its group if either is missing (BUSYGROUP: it was there).</summary>
     public static async Task EnsureGroupAsync(IDatabase db, string stream, string group)

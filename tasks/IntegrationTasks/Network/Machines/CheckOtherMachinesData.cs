@@ -3,14 +3,18 @@ using IntegrationTasks.Hosting.Remote;
 namespace IntegrationTasks.Network;
 
 /// <summary>
-/// The server machine's ServiceTable, made there by the suite's own generator from the same seed, count and payload as the one
-/// made here (which this build's clients verify their rows against), and proven the same: its fingerprint computed there equals the
-/// one computed here (IT4020 when not). No table crosses between the machines.
+/// ServiceTable on each other machine of the run — the server machine's, which its servers serve, and each client machine's, which
+/// its clients verify their rows against — made there by the suite's own generator from the same seed, count and payload as the one
+/// made here, and proven the same: its fingerprint computed there equals the one computed here (IT4020 when not). No table crosses
+/// between the machines.
 /// </summary>
-public sealed class CheckServerMachineData : IntegrationTask
+public sealed class CheckOtherMachinesData : IntegrationTask
 {
     /// <summary>The server's place (<see cref="MachinePlace"/>'s file).</summary>
     [Required] public string ServerMachinePlace { get; set; } = "";
+
+    /// <summary>The client machines' places (<c>a+b</c>), if the clients run on other machines.</summary>
+    public string ClientMachinePlaces { get; set; } = "";
     [Required] public string ServerProvider { get; set; } = "";
     [Required] public string ServerConnString { get; set; } = "";
     [Required] public int Records { get; set; }
@@ -22,8 +26,16 @@ public sealed class CheckServerMachineData : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var place = Hosting.Remote.MachinePlace.Read(ServerMachinePlace)!;
         var here = await Data.DataSetFingerprint.OfAsync(Data.Database.Create(ServerProvider, ServerConnString), Records, cancellationToken).ConfigureAwait(false);
+        var places = new[] { ServerMachinePlace }.Concat(ClientMachinePlaces.Split('+')).Where(f => f.Length > 0).Select(f => MachinePlace.Read(f)!).ToList();
+        // One machine after another: on a machine of its own each would be quick, and the server machine may share a host with one.
+        foreach (var place in places)
+            await CheckAsync(place, here, cancellationToken).ConfigureAwait(false);
+        DataSetFingerprintText = here;
+    }
+
+    private async Task CheckAsync(MachinePlace place, string here, CancellationToken cancellationToken)
+    {
         string[] properties =
         [
             "SkipTasksBuild=true", "IntegrationTasksFromSource=false", $"Configuration={Configuration}", $"ArtifactsDir={place.ArtifactsDir}",
@@ -40,7 +52,6 @@ public sealed class CheckServerMachineData : IntegrationTask
         if (there != here)
             throw new IntegrationException(ErrorCodes.RemoteDataSetDiffers,
                 $"ServiceTable on {place.Destination} is {there}, here {here}: the two machines' generators made different data, so no run could be verified. The suite there is another version, or its database is not the one named.");
-        DataSetFingerprintText = here;
         Log.LogMessage(MessageImportance.High, "ServiceTable on {0}: {1}, the same as here.", place.Destination, there);
     }
 
