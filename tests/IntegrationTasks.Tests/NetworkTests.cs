@@ -234,12 +234,33 @@ public sealed class NetworkTests
         using var ssh = TestSshServer.Start(Path.Combine(artifacts, "sshd"), TwoHosts.ServerAddress, 22, TwoHosts.Exec(hosts.ServerNamespace));
         var remote = Path.Combine(artifacts, "server-machine");
         var client = Path.Combine(artifacts, "client");
-        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
-            .. TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
-                $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+RestJson+NatsJetStream+FileTransferBigRequest+RabbitMQDurable+PipelinedCopy", "-p:RecordCounts=2000",
-                "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false")]));
+        var arguments = TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
+            $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+RestJson+NatsJetStream+FileTransferBigRequest+RabbitMQDurable+PipelinedCopy", "-p:RecordCounts=2000",
+            "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
+        // While it runs, a scan of the server machine: what listens beyond its loopback is sshd and the run's servers and broker,
+        // each over TLS with client certificates (the default between machines), and nothing else.
+        string[] credentialed = ["Port", "GrpcPort", "RestPort", "NatsPort"];
+        var allowed = arguments.Where(a => credentialed.Any(p => a.StartsWith($"-p:{p}=", StringComparison.Ordinal)))
+            .Select(a => int.Parse(a[(a.IndexOf('=') + 1)..], System.Globalization.CultureInfo.InvariantCulture)).Append(22).ToHashSet();
+        var found = new System.Collections.Concurrent.ConcurrentDictionary<int, byte>();
+        using var finished = new CancellationTokenSource();
+        var scanning = Task.Run(async () =>
+        {
+            while (!finished.IsCancellationRequested)
+            {
+                foreach (var port in await ListeningBeyondLoopbackAsync(hosts.ServerNamespace))
+                    found.TryAdd(port, 0);
+                await Task.Delay(200);
+            }
+        });
+        var (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet", .. arguments]));
+        await finished.CancelAsync();
+        await scanning;
         var output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
+        Assert.IsGreaterThan(1, found.Count, "the scan saw the servers listen there");
+        Assert.IsEmpty(found.Keys.Where(p => !allowed.Contains(p)).ToList(),
+            string.Join("\n", found.Keys.Where(p => !allowed.Contains(p)).Select(p => Listeners.GetValueOrDefault(p, p.ToString(System.Globalization.CultureInfo.InvariantCulture)))));
 
         // Every row verified here, each server's CPU and peak read there, every run keyed as two machines'.
         var runs = File.ReadAllLines(Path.Combine(client, "results", "runs.jsonl")).Select(l => System.Text.Json.JsonDocument.Parse(l).RootElement).ToList();
