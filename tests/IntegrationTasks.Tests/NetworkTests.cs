@@ -327,8 +327,27 @@ public sealed class NetworkTests
         foreach (var run in merged)
             Assert.IsTrue(run is { Verified: true, ClientMachines: 2, Clients: 4, Records: 4000, RowsMatched: 4000, Hosts: "TwoMachines" } && run.BatchLatency!.Batches == 16, run + output);
         StringAssert.Contains(ResultsJson.Load(Path.Combine(together, "results")).Environment["ClientMachines"], $"root@{TwoHosts.ClientAddressOf(1)}: ");
+        // Each client machine worked in the run's folder there (its own ServiceTable and ClientTable), not in its copy of the suite.
+        foreach (var role in new[] { "client-1", "client-2" })
+            Assert.IsTrue(File.Exists(Path.Combine(remote, "runs", $"{Environment.MachineName}-{role}", "artifacts", "data", "client.db")), role);
         await Eventually.WaitUntilAsync(() => hosts.ClientNamespaces.Skip(1).Append(hosts.ServerNamespace).SelectMany(ProcessesIn).All(name => name == "sshd"),
             "only sshd left on the server and client machines", TimeSpan.FromSeconds(30), () => string.Join(", ", ProcessesIn(hosts.ClientNamespaces[1])));
+
+        // Plaintext between the machines only when said: then without client certificates, a web service behind its token, and the
+        // report says the link was plaintext.
+        var plain = Path.Combine(artifacts, "plain");
+        (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
+            .. TestBuild.Arguments("RunAll", plain, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}", $"-p:RemoteFolder={remote}",
+                "-p:Tls=false", "-p:Transports=RestJson", "-p:RecordCounts=2000", "-p:Repetitions=1", "-p:Warmup=false", "-p:Peers=false")]));
+        output = stdout + stderr;
+        Assert.AreEqual(0, exitCode, output);
+        Assert.IsTrue(MeasurementLog.Read(Path.Combine(plain, "results", "runs.jsonl")).Single() is { Verified: true, Tls: null }, output);
+        var plainEnvironment = ResultsJson.Load(Path.Combine(plain, "results")).Environment;
+        StringAssert.StartsWith(plainEnvironment["Encryption"], "none");
+        StringAssert.EndsWith(plainEnvironment["ServiceToken"], "(CredentialsFolder)");
+        // What was sent there is gone with the run: no key, token or response file is left in the run's folder.
+        Assert.IsEmpty(Directory.GetFiles(Path.Combine(remote, "runs"), "*", SearchOption.AllDirectories)
+            .Where(f => f.EndsWith(".rsp", StringComparison.Ordinal) || f.EndsWith(".key", StringComparison.Ordinal) || f.Contains("/credentials/", StringComparison.Ordinal)).ToList());
 
         // SIGTERM here mid-run, then the connection lost mid-run: either way the build ends, and nothing is left there.
         foreach (var ending in new[] { "SIGTERM", "connection lost" })

@@ -16,6 +16,7 @@ public sealed class ServeUntilInputCloses : IntegrationTask
         var closed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         _ = ServerSignals.StopWhenInputClosesAsync(() => closed.TrySetResult());
         Log.LogMessage(MessageImportance.High, "{0}", ServerSignals.ReadyLine($"broker:{Name}", $"{Name}, until this session's input closes"));
+        // No timeout of its own: it serves for as long as the session that started it (which has its keep-alives) or until Ctrl+C.
         await closed.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
     }
 }

@@ -196,15 +196,25 @@ public static class LinkProbe
             // The stream's cat ends on the broken pipe as an error, not by the signal: ssh would report a signal as its own failure.
             var script = $"trap '' PIPE; exec 3<>/dev/tcp/{here}/{port} && cat <&3 >&3; exec 3>&-; exec 4<>/dev/tcp/{here}/{port} && cat /dev/zero >&4 2>/dev/null; exit 0";
             var remote = machine.RunAsync(["bash", "-c", script], Limit, token);
-            using var echo = await AcceptFromAsync(listener, there, token).ConfigureAwait(false);
-            var (median, p99) = await PingAsync(echo, token).ConfigureAwait(false);
-            echo.Shutdown(SocketShutdown.Send); // its cat reads the end and ends
-            double mbits;
-            using (var bulk = await AcceptFromAsync(listener, there, token).ConfigureAwait(false))
-                mbits = await ReceiveBulkAsync(bulk, () => null, token).ConfigureAwait(false);
-            // Closed, the stream's cat there ends on its broken pipe, and the command with it.
-            await remote.ConfigureAwait(false);
-            return new LinkMeasurement(median, p99, mbits);
+            try
+            {
+                using var echo = await AcceptFromAsync(listener, there, token).ConfigureAwait(false);
+                var (median, p99) = await PingAsync(echo, token).ConfigureAwait(false);
+                echo.Shutdown(SocketShutdown.Send); // its cat reads the end and ends
+                double mbits;
+                using (var bulk = await AcceptFromAsync(listener, there, token).ConfigureAwait(false))
+                    mbits = await ReceiveBulkAsync(bulk, () => null, token).ConfigureAwait(false);
+                // Closed, the stream's cat there ends on its broken pipe, and the command with it.
+                await remote.ConfigureAwait(false);
+                return new LinkMeasurement(median, p99, mbits);
+            }
+            catch when (!remote.IsCompleted)
+            {
+                // The probe failed here: the command there is ended (its ssh killed) before the failure is reported.
+                await limit.CancelAsync().ConfigureAwait(false);
+                await Task.WhenAny(remote).ConfigureAwait(false);
+                throw;
+            }
         }
         catch (Exception e) when (e is SocketException or OperationCanceledException)
         {

@@ -18,7 +18,7 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     private static readonly JsonSerializerOptions Json = new() { WriteIndented = true };
 
     /// <summary>The machine, its commands going through the run's connection.</summary>
-    public SshMachine Machine => SshMachine.Parse(Destination, SshConfig, "ServerMachine") with { ControlPath = ControlPath };
+    public SshMachine Machine => SshMachine.Parse(Destination, SshConfig, nameof(Destination)) with { ControlPath = ControlPath };
 
     /// <summary>The place in <paramref name="file"/>; null when none is named (the servers run here).</summary>
     public static MachinePlace? Read(string? file)
@@ -41,7 +41,8 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     public static string Folder(string path) => path.TrimEnd('/') + "/";
 
     /// <summary>A value given to a server, its paths under this build's artifacts folder moved to the run's folder there.</summary>
-    public string Map(string value) => value.Replace(LocalArtifactsDir, ArtifactsDir, StringComparison.Ordinal);
+    public string Map(string value) =>
+        value == LocalArtifactsDir.TrimEnd('/') ? ArtifactsDir.TrimEnd('/') : value.Replace(LocalArtifactsDir, ArtifactsDir, StringComparison.Ordinal);
 
     /// <summary>Where a file of this build's artifacts folder is on the machine; IT1001 for one outside it (nothing else is sent there).</summary>
     public string RemotePath(string localFile)
@@ -79,7 +80,7 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     /// Sends a server what it needs there — its properties (paths moved to the run's folder there, the copy's built tasks used as
     /// they are) and the credentials they name — and returns its launch. The credentials are made here first where missing: the
     /// server's certificate from this build's authority (its key stays here), with the machine's own name among the certificate's,
-    /// and the service token its clients here present. Nothing else of this build's credentials is sent.
+    /// and the service token its clients here present. The authority's key stays here; nothing else of this build's credentials is sent.
     /// </summary>
     public async Task<ServerLaunch> LaunchSentAsync(string serverName, string target, IReadOnlyDictionary<string, string> properties, string bindAddress,
         string propertiesFile, IReadOnlyList<string> otherFiles, CancellationToken cancellationToken)
@@ -88,7 +89,8 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
         var files = new List<string>(otherFiles);
         if (Value("Tls") == "true" && Value("TlsFolder") is { } tlsFolder)
         {
-            var certificates = TlsCertificates.Ensure(TlsCertificates.RequireFolder(tlsFolder), [.. TlsCertificates.NamesFor(bindAddress), HostName]);
+            var certificates = TlsCertificates.Ensure(TlsCertificates.RequireFolder(tlsFolder),
+                [.. TlsCertificates.NamesFor(bindAddress), .. HostName.Length > 0 ? [HostName] : Array.Empty<string>()]);
             files.AddRange([certificates.AuthorityPath, certificates.ServerCertificatePath, certificates.ServerKeyPath]);
         }
         if (Value("ServiceToken") == "true" && Value("CredentialsFolder") is { } credentials)
@@ -138,18 +140,25 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     /// <summary>Kills a server there, its whole process tree at once (the KillServer fault); returns the id its process had.</summary>
     public async Task<int> KillServerAsync(string serverName, CancellationToken cancellationToken)
     {
-        var outcome = await Machine.RunAsync(["sh", "-c", "p=$(cat " + SshMachine.Quote(PidFile(serverName)) + ") && [ -d /proc/$p ] || exit 3; " + TreeFunction
+        var outcome = await Machine.RunAsync(["sh", "-c", RunningServer(PidFile(serverName)) + TreeFunction
                                                            + "kill -9 $(t $p); echo $p"], TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
         return outcome.ExitCode == 0 && int.TryParse(outcome.Output.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) ? pid
             : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"{serverName} could not be killed on {Destination} (exit {outcome.ExitCode}): {outcome.Errors.Trim()}");
     }
+
+    /// <summary>
+    /// The shell that finds a server there by the id its launch kept ($p), or exits 3: none kept (or kept half-written), gone, or
+    /// the id since taken by a process that is not one of the suite's builds — never signalled or read for it.
+    /// </summary>
+    private static string RunningServer(string pidFile) =>
+        "p=$(cat " + SshMachine.Quote(pidFile) + " 2>/dev/null); [ -n \"$p\" ] && [ -d /proc/$p ] && tr '\\0' ' ' < /proc/$p/cmdline | grep -q build.proj || exit 3; ";
 
     /// <summary>A shell function listing a process and its descendants, parents first (their ids taken before any is signalled).</summary>
     private const string TreeFunction = "t() { echo $1; for c in $(cat /proc/$1/task/*/children 2>/dev/null); do t $c; done; }; ";
 
     /// <summary>The reading's shell: /proc as ProcessMemory reads it here (utime and stime, VmHWM; clear_refs 5 resets the peak).</summary>
     internal static string ReadingScript(string pidFile, string? statsFile, bool afterRun) =>
-        (afterRun ? "sleep 0.2; " : "") + "p=$(cat " + SshMachine.Quote(pidFile) + " 2>/dev/null) && [ -d /proc/$p ] || exit 3; "
+        (afterRun ? "sleep 0.2; " : "") + RunningServer(pidFile)
         + TreeFunction + "ticks=0; peak=0; "
         + "for q in $(t $p); do s=$(sed 's/.*) //' /proc/$q/stat 2>/dev/null) || continue; set -- $s; ticks=$((ticks + ${12} + ${13})); "
         + "h=$(awk '/^VmHWM:/ {print $2}' /proc/$q/status 2>/dev/null); peak=$((peak + ${h:-0})); echo 5 > /proc/$q/clear_refs 2>/dev/null; done; "

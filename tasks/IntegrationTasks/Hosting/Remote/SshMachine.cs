@@ -80,8 +80,9 @@ public sealed partial record SshMachine
         ExternalCommand.Outcome outcome;
         try
         {
+            // ssh forwards its input to the command there: without input of its own it is given an empty one, never the build's.
             outcome = await ExternalCommand.RunAsync(words[0], words.Skip(1), timeout, cancellationToken,
-                installHint: "Install the OpenSSH client (apt-get install -y openssh-client).", input: input).ConfigureAwait(false);
+                installHint: "Install the OpenSSH client (apt-get install -y openssh-client).", input: input ?? NoInput).ConfigureAwait(false);
         }
         catch (IntegrationException e) when (e.Code == ErrorCodes.Timeout)
         {
@@ -89,6 +90,8 @@ public sealed partial record SshMachine
         }
         return IsSshsOwnFailure(outcome) ? throw Failure(outcome.Errors) : outcome;
     }
+
+    private static Task NoInput(Stream input, CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>ssh exits 255 for its own failures, and so may a remote command: only ssh's own words make it one of ssh's.</summary>
     private static bool IsSshsOwnFailure(ExternalCommand.Outcome outcome) =>

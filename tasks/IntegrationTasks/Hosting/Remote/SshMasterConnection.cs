@@ -21,10 +21,11 @@ public sealed class SshMasterConnection : IAsyncDisposable
     public SshMachine Machine { get; }
 
     /// <summary>
-    /// A socket path must fit a Unix socket's 108 bytes, with the 17 that ssh adds while it makes it: a longer one cannot be used,
-    /// and then each command connects on its own (null).
+    /// A socket path must fit a Unix socket's 108 bytes, with the 17 that ssh adds while it makes it, and be one word ssh takes as it
+    /// is (no white space, no '%' token): another cannot be used, and then each command connects on its own (null).
     /// </summary>
-    public static string? UsableControlPath(string path) => System.Text.Encoding.UTF8.GetByteCount(path) <= 88 ? path : null;
+    public static string? UsableControlPath(string path) =>
+        System.Text.Encoding.UTF8.GetByteCount(path) <= 88 && !path.Any(c => char.IsWhiteSpace(c) || c is '%' or '"' or '\'') ? path : null;
 
     /// <summary>Connects (IT4017 or IT4018 when ssh cannot) and returns once the connection takes sessions.</summary>
     public static async Task<SshMasterConnection> OpenAsync(SshMachine machine, string controlPath, CancellationToken cancellationToken)

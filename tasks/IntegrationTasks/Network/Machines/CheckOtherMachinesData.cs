@@ -36,23 +36,27 @@ public sealed class CheckOtherMachinesData : IntegrationTask
 
     private async Task CheckAsync(MachinePlace place, string here, CancellationToken cancellationToken)
     {
-        string[] properties =
-        [
-            "SkipTasksBuild=true", "IntegrationTasksFromSource=false", $"Configuration={Configuration}", $"ArtifactsDir={place.ArtifactsDir}",
-            $"ServerProvider={ServerProvider}", $"ServerConnString={Hosting.ServerLaunch.Escape(place.Map(ServerConnString))}",
-            FormattableString.Invariant($"Records={Records}"), FormattableString.Invariant($"PayloadBytes={PayloadBytes}"), $"PayloadKind={PayloadKind}", "Fingerprint=true",
-        ];
-        var script = $"cd {SshMachine.Quote(place.Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && exec \"$d\" msbuild build.proj -t:GenerateData -nologo -v:m -tl:off -nr:false "
-                     + string.Join(' ', properties.Select(p => SshMachine.Quote("-p:" + p)));
+        // In a response file, owner-only, as a server's properties are: a connection string may hold a password.
+        var properties = new Dictionary<string, string>
+        {
+            ["IntegrationTasksFromSource"] = "false", ["Configuration"] = Configuration, ["ArtifactsDir"] = place.ArtifactsDir,
+            ["ServerProvider"] = ServerProvider, ["ServerConnString"] = place.Map(ServerConnString),
+            ["Records"] = Records.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ["PayloadBytes"] = PayloadBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), ["PayloadKind"] = PayloadKind, ["Fingerprint"] = "true",
+        };
+        var responseFile = Hosting.ServerLaunch.WriteResponseFile(properties, Path.Combine(place.LocalArtifactsDir, "logs", "data-set.properties.rsp"));
+        await place.SendAsync([responseFile], cancellationToken).ConfigureAwait(false);
+        var there = SshMachine.Quote(place.RemotePath(responseFile));
+        var script = $"cd {SshMachine.Quote(place.Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && \"$d\" msbuild build.proj -t:GenerateData -nologo -v:m -tl:off -nr:false @{there}; rc=$?; rm -f {there}; exit $rc";
         var outcome = await place.Machine.RunAsync(["sh", "-c", script], TimeSpan.FromMinutes(30), cancellationToken).ConfigureAwait(false);
-        var there = outcome.Output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(Marker, StringComparison.Ordinal))?[Marker.Length..].Trim();
-        if (outcome.ExitCode != 0 || there is null)
+        var fingerprint = outcome.Output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(Marker, StringComparison.Ordinal))?[Marker.Length..].Trim();
+        if (outcome.ExitCode != 0 || fingerprint is null)
             throw new IntegrationException(ErrorCodes.RemoteDataSetDiffers,
                 $"The data set could not be made on {place.Destination} (exit {outcome.ExitCode}): {Last(outcome.Output + outcome.Errors)}");
-        if (there != here)
+        if (fingerprint != here)
             throw new IntegrationException(ErrorCodes.RemoteDataSetDiffers,
-                $"ServiceTable on {place.Destination} is {there}, here {here}: the two machines' generators made different data, so no run could be verified. The suite there is another version, or its database is not the one named.");
-        Log.LogMessage(MessageImportance.High, "ServiceTable on {0}: {1}, the same as here.", place.Destination, there);
+                $"ServiceTable on {place.Destination} is {fingerprint}, here {here}: the two machines' generators made different data, so no run could be verified. The suite there is another version, or its database is not the one named.");
+        Log.LogMessage(MessageImportance.High, "ServiceTable on {0}: {1}, the same as here.", place.Destination, fingerprint);
     }
 
     private const string Marker = "Data set:";

@@ -75,6 +75,7 @@ public sealed class RunOnServerMachine : IntegrationTask
             // The network between the machines once, before anything runs on it: what every figure stands on, and what the user pays for.
             var link = await MeasureLinkAsync(shared, cancellationToken).ConfigureAwait(false);
             var given = BuildEngine6.GetGlobalProperties();
+            var tls = given.TryGetValue("Tls", out var saidTls) ? saidTls : "true";
             var properties = new Dictionary<string, string>(given, StringComparer.OrdinalIgnoreCase)
             {
                 ["Hosts"] = RunKey.TwoMachines,
@@ -89,8 +90,8 @@ public sealed class RunOnServerMachine : IntegrationTask
                 ["BindAddress"] = address,
                 // Between machines TLS with client certificates unless said otherwise: what crosses the network is encrypted and
                 // only this build's clients are served.
-                ["Tls"] = given.TryGetValue("Tls", out var tls) ? tls : "true",
-                ["ClientCertificates"] = given.TryGetValue("ClientCertificates", out var certificates) ? certificates : "true",
+                ["Tls"] = tls,
+                ["ClientCertificates"] = given.TryGetValue("ClientCertificates", out var certificates) ? certificates : tls == "false" ? "false" : "true",
             };
             var launch = ServerLaunch.ForTarget(Project, Target, properties, PropertiesFile);
             Log.LogMessage(MessageImportance.High, "Server machine: running {0} here, its servers on {1}, in {2}{3}.", Target, server.Description, server.ArtifactsDir,
@@ -113,7 +114,7 @@ public sealed class RunOnServerMachine : IntegrationTask
         finally
         {
             foreach (var place in places)
-                await RemoveResponseFilesAsync(place.Machine, place).ConfigureAwait(false);
+                await RemoveSecretsAsync(place).ConfigureAwait(false);
             foreach (var connection in connections)
                 await connection.DisposeAsync().ConfigureAwait(false);
             foreach (var file in placeFiles)
@@ -138,13 +139,19 @@ public sealed class RunOnServerMachine : IntegrationTask
         var connection = controlPath is null ? null : await SshMasterConnection.OpenAsync(machine, controlPath, cancellationToken).ConfigureAwait(false);
         var shared = connection?.Machine ?? machine;
         var folder = $"{RemoteFolder.Trim().TrimEnd('/')}/runs/{Environment.MachineName}-{role}/artifacts";
-        var made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
-            TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
-        if (made.ExitCode != 0)
+        ExternalCommand.Outcome made;
+        try
+        {
+            made = await shared.RunAsync(["sh", "-c", $"umask 077 && mkdir -p {SshMachine.Quote(folder)} && cd {SshMachine.Quote(folder)} && pwd"],
+                TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+            if (made.ExitCode != 0)
+                throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
+        }
+        catch
         {
             if (connection is not null)
                 await connection.DisposeAsync().ConfigureAwait(false);
-            throw new IntegrationException(ErrorCodes.RemotePrerequisiteMissing, $"Could not make {folder} on {machine.Destination}: {made.Errors.Trim()}");
+            throw;
         }
         var place = new MachinePlace(machine.Destination, machine.ConfigFile, controlPath, facts.HostName, suite, MachinePlace.Folder(made.Output.Trim()), local,
             $"{machine.Destination}{(address.Length > 0 ? $" ({address})" : "")}: {facts.Describe()}");
@@ -179,16 +186,21 @@ public sealed class RunOnServerMachine : IntegrationTask
         }
     }
 
-    /// <summary>The servers' response files there hold their passwords: they do not outlive the run, whatever its end.</summary>
-    private async Task RemoveResponseFilesAsync(SshMachine machine, MachinePlace place)
+    /// <summary>
+    /// What was sent there that a run's end must not leave (the response files with their passwords, the server's key, the token,
+    /// the brokers' users): removed whatever the end; each run sends them again.
+    /// </summary>
+    private async Task RemoveSecretsAsync(MachinePlace place)
     {
+        var folder = place.ArtifactsDir;
         try
         {
-            await machine.RunAsync(["sh", "-c", $"rm -f {SshMachine.Quote(place.ArtifactsDir + "logs")}/*.rsp"], TimeSpan.FromSeconds(30), CancellationToken.None).ConfigureAwait(false);
+            await place.Machine.RunAsync(["sh", "-c", $"rm -rf {SshMachine.Quote(folder + "tls")} {SshMachine.Quote(folder + "credentials")} && rm -f {SshMachine.Quote(folder + "logs")}/*.rsp"],
+                TimeSpan.FromSeconds(30), CancellationToken.None).ConfigureAwait(false);
         }
         catch (IntegrationException e)
         {
-            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}: the servers' response files in {1}logs could not be removed: {2}", place.Destination, place.ArtifactsDir, e.Message);
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}: what the run sent ({1}tls, credentials, logs/*.rsp) could not be removed there: {2}", place.Destination, folder, e.Message);
         }
     }
 
@@ -201,7 +213,15 @@ public sealed class RunOnServerMachine : IntegrationTask
                    ?? machine.Host;
         if (System.Net.IPAddress.TryParse(host, out var address))
             return address.ToString();
-        var addresses = await System.Net.Dns.GetHostAddressesAsync(host, cancellationToken).ConfigureAwait(false);
+        System.Net.IPAddress[] addresses;
+        try
+        {
+            addresses = await System.Net.Dns.GetHostAddressesAsync(host, cancellationToken).ConfigureAwait(false);
+        }
+        catch (System.Net.Sockets.SocketException e)
+        {
+            throw new IntegrationException(ErrorCodes.RemoteUnreachable, $"{machine.Destination}: {host} has no address here ({e.Message}); name it with -p:ServerAddress=.", e);
+        }
         return (addresses.FirstOrDefault(a => a.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork) ?? addresses.FirstOrDefault())?.ToString()
                ?? throw new IntegrationException(ErrorCodes.RemoteUnreachable, $"{machine.Destination}: {host} has no address here; name it with -p:ServerAddress=.");
     }

@@ -33,8 +33,8 @@ internal static class JetStreamTopology
     public static readonly TimeSpan AckWait = TimeSpan.FromSeconds(10);
 
     /// <summary>
-    /// A client's replies, by its run and its number: clients of two machines (ClientMachines) run at once with the same numbers, and
-    /// each must take its own replies only (with one subject a client took the other machine's and acknowledged them away).
+    /// A client's replies, by its run and its number: clients of several machines (ClientMachines) run at once with the same numbers,
+    /// and a client acknowledges every reply on its subject, its own or not.
     /// </summary>
     public static string ReplySubject(string runId, int client) => $"integrationtasks.js.replies.{runId}.{client}";
     public static string ClientConsumer(string runId, int client) => $"client-{runId}-{client}";
@@ -61,6 +61,8 @@ internal static class JetStreamTopology
         js.CreateOrUpdateConsumerAsync(ReplyStream, new ConsumerConfig(ClientConsumer(runId, client))
         {
             DurableName = ClientConsumer(runId, client), FilterSubject = ReplySubject(runId, client), AckPolicy = ConsumerConfigAckPolicy.Explicit,
+            // A run that fails leaves its consumer: the broker removes it once idle (well beyond a broker's restart, which it must outlive).
+            InactiveThreshold = TimeSpan.FromMinutes(10),
             AckWait = AckWait, MaxAckPending = maxAckPending,
         }, cancellationToken);
 }

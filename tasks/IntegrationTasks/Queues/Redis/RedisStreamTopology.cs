@@ -31,7 +31,7 @@ internal static class RedisStreamTopology
     /// A client's reply stream, by its run and its number: clients of two machines (ClientMachines) run at once with the same numbers,
     /// and each must read its own replies only.
     /// </summary>
-    public static string ReplyStream(string runId, int client) => $"integrationtasks:replies:{runId}:{client.ToString(CultureInfo.InvariantCulture)}";
+    public static string ReplyStream(string runId, int client) => $"{ReplyStreamPrefix}{runId}:{client.ToString(CultureInfo.InvariantCulture)}";
 
     /// <summary>What every reply stream's name starts with.</summary>
     public const string ReplyStreamPrefix = "integrationtasks:replies:";

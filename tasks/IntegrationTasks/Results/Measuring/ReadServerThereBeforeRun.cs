@@ -16,7 +16,15 @@ public sealed class ReadServerThereBeforeRun : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         var place = Hosting.Remote.MachinePlace.Read(ServerMachinePlace)!;
-        var reading = await place.ReadServerAsync(ServerName, statsFile: null, afterRun: false, cancellationToken).ConfigureAwait(false);
-        RunState.For(BuildEngine, ResultsFile).ServerCpuSinceLastReading(ServerName, reading.ProcessId, reading.CpuSeconds);
+        try
+        {
+            var reading = await place.ReadServerAsync(ServerName, statsFile: null, afterRun: false, cancellationToken).ConfigureAwait(false);
+            RunState.For(BuildEngine, ResultsFile).ServerCpuSinceLastReading(ServerName, reading.ProcessId, reading.CpuSeconds);
+        }
+        catch (IntegrationException e)
+        {
+            // The run itself says whether its server serves; only its figures would be missing, as after the run (RecordMeasurement).
+            Log.LogWarning(null, e.Code, null, null, 0, 0, 0, 0, "{0}: the server could not be read there before the run: {1}", ServerName, e.Message);
+        }
     }
 }

@@ -177,7 +177,7 @@ public sealed class RecordMeasurement : IntegrationTask
             Repetition = Repetition, Warmup = Repetition == 0, RoundSeed = RoundSeed > 0 ? RoundSeed : null, ServerPeakBytes = serverPeak, ServerCpuSeconds = run.ServerCpuSeconds ?? serverCpu,
             ServerAllocatedBytes = serverAllocated, ServerThreadPoolCompletedItems = serverItems, ServerThreadPoolMaxThreads = server?.MaxThreads,
             ServerThreadPoolMaxQueue = server?.MaxQueue, ServerMaxConnections = server?.MaxConnections, ServerMaxRequestsWaiting = server?.MaxRequestsWaiting,
-            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || (ServerProcessId <= 0 && place is null) ? null : ServerLogErrors.SinceLastReading(ServerLogFile, state.ServerLog(ServerName)),
+            ServerErrors = string.IsNullOrEmpty(ServerLogFile) || (ServerProcessId <= 0 && (place is null || ServerName.Length == 0)) ? null : ServerLogErrors.SinceLastReading(ServerLogFile, state.ServerLog(ServerName)),
             FaultInjected = fault?.Injected, FaultAfterBytes = fault?.FaultAfterBytes, FaultBytesFromServer = fault?.BytesFromServer,
             FaultInjectedAtSeconds = fault?.InjectedAtSeconds,
             Verified = true,

@@ -20,7 +20,9 @@ public sealed class RunOnClientMachines : IntegrationTask
     /// <summary>Where the merged run is written for RecordMeasurement.</summary>
     [Required] public string RunFile { get; set; } = "";
     public string TlsFolder { get; set; } = "";
-    public string CredentialsFolder { get; set; } = "";
+
+    /// <summary>The credentials files a client signs in with (the service token, the brokers' users), those present sent.</summary>
+    public ITaskItem[] CredentialFiles { get; set; } = [];
 
     /// <summary>The transfer's own limit: a machine's run may take that and its start-up.</summary>
     public int TimeoutSeconds { get; set; } = SettingDefaults.TimeoutSeconds;
@@ -34,8 +36,10 @@ public sealed class RunOnClientMachines : IntegrationTask
     {
         var places = Places.Split('+').Where(p => p.Length > 0).Select(p => MachinePlace.Read(p)!).ToList();
         var given = BuildEngine6.GetGlobalProperties();
+        var responseFiles = await Task.WhenAll(places.Select((place, i) => SendAsync(place, i + 1, given, cancellationToken))).ConfigureAwait(false);
+        // Agreed once everything is there: what is left before it is each machine's build starting.
         var startAt = (DateTimeOffset.UtcNow + StartLead).ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture);
-        var runs = await Task.WhenAll(places.Select((place, i) => RunThereAsync(place, i + 1, given, startAt, cancellationToken))).ConfigureAwait(false);
+        var runs = await Task.WhenAll(places.Select((place, i) => RunThereAsync(place, responseFiles[i], startAt, cancellationToken))).ConfigureAwait(false);
         var merged = ClientMachineRuns.Merge(runs).Single() with
         {
             RowsMatched = runs.Sum(r => r.RowsMatched ?? 0), RowsDuplicated = runs.Sum(r => r.RowsDuplicated ?? 0),
@@ -45,24 +49,32 @@ public sealed class RunOnClientMachines : IntegrationTask
             Transport, runs.Length, startAt, merged.Records, merged.ElapsedSeconds);
     }
 
-    private async Task<Measurement> RunThereAsync(MachinePlace place, int number, IReadOnlyDictionary<string, string> given, string startAt,
-        CancellationToken cancellationToken)
+    /// <summary>
+    /// Sends a machine what its client needs and this run as the build here has it (the plan's step among its properties), its
+    /// paths moved to the machine's folder, with the machine's own settings (its folder, a name, its own log); the agreed start
+    /// comes on its command line. Returns the response file there.
+    /// </summary>
+    private async Task<string> SendAsync(MachinePlace place, int number, IReadOnlyDictionary<string, string> given, CancellationToken cancellationToken)
     {
-        await place.SendAsync(ClientCredentials(), cancellationToken).ConfigureAwait(false);
-        // This run as the build here has it (the plan's step among its properties), its paths moved to the machine's folder; the
-        // machines' own settings (a name, the agreed start, its own log) added.
         var properties = given.Where(p => !p.Key.StartsWith('_') && p.Key is not ("ServerMachine" or "ClientMachines" or "SshConfig" or "RemoteFolder"))
             .ToDictionary(p => p.Key, p => place.Map(p.Value), StringComparer.OrdinalIgnoreCase);
-        var resultsLog = $"{place.ArtifactsDir}results/client-machine-runs.jsonl";
-        properties["StartAt"] = startAt;
+        properties["ArtifactsDir"] = place.ArtifactsDir;
         properties["ClientMachine"] = place.Destination;
-        properties["ResultsLog"] = resultsLog;
+        properties["ResultsLog"] = ResultsLogThere(place);
         properties["History"] = "false";
         properties["IntegrationTasksFromSource"] = "false";
         var responseFile = Hosting.ServerLaunch.WriteResponseFile(properties, Path.Combine(place.LocalArtifactsDir, "logs", $"client-machine-{number}.properties.rsp"));
-        await place.SendAsync([responseFile], cancellationToken).ConfigureAwait(false);
+        await place.SendAsync([.. ClientCredentials(), responseFile], cancellationToken).ConfigureAwait(false);
+        return place.RemotePath(responseFile);
+    }
+
+    private static string ResultsLogThere(MachinePlace place) => $"{place.ArtifactsDir}results/client-machine-runs.jsonl";
+
+    private async Task<Measurement> RunThereAsync(MachinePlace place, string responseFile, string startAt, CancellationToken cancellationToken)
+    {
+        var resultsLog = ResultsLogThere(place);
         var script = $"cd {SshMachine.Quote(place.Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && \"$d\" msbuild build.proj -t:ClientMachineRun -nologo -v:m -tl:off -nr:false "
-                     + $"@{SshMachine.Quote(place.RemotePath(responseFile))}; rc=$?; rm -f {SshMachine.Quote(place.RemotePath(responseFile))}; echo {RunMarker}; tail -n 1 {SshMachine.Quote(resultsLog)}; exit $rc";
+                     + $"{SshMachine.Quote("-p:StartAt=" + startAt)} @{SshMachine.Quote(responseFile)}; rc=$?; rm -f {SshMachine.Quote(responseFile)}; echo {RunMarker}; tail -n 1 {SshMachine.Quote(resultsLog)}; exit $rc";
         var outcome = await place.Machine.RunAsync(["sh", "-c", script], TimeSpan.FromSeconds(TimeoutSeconds) + TimeSpan.FromMinutes(2), cancellationToken).ConfigureAwait(false);
         var lines = outcome.Output.Split('\n');
         var marker = Array.FindIndex(lines, l => l.Trim() == RunMarker);
@@ -84,8 +96,7 @@ public sealed class RunOnClientMachines : IntegrationTask
         if (TlsFolder.Length > 0)
             files.AddRange(new[] { Hosting.TlsCertificates.AuthorityFile, Hosting.TlsCertificates.ClientCertificateFile, Hosting.TlsCertificates.ClientKeyFile }
                 .Select(f => Path.Combine(TlsFolder, f)).Where(File.Exists));
-        if (CredentialsFolder.Length > 0 && Directory.Exists(CredentialsFolder))
-            files.AddRange(Directory.GetFiles(CredentialsFolder, "*.json"));
+        files.AddRange(CredentialFiles.Select(f => f.ItemSpec).Where(File.Exists));
         return files;
     }
 }
