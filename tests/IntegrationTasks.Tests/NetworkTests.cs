@@ -237,9 +237,9 @@ public sealed class NetworkTests
         var arguments = TestBuild.Arguments("RunAll", client, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}",
             $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2+GrpcClient+RestJson+NatsJetStream+FileTransferBigRequest+RabbitMQDurable+PipelinedCopy", "-p:RecordCounts=2000",
             "-p:Repetitions=2", "-p:Warmup=false", "-p:BatchSize=500", "-p:Peers=false");
-        // While it runs, a scan of the server machine: what listens beyond its loopback is sshd and the run's servers and broker,
+        // While it runs, a scan of the server machine: what listens beyond its loopback is sshd and the run's servers and brokers,
         // each over TLS with client certificates (the default between machines), and nothing else.
-        string[] credentialed = ["Port", "GrpcPort", "RestPort", "NatsPort"];
+        string[] credentialed = ["Port", "GrpcPort", "RestPort", "NatsPort", "RabbitMQPort", "RabbitMQTlsPort"];
         var allowed = arguments.Where(a => credentialed.Any(p => a.StartsWith($"-p:{p}=", StringComparison.Ordinal)))
             .Select(a => int.Parse(a[(a.IndexOf('=') + 1)..], System.Globalization.CultureInfo.InvariantCulture)).Append(22).ToHashSet();
         var found = new System.Collections.Concurrent.ConcurrentDictionary<int, byte>();
@@ -264,7 +264,7 @@ public sealed class NetworkTests
 
         // Every row verified here, each server's CPU and peak read there, every run keyed as two machines'.
         var runs = File.ReadAllLines(Path.Combine(client, "results", "runs.jsonl")).Select(l => System.Text.Json.JsonDocument.Parse(l).RootElement).ToList();
-        Assert.HasCount(10, runs, output);
+        Assert.HasCount(12, runs, output);
         foreach (var run in runs)
         {
             Assert.AreEqual((true, "TwoMachines", true), (run.GetProperty("verified").GetBoolean(), Text(run, "hosts"), run.TryGetProperty("tls", out var tls) && tls.GetBoolean()),
@@ -276,7 +276,7 @@ public sealed class NetworkTests
         // The servers ran there: their logs here are their output, listening on the server machine's address.
         StringAssert.Contains(File.ReadAllText(Path.Combine(client, "logs", "GrpcServer.log")), $"https://{TwoHosts.ServerAddress}:");
         // From the copy placed there, not from this checkout: each build there says which project it runs.
-        foreach (var log in new[] { "TcpServer2.log", "RestServer.log", "NatsJetStreamServer.log", "NATS.broker-host.log" })
+        foreach (var log in new[] { "TcpServer2.log", "RestServer.log", "NatsJetStreamServer.log", "NATS.broker-host.log", "RabbitMQ.broker-host.log" })
             StringAssert.Contains(File.ReadAllText(Path.Combine(client, "logs", log)), $"Project \"{remote}/suite-", log);
         StringAssert.Contains(output, $"ServiceTable on root@{TwoHosts.ServerAddress}: sha256:");
         var results = ResultsJson.Load(Path.Combine(client, "results"));
@@ -284,7 +284,7 @@ public sealed class NetworkTests
         Assert.IsTrue(results.Environment.ContainsKey("Verification"));
         StringAssert.StartsWith(results.Environment["Link"], "round trip ", "the link between the machines, measured");
         // What cannot cross machines is listed as not run, with why.
-        CollectionAssert.IsSubsetOf(new[] { "FileTransferBigRequest", "RabbitMQDurable" }, results.NotRun.Select(n => n.Transport).ToArray());
+        CollectionAssert.Contains(results.NotRun.Select(n => n.Transport).ToArray(), "FileTransferBigRequest");
 
         // Nothing of the run is left there: no process but sshd in the server's namespace, no response file with its passwords.
         await Eventually.WaitUntilAsync(() => ProcessesIn(hosts.ServerNamespace).All(name => name == "sshd"), "only sshd left on the server machine",
@@ -318,12 +318,12 @@ public sealed class NetworkTests
         var together = Path.Combine(artifacts, "together");
         (exitCode, stdout, stderr) = await Task.Run(() => RepositoryPaths.Run("ip", [.. TwoHosts.Exec(hosts.ClientNamespace).Skip(1), "dotnet",
             .. TestBuild.Arguments("RunAll", together, $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={allMachines}", $"-p:RemoteFolder={remote}",
-                $"-p:ClientMachines=root@{TwoHosts.ClientAddressOf(0)}+root@{TwoHosts.ClientAddressOf(1)}", "-p:Transports=TcpClient2+RestJson+NatsJetStream+RedisStreams",
+                $"-p:ClientMachines=root@{TwoHosts.ClientAddressOf(0)}+root@{TwoHosts.ClientAddressOf(1)}", "-p:Transports=TcpClient2+RestJson+NatsJetStream+RedisStreams+RabbitMQDurable",
                 "-p:RecordCounts=2000", "-p:Clients=2", "-p:Repetitions=1", "-p:Warmup=false", "-p:BatchSize=250", "-p:Peers=false")]));
         output = stdout + stderr;
         Assert.AreEqual(0, exitCode, output);
         var merged = MeasurementLog.Read(Path.Combine(together, "results", "runs.jsonl"));
-        Assert.HasCount(4, merged, output);
+        Assert.HasCount(5, merged, output);
         foreach (var run in merged)
             Assert.IsTrue(run is { Verified: true, ClientMachines: 2, Clients: 4, Records: 4000, RowsMatched: 4000, Hosts: "TwoMachines" } && run.BatchLatency!.Batches == 16, run + output);
         StringAssert.Contains(ResultsJson.Load(Path.Combine(together, "results")).Environment["ClientMachines"], $"root@{TwoHosts.ClientAddressOf(1)}: ");

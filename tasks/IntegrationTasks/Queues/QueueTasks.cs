@@ -118,7 +118,7 @@ public abstract class RabbitMQClientTask : BrokerClientTask
 
     protected override Task<TransferResult> AttemptAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, ResumingTransfer resumption,
         CancellationToken cancellationToken) =>
-        (_client ??= new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, ClientTls), Topology.ForClient(ClientIndex))
+        (_client ??= new QueueClient(BrokerOptions.For(RabbitMQHostName, RabbitMQPort, CredentialsFile, ClientTls), Topology.ForClient(ClientIndex, ClientMachine))
             {
                 MaxInFlight = MaxInFlight, MaxMessageBytes = MaxMessageBytes,
             })

@@ -9,7 +9,7 @@ namespace IntegrationTasks.Queues;
 /// import and correlation by batch alone, so a client or server killed and started again resumes.
 /// Both ack only after the work is done and dead-letter what cannot be processed.
 /// </summary>
-public sealed record QueueTopology(string RequestQueue, string ReplyQueue, bool Durable)
+public sealed partial record QueueTopology(string RequestQueue, string ReplyQueue, bool Durable)
 {
     public static readonly QueueTopology Fast = new("integrationtests.in", "integrationtests.out", Durable: false);
     public static readonly QueueTopology Reliable = new("integrationtests.durable.in", "integrationtests.durable.out", Durable: true);
@@ -19,6 +19,18 @@ public sealed record QueueTopology(string RequestQueue, string ReplyQueue, bool 
     /// <summary>Client <paramref name="client"/> of several has a reply queue of its own (the first keeps the series' name), so no client takes another's answers.</summary>
     public QueueTopology ForClient(int client) =>
         client == 0 ? this : this with { ReplyQueue = $"{ReplyQueue}.{client.ToString(System.Globalization.CultureInfo.InvariantCulture)}" };
+
+    /// <summary>
+    /// The same on one of several client machines (<paramref name="machine"/>, its ClientMachine name): its clients have the numbers
+    /// the other machines' clients have, so their reply queues carry the machine's name too (the same on its every run, which a
+    /// durable queue's resume needs).
+    /// </summary>
+    public QueueTopology ForClient(int client, string? machine) =>
+        string.IsNullOrEmpty(machine) ? ForClient(client)
+            : this with { ReplyQueue = $"{ReplyQueue}.{MachinePart().Replace(machine, "-")}.{client.ToString(System.Globalization.CultureInfo.InvariantCulture)}" };
+
+    [System.Text.RegularExpressions.GeneratedRegex("[^A-Za-z0-9]+")]
+    private static partial System.Text.RegularExpressions.Regex MachinePart();
 
     public static string DeadLetterQueue(string queue) => queue + DeadLetterSuffix;
 
