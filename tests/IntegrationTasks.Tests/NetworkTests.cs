@@ -478,7 +478,7 @@ public sealed class NetworkTests
             .Where(n => serverNamespace is null ? n.StartsWith("it-srv-", StringComparison.Ordinal) : n == serverNamespace);
         foreach (var name in names)
         {
-            var (exitCode, listening, _) = await Task.Run(() => name.Length == 0 ? RepositoryPaths.Run("ss", ["-ltnHp"]) : RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnHp"]));
+            var (exitCode, listening, _) = await Task.Run(() => name.Length == 0 ? RepositoryPaths.Run("ss", ["-ltnHpe"]) : RepositoryPaths.Run("ip", ["netns", "exec", name, "ss", "-ltnHpe"]));
             if (exitCode != 0)
                 continue; // gone meanwhile
             foreach (var line in listening.Split('\n', StringSplitOptions.RemoveEmptyEntries))
@@ -488,10 +488,30 @@ public sealed class NetworkTests
                     continue;
                 var port = int.Parse(local[(local.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
                 ports.Add(port);
-                Listeners[port] = line.Trim(); // which process, for a failure's message
+                // Which process, for a failure's message: ss names it, or (a socket of a process it could not read) its inode does.
+                Listeners[port] = line.Contains("users:", StringComparison.Ordinal) ? line.Trim() : $"{line.Trim()} {OwnerOfSocket(line)}";
             }
         }
         return ports;
+    }
+
+    /// <summary>The process holding the socket of an <c>ss -e</c> line (by its inode), with its command line; "unknown" once it is gone.</summary>
+    private static string OwnerOfSocket(string line)
+    {
+        var inode = System.Text.RegularExpressions.Regex.Match(line, @"ino:(\d+)").Groups[1].Value;
+        foreach (var process in Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)))
+        {
+            try
+            {
+                if (Directory.EnumerateFileSystemEntries(Path.Combine(process, "fd")).Any(fd => new FileInfo(fd).LinkTarget == $"socket:[{inode}]"))
+                    return $"(process {Path.GetFileName(process)}: {File.ReadAllText(Path.Combine(process, "cmdline")).Replace('\0', ' ').Trim()})";
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // gone meanwhile, or not ours to read
+            }
+        }
+        return $"(socket {inode}: owner unknown)";
     }
 
     /// <summary>The last line the scans saw for each port (its process), to name what listened where it should not.</summary>
