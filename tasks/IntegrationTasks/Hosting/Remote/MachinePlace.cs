@@ -100,11 +100,30 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
             files.Add(tokenFile);
         }
         var mapped = properties.ToDictionary(p => p.Key, p => Map(p.Value), StringComparer.OrdinalIgnoreCase);
-        mapped["IntegrationTasksFromSource"] = "false";
-        var responseFile = ServerLaunch.WriteResponseFile(mapped, propertiesFile);
-        await SendAsync([responseFile, .. files], cancellationToken).ConfigureAwait(false);
-        return Launch(serverName, target, RemotePath(responseFile));
+        return Launch(serverName, target, await SendPropertiesAsync(mapped, propertiesFile, files, cancellationToken).ConfigureAwait(false));
     }
+
+    /// <summary>
+    /// A build's global properties for the copy there (which uses its built tasks as they are), written here as MSBuild's response
+    /// file, owner-only, and sent there with <paramref name="otherFiles"/>: never on a command line. Returns the file's path there.
+    /// </summary>
+    public async Task<string> SendPropertiesAsync(IReadOnlyDictionary<string, string> properties, string localFile, IReadOnlyList<string> otherFiles,
+        CancellationToken cancellationToken)
+    {
+        var forTheCopy = new Dictionary<string, string>(properties, StringComparer.OrdinalIgnoreCase) { ["IntegrationTasksFromSource"] = "false" };
+        var responseFile = ServerLaunch.WriteResponseFile(forTheCopy, localFile);
+        await SendAsync([responseFile, .. otherFiles], cancellationToken).ConfigureAwait(false);
+        return RemotePath(responseFile);
+    }
+
+    /// <summary>
+    /// The shell that runs a target of the copy there with its properties in a response file there: in the copy's folder, the
+    /// machine's dotnet (on its PATH, else ~/.dotnet), no node reuse, no terminal logger. <paramref name="replaceShell"/>: the build
+    /// takes the shell's process (and so the id the shell wrote).
+    /// </summary>
+    public string BuildCommand(string target, string verbosity, string responseFile, string arguments = "", bool replaceShell = false) =>
+        $"cd {SshMachine.Quote(Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && {(replaceShell ? "exec " : "")}\"$d\" msbuild build.proj -t:{target} "
+        + $"-nologo -v:{verbosity} -tl:off -nr:false {(arguments.Length > 0 ? arguments + " " : "")}@{SshMachine.Quote(responseFile)}";
 
     /// <summary>Where a server's process id is kept there (its launch writes it; <see cref="ReadServerAsync"/> reads it).</summary>
     public string PidFile(string serverName) => $"{ArtifactsDir}logs/{serverName}.pid";
@@ -116,8 +135,8 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     /// </summary>
     public ServerLaunch Launch(string serverName, string target, string responseFile)
     {
-        var script = $"echo $$ > {SshMachine.Quote(PidFile(serverName))} && cd {SshMachine.Quote(Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && "
-                     + $"exec \"$d\" msbuild build.proj -t:{target} -nologo -v:n -tl:off -nr:false -p:StopOnStdinClose=true -clp:NoSummary @{SshMachine.Quote(responseFile)}";
+        var script = $"echo $$ > {SshMachine.Quote(PidFile(serverName))} && "
+                     + BuildCommand(target, "n", responseFile, "-p:StopOnStdinClose=true -clp:NoSummary", replaceShell: true);
         var words = Machine.Command(["sh", "-c", script]);
         return new ServerLaunch(words[0], [.. words.Skip(1)], Path.GetFullPath(LocalArtifactsDir));
     }

@@ -39,15 +39,14 @@ public sealed class CheckOtherMachinesData : IntegrationTask
         // In a response file, owner-only, as a server's properties are: a connection string may hold a password.
         var properties = new Dictionary<string, string>
         {
-            ["IntegrationTasksFromSource"] = "false", ["Configuration"] = Configuration, ["ArtifactsDir"] = place.ArtifactsDir,
+            ["Configuration"] = Configuration, ["ArtifactsDir"] = place.ArtifactsDir,
             ["ServerProvider"] = ServerProvider, ["ServerConnString"] = place.Map(ServerConnString),
             ["Records"] = Records.ToString(System.Globalization.CultureInfo.InvariantCulture),
             ["PayloadBytes"] = PayloadBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), ["PayloadKind"] = PayloadKind, ["Fingerprint"] = "true",
         };
-        var responseFile = Hosting.ServerLaunch.WriteResponseFile(properties, Path.Combine(place.LocalArtifactsDir, "logs", "data-set.properties.rsp"));
-        await place.SendAsync([responseFile], cancellationToken).ConfigureAwait(false);
-        var there = SshMachine.Quote(place.RemotePath(responseFile));
-        var script = $"cd {SshMachine.Quote(place.Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && \"$d\" msbuild build.proj -t:GenerateData -nologo -v:m -tl:off -nr:false @{there}; rc=$?; rm -f {there}; exit $rc";
+        var responseFile = await place.SendPropertiesAsync(properties, Path.Combine(place.LocalArtifactsDir, "logs", "data-set.properties.rsp"), [], cancellationToken)
+            .ConfigureAwait(false);
+        var script = $"{place.BuildCommand("GenerateData", "m", responseFile)}; rc=$?; rm -f {SshMachine.Quote(responseFile)}; exit $rc";
         var outcome = await place.Machine.RunAsync(["sh", "-c", script], TimeSpan.FromMinutes(30), cancellationToken).ConfigureAwait(false);
         var fingerprint = outcome.Output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(Marker, StringComparison.Ordinal))?[Marker.Length..].Trim();
         if (outcome.ExitCode != 0 || fingerprint is null)

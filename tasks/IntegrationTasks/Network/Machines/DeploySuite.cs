@@ -7,24 +7,8 @@ namespace IntegrationTasks.Network;
 /// one IT4019 naming what each lacks, then places this version of the suite in each (<see cref="SuiteDeployment"/>), reusing a
 /// copy already there. Nothing is installed on them: what is missing is named with its package.
 /// </summary>
-public sealed class DeploySuite : IntegrationTask
+public sealed class DeploySuite : MachinesTask
 {
-    /// <summary>The machine that runs the servers and brokers, <c>[user@]host</c>.</summary>
-    [Required] public string ServerMachine { get; set; } = "";
-
-    /// <summary>Machines that run clients, <c>a+b</c>; empty: the clients run here.</summary>
-    public string ClientMachines { get; set; } = "";
-
-    /// <summary>An ssh config file to use instead of the user's (<c>ssh -F</c>): keys, known hosts, ports, jump hosts.</summary>
-    public string SshConfig { get; set; } = "";
-
-    /// <summary>Where each machine keeps the suite's copies (relative to the user's home unless absolute).</summary>
-    public string RemoteFolder { get; set; } = SuiteDeployment.DefaultFolder;
-
-    /// <summary>The suite's own folder (build.proj's) and the configuration its tasks were built in.</summary>
-    [Required] public string Root { get; set; } = "";
-    public string Configuration { get; set; } = "Release";
-
     /// <summary>The programs the server machine needs (item spec = a name; metadata Program, Package): the brokers the run starts there.</summary>
     public ITaskItem[] ServerRequirements { get; set; } = [];
 
@@ -33,10 +17,7 @@ public sealed class DeploySuite : IntegrationTask
 
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
-        var config = SshConfig.Length > 0 ? SshConfig : null;
-        var server = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
-        var clients = ClientMachines.Split('+', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
-            .Select(c => SshMachine.Parse(c, config, nameof(ClientMachines))).ToList();
+        var (server, clients) = Machines();
         var required = ServerRequirements.Select(r => new RemoteRequirement(r.ItemSpec, r.GetMetadata("Program"), r.GetMetadata("Package"))).ToList();
         var machines = new[] { (Machine: server, Required: (IReadOnlyList<RemoteRequirement>)required) }
             .Concat(clients.Select(c => (Machine: c, Required: (IReadOnlyList<RemoteRequirement>)[]))).ToList();

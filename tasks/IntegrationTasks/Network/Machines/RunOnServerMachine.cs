@@ -10,20 +10,12 @@ namespace IntegrationTasks.Network;
 /// Afterwards, on failure and on Ctrl+C too, the response files there are removed and the connection closed, which ends every
 /// session still open there.
 /// </summary>
-public sealed class RunOnServerMachine : IntegrationTask
+public sealed class RunOnServerMachine : MachinesTask
 {
     [Required] public string Project { get; set; } = "";
     [Required] public string Target { get; set; } = "";
-    [Required] public string ServerMachine { get; set; } = "";
 
-    /// <summary>Machines that run the clients instead of this one, <c>a+b</c>: each run's clients there at once, merged into one run.</summary>
-    public string ClientMachines { get; set; } = "";
-    public string SshConfig { get; set; } = "";
-    public string RemoteFolder { get; set; } = SuiteDeployment.DefaultFolder;
-
-    /// <summary>The suite's own folder (build.proj's), the configuration its tasks were built in, and this build's artifacts folder.</summary>
-    [Required] public string Root { get; set; } = "";
-    public string Configuration { get; set; } = "Release";
+    /// <summary>This build's artifacts folder (what the run's folder on each machine stands for).</summary>
     [Required] public string ArtifactsDir { get; set; } = "";
 
     /// <summary>The address the clients here reach the server machine at, and its servers listen on; empty: ssh's own for it.</summary>
@@ -41,10 +33,7 @@ public sealed class RunOnServerMachine : IntegrationTask
     protected override async Task ExecuteAsync(CancellationToken cancellationToken)
     {
         BuildTermination.Watch(); // SIGTERM is Ctrl+C here too: the build cancelled, the connections closed, exit code 143
-        var config = SshConfig.Length > 0 ? SshConfig : null;
-        var machine = SshMachine.Parse(ServerMachine, config, nameof(ServerMachine));
-        var clientMachines = ClientMachines.Split('+', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
-            .Select(c => SshMachine.Parse(c, config, nameof(ClientMachines))).ToList();
+        var (machine, clientMachines) = Machines();
         var placed = await DeploySuite.PlaceAsync([(machine, []), .. clientMachines.Select(c => (c, (IReadOnlyList<RemoteRequirement>)[]))],
             Root, Configuration, RemoteFolder, Log, cancellationToken).ConfigureAwait(false);
         var address = ServerAddress.Length > 0 ? ServerAddress : await AddressOfAsync(machine, cancellationToken).ConfigureAwait(false);

@@ -62,10 +62,8 @@ public sealed class RunOnClientMachines : IntegrationTask
         properties["ClientMachine"] = place.Destination;
         properties["ResultsLog"] = ResultsLogThere(place);
         properties["History"] = "false";
-        properties["IntegrationTasksFromSource"] = "false";
-        var responseFile = Hosting.ServerLaunch.WriteResponseFile(properties, Path.Combine(place.LocalArtifactsDir, "logs", $"client-machine-{number}.properties.rsp"));
-        await place.SendAsync([.. ClientCredentials(), responseFile], cancellationToken).ConfigureAwait(false);
-        return place.RemotePath(responseFile);
+        return await place.SendPropertiesAsync(properties, Path.Combine(place.LocalArtifactsDir, "logs", $"client-machine-{number}.properties.rsp"), ClientCredentials(),
+            cancellationToken).ConfigureAwait(false);
     }
 
     private static string ResultsLogThere(MachinePlace place) => $"{place.ArtifactsDir}results/client-machine-runs.jsonl";
@@ -73,8 +71,8 @@ public sealed class RunOnClientMachines : IntegrationTask
     private async Task<Measurement> RunThereAsync(MachinePlace place, string responseFile, string startAt, CancellationToken cancellationToken)
     {
         var resultsLog = ResultsLogThere(place);
-        var script = $"cd {SshMachine.Quote(place.Suite)} && d=$(command -v dotnet || echo \"$HOME/.dotnet/dotnet\") && \"$d\" msbuild build.proj -t:ClientMachineRun -nologo -v:m -tl:off -nr:false "
-                     + $"{SshMachine.Quote("-p:StartAt=" + startAt)} @{SshMachine.Quote(responseFile)}; rc=$?; rm -f {SshMachine.Quote(responseFile)}; echo {RunMarker}; tail -n 1 {SshMachine.Quote(resultsLog)}; exit $rc";
+        var script = $"{place.BuildCommand("ClientMachineRun", "m", responseFile, SshMachine.Quote("-p:StartAt=" + startAt))}; rc=$?; rm -f {SshMachine.Quote(responseFile)}; "
+                     + $"echo {RunMarker}; tail -n 1 {SshMachine.Quote(resultsLog)}; exit $rc";
         var outcome = await place.Machine.RunAsync(["sh", "-c", script], TimeSpan.FromSeconds(TimeoutSeconds) + TimeSpan.FromMinutes(2), cancellationToken).ConfigureAwait(false);
         var lines = outcome.Output.Split('\n');
         var marker = Array.FindIndex(lines, l => l.Trim() == RunMarker);
