@@ -81,6 +81,16 @@ if [ -f "$trx" ]; then
   counters=$(grep -o '<Counters [^>]*>' "$trx" | head -n 1)
   passed=$(sed -n 's/.* passed="\([0-9]*\)".*/\1/p' <<<"$counters")
   total=$(sed -n 's/.* total="\([0-9]*\)".*/\1/p' <<<"$counters")
+  # The tests that did not pass, again at the end, where a reader of the output's tail sees them.
+  python3 - "$trx" <<'PY' || true
+import sys, xml.etree.ElementTree as ET
+ns = {"t": "http://microsoft.com/schemas/VisualStudio/TeamTest/2010"}
+for result in ET.parse(sys.argv[1]).getroot().iterfind(".//t:UnitTestResult", ns):
+    if result.get("outcome") != "Passed":
+        message = result.find("t:Output/t:ErrorInfo/t:Message", ns)
+        text = (message.text or "").strip().splitlines() if message is not None else []
+        print(f"not passed: {result.get('testName')} ({result.get('outcome')}): {' '.join(text)[:600]}")
+PY
   # Every test that did not pass counts as failed: nothing here may be skipped.
   echo "${passed:-0} passed, $(( ${total:-0} - ${passed:-0} )) failed"
 else
