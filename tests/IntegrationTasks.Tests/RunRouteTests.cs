@@ -48,12 +48,16 @@ public sealed class RunRouteTests
     }
 
     [TestMethod]
-    public void RestartBroker_runs_only_where_the_build_owns_the_transports_broker()
+    public void RestartBroker_runs_only_where_the_build_owns_the_transports_broker_here_or_on_the_server_machine()
     {
         var folder = Directory.CreateTempSubdirectory("route-").FullName;
         try
         {
             Assert.AreEqual("None", RunRoute.For(Rabbit, Settings(useRelay: true, "RestartBroker", folder)).Fault, "no pid file: not the build's broker");
+            // Started by this build on the server machine: the mark its start there leaves here.
+            File.WriteAllText(Path.Combine(folder, RunRoute.BrokerThereMark("RabbitMQ")), "");
+            Assert.AreEqual("RestartBroker", RunRoute.For(Rabbit, Settings(useRelay: true, "RestartBroker", folder)).Fault);
+            File.Delete(Path.Combine(folder, RunRoute.BrokerThereMark("RabbitMQ")));
             File.WriteAllText(Path.Combine(folder, "RabbitMQ.broker.pid"), "1");
             Assert.AreEqual(("RestartBroker", "None"),
                 (RunRoute.For(Rabbit, Settings(useRelay: true, "RestartBroker", folder)).Fault, RunRoute.For(Tcp, Settings(useRelay: true, "RestartBroker", folder)).Fault));

@@ -78,6 +78,9 @@ public sealed record RelayOptions
     /// <summary>For <see cref="RelayFaultKind.KillServer"/> of a server on another machine: kills it there, returning its process id.</summary>
     public Func<CancellationToken, Task<int>>? KillServerThere { get; init; }
 
+    /// <summary>For <see cref="RelayFaultKind.RestartBroker"/> of a broker on another machine: asks it to stop there, returning its process id.</summary>
+    public Func<CancellationToken, Task<int>>? StopBrokerThere { get; init; }
+
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(10);
 }
 
@@ -250,7 +253,7 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
                         continue;
                     if (chunk.Fault == RelayFaultKind.RestartBroker)
                     {
-                        StopBroker();
+                        await StopBrokerAsync(token).ConfigureAwait(false);
                         continue;
                     }
                     if (chunk.Fault == RelayFaultKind.KillServer)
@@ -291,18 +294,24 @@ public sealed class DelayRelay(RelayOptions options, IEventLog log) : IAsyncDisp
     private int ReadPid() => int.Parse(File.ReadAllText(options.KillPidFile ?? throw new InvalidOperationException("no KillPidFile")).Trim(),
         System.Globalization.CultureInfo.InvariantCulture);
 
-    private void StopBroker()
+    private async Task StopBrokerAsync(CancellationToken token)
     {
         try
         {
-            var pid = ReadPid();
-            if (!ProcessTree.Signal(pid, ProcessTree.SigTerm))
-                throw new InvalidOperationException($"process {pid} could not be signalled");
+            int pid;
+            if (options.StopBrokerThere is { } stopThere)
+                pid = await stopThere(token).ConfigureAwait(false);
+            else
+            {
+                pid = ReadPid();
+                if (!ProcessTree.Signal(pid, ProcessTree.SigTerm))
+                    throw new InvalidOperationException($"process {pid} could not be signalled");
+            }
             log.Warning(ErrorCodes.FaultInjected, $"Relay: fault injected, broker process {pid} asked to stop (SIGTERM) after {options.FaultAfterBytes:N0} bytes from it.");
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or InvalidOperationException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or InvalidOperationException or IntegrationException)
         {
-            log.Error(ErrorCodes.FaultInjected, $"Relay: the RestartBroker fault could not stop the broker ({options.KillPidFile}): {e.Message}");
+            log.Error(ErrorCodes.FaultInjected, $"Relay: the RestartBroker fault could not stop the broker ({options.KillPidFile ?? "on its machine"}): {e.Message}");
         }
     }
 

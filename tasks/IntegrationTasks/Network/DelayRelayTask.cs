@@ -33,7 +33,8 @@ public sealed class DelayRelayTask : IntegrationTask
     /// <summary>For KillServer: the file holding the server's current process id (StartServer's PidFile); for RestartBroker, the broker's.</summary>
     public string? KillPidFile { get; set; }
 
-    /// <summary>For KillServer of a server on another machine: its place (<see cref="Hosting.Remote.MachinePlace"/>'s file) and its name there.</summary>
+    /// <summary>For KillServer of a server on another machine (RestartBroker of a broker there): its place (<see cref="Hosting.Remote.MachinePlace"/>'s
+    /// file) and its name there (the server's, or the broker's: NATS, Redis, RabbitMQ).</summary>
     public string KillServerMachinePlace { get; set; } = "";
     public string KillServerName { get; set; } = "";
     public bool StopOnStdinClose { get; set; }
@@ -63,6 +64,7 @@ public sealed class DelayRelayTask : IntegrationTask
             OneWayDelay = TimeSpan.FromMilliseconds(latency / 2), Fault = fault, FaultAfterBytes = FaultAfterBytes,
             Silence = TimeSpan.FromSeconds(SilenceSeconds), KillPidFile = place is null ? KillPidFile : null, CutOnKill = CutOnKill,
             KillServerThere = place is null || fault != RelayFaultKind.KillServer ? null : token => place.KillServerAsync(KillServerName, token),
+            StopBrokerThere = place is null || fault != RelayFaultKind.RestartBroker ? null : token => place.StopBrokerAsync(KillServerName, token),
         }, EventLog);
         if (!string.IsNullOrEmpty(FaultReportFile))
             File.Delete(FaultReportFile);

@@ -4,7 +4,8 @@ using IntegrationTasks.Transfer;
 namespace IntegrationTasks.Planning;
 
 /// <summary>The build's network settings a run is routed by: whether a relay stands in front of servers, and where it listens.</summary>
-/// <param name="BrokerPidFolder">Where a broker the build started leaves its pid file (RestartBroker needs one the build owns).</param>
+/// <param name="BrokerPidFolder">Where a broker the build started leaves its pid file, or its mark when it runs on the server machine
+/// (RestartBroker needs one the build owns).</param>
 public sealed record RelaySettings(bool UseRelay, string Fault, string HostName, int RelayPort, string RelaySocketPath, string BrokerPidFolder);
 
 /// <summary>
@@ -26,8 +27,7 @@ public sealed record RunRoute(TransportDefinition Definition, bool Relayed, stri
         var relayed = settings.UseRelay && definition.PortProperty.Length > 0;
         // A fault is injected only through the relay; RestartBroker only where the build owns the transport's broker.
         var fault = !relayed ? "None"
-            : settings.Fault == "RestartBroker" && (definition.Broker.Length == 0
-                || !File.Exists(Path.Combine(settings.BrokerPidFolder, $"{definition.Broker}.broker.pid"))) ? "None"
+            : settings.Fault == "RestartBroker" && (definition.Broker.Length == 0 || !BuildOwnsBroker(settings.BrokerPidFolder, definition.Broker)) ? "None"
             : settings.Fault;
         if (!relayed)
             return new(definition, false, fault, ["RunClient", "_RecordRun"], []);
@@ -45,6 +45,13 @@ public sealed record RunRoute(TransportDefinition Definition, bool Relayed, stri
             properties.AddRange([(definition.RelayPathProperty, settings.RelaySocketPath), ("RelayTargetPath", definition.RelayTargetPath)]);
         return new(definition, true, fault, ["_DefineTransport", "_StartRelay", "RunClient", "_StopRelay", "_RecordRun"], properties);
     }
+
+    /// <summary>The build started this broker: here (its pid file) or on the server machine (the mark its start there leaves here).</summary>
+    public static bool BuildOwnsBroker(string folder, string broker) =>
+        File.Exists(Path.Combine(folder, $"{broker}.broker.pid")) || File.Exists(Path.Combine(folder, BrokerThereMark(broker)));
+
+    /// <summary>The file name of the mark left here while this build's broker runs on the server machine.</summary>
+    public static string BrokerThereMark(string broker) => $"{broker}.broker.there";
 }
 
 /// <summary>

@@ -165,6 +165,22 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
             : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"{serverName} could not be killed on {Destination} (exit {outcome.ExitCode}): {outcome.Errors.Trim()}");
     }
 
+    /// <summary>Where a broker the build started there keeps its process id (as here: StartOwnedBroker's PidFile in the run's logs).</summary>
+    public string BrokerPidFile(string broker) => $"{ArtifactsDir}logs/{broker}.broker.pid";
+
+    /// <summary>
+    /// Asks a broker the build started there to stop (SIGTERM, its clean shutdown: the RestartBroker fault; the build there starts it
+    /// again); returns the id its process had. IT4004 when none of the build's brokers of that name runs there.
+    /// </summary>
+    public async Task<int> StopBrokerAsync(string broker, CancellationToken cancellationToken)
+    {
+        var pidFile = SshMachine.Quote(BrokerPidFile(broker));
+        var outcome = await Machine.RunAsync(["sh", "-c", $"p=$(cat {pidFile} 2>/dev/null); [ -n \"$p\" ] && [ -d /proc/$p ] || exit 3; kill -TERM $p && echo $p"],
+            TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
+        return outcome.ExitCode == 0 && int.TryParse(outcome.Output.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) ? pid
+            : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"the {broker} broker could not be stopped on {Destination} (exit {outcome.ExitCode}): {outcome.Errors.Trim()}");
+    }
+
     /// <summary>
     /// The shell that finds a server there by the id its launch kept ($p), or exits 3: none kept (or kept half-written), gone, or
     /// the id since taken by a process that is not one of the suite's builds — never signalled or read for it.
