@@ -26,7 +26,7 @@ dotnet msbuild build.proj -t:FrontDoor -nologo "-p:FrontDoorResults=$artifacts/r
 
 profile=$(mktemp -d "$root/artifacts/chromium-XXXXXX")
 trap 'rm -rf "$profile"' EXIT
-# The background-networking flags keep Chromium from calling out of this closed network at every start.
+# The background-networking flags keep Chromium from calling out to its update and sync services at every start.
 timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
   --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$profile" --window-size=1280,800 \
   --screenshot="$root/docs/report-top.png" "file://$report" >/dev/null 2>&1

@@ -54,9 +54,9 @@ need_package /usr/sbin/sshd openssh-server no-service
 need_package ss iproute2
 # hey loads the ThreadPoolStarvation lab's app in the tests.
 need_package hey hey
-# curl calls the REST transport's endpoint and OpenAPI document as a client no one here wrote, in the tests.
+# curl calls the REST transport's endpoint and OpenAPI document as a client the project did not write, in the tests.
 need_package curl curl
-# Clients no one here wrote, from the published contracts alone: zeep builds a SOAP client from the WSDL; protoc and gRPC's
+# Clients the project did not write, from the published contracts alone: zeep builds a SOAP client from the WSDL; protoc and gRPC's
 # Python plugin generate stubs from records.proto (Debian's Python runs them).
 need_package python3:zeep python3-zeep
 need_package python3:grpc python3-grpcio

@@ -69,10 +69,10 @@ public sealed class ResultsTests
             tcpRow["% slower"], tcpRow["Difference (s)"], tcpRow["Against the one above"], tcpRow["Records/s"], tcpRow["× DirectCopy"]));
         Assert.AreEqual(("–", "–", "–"), (tcpRow["× PipelinedCopy"], tcpRow["× peer"], tcpRow["Server peak MB"]), "no reference, no peer, no server measured");
         // The series' table, fastest first, each beside the transport that plays it (no 1,000,000-record run here: "–").
-        var series = MarkdownTable.With(markdown, "Its transport here");
+        var series = MarkdownTable.With(markdown, "The suite's transport");
         CollectionAssert.AreEqual(new[] { "Tcp Client 2 (multi thread)", "TCP client (single thread)" }, series.Rows.Select(r => r[0]).ToArray());
         Assert.AreEqual(("355.43", "TcpClient2", "–"), (series.Cell("Tcp Client 2 (multi thread)", "Seconds"),
-            series.Cell("Tcp Client 2 (multi thread)", "Its transport here"), series.Cell("Tcp Client 2 (multi thread)", "Here, 1,000,000 records (s)")));
+            series.Cell("Tcp Client 2 (multi thread)", "The suite's transport"), series.Cell("Tcp Client 2 (multi thread)", "This run, 1,000,000 records (s)")));
         var csv = File.ReadAllLines(Path.Combine(folder, "results.csv"));
         Assert.HasCount(6, csv);
         // The run's key first (transport, kind, records, batch size, payload bytes and kind, clients, machines, rate, server work,

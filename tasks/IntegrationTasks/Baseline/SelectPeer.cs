@@ -38,7 +38,7 @@ public sealed class SelectPeer : IntegrationTask
         {
             var entry = new TaskItem($"Peer ({server} → {client})");
             entry.SetMetadata("Reason", server == client
-                ? $"No bulk path of {server}'s own is wired up here (SQLite ATTACH and PostgreSQL COPY are)."
+                ? $"No bulk path of {server}'s own is built into the suite (SQLite ATTACH and PostgreSQL COPY are)."
                 : "A peer moves rows with one database's own tools; the two sides use different providers.");
             entry.SetMetadata("Fix", "");
             entry.SetMetadata("SeriesSeconds", "");

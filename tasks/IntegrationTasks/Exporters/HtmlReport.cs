@@ -118,7 +118,7 @@ public static class HtmlReport
         "<h2>All figures</h2><p class=\"note\">Every column of results.md; wide tables scroll sideways.</p>" + figures.Html(headingOffset: 1);
 
     public static string NotRun(IReadOnlyList<NotRunEntry> notRun) => notRun.Count == 0 ? ""
-        : "<h2 id=\"not-run\">Not run here</h2>" + ReportTable.Html(ReportColumns.NotRun, notRun);
+        : "<h2 id=\"not-run\">Not run</h2>" + ReportTable.Html(ReportColumns.NotRun, notRun);
 
     public static string Environment(IReadOnlyDictionary<string, string> environment)
     {

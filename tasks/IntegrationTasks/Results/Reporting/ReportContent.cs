@@ -87,13 +87,13 @@ public static class ReportContent
     public static List<TransportSummary> Summarise(IEnumerable<Measurement> measurements) => Summaries.Of(measurements);
 
 
-    /// <summary>What each encoding costs over PipelinedCopy here: its transports' lowest overhead (the encoding's floor, with that transport).</summary>
+    /// <summary>What each encoding costs over PipelinedCopy in this run: its transports' lowest overhead (the encoding's floor, with that transport).</summary>
     internal static string EncodingCosts(IReadOnlyList<TransportSummary> size)
     {
         var floors = size.Where(s => s is { Encoding: not null, OverheadMicrosPerRecord: not null })
             .GroupBy(s => s.Encoding!).Select(g => g.MinBy(s => s.OverheadMicrosPerRecord)!).OrderBy(s => s.OverheadMicrosPerRecord).ToList();
         return floors.Count < 2 ? ""
-            : "\nWhat each encoding costs over PipelinedCopy here, by its cheapest transport (µs/record): "
+            : "\nWhat each encoding costs over PipelinedCopy in this run, by its cheapest transport (µs/record): "
               + string.Join("; ", floors.Select(s => string.Create(Invariant, $"{s.Encoding} {s.OverheadMicrosPerRecord:F2} ({s.Transport})"))) + ".\n";
     }
 
@@ -240,7 +240,7 @@ public static class ReportContent
     ];
 
     public static ReportDocument NotRunSection(IReadOnlyList<NotRunEntry> notRun) => notRun.Count == 0 ? new ReportDocument()
-        : new ReportDocument().AddHeading(2, "Not run here").AddTable(ReportColumns.NotRun, notRun);
+        : new ReportDocument().AddHeading(2, "Not run").AddTable(ReportColumns.NotRun, notRun);
 
     /// <summary>The series' own figures beside this run's, then what the memory columns measure.</summary>
     public static ReportDocument SeriesSection(IReadOnlyList<TransportSummary> summaries, IReadOnlyList<SeriesEntry> series)
@@ -287,8 +287,8 @@ public static class ReportContent
     [
         new("method", "Method", r => r.Entry.Method, Numeric: false),
         new("seconds", "Seconds", r => r.Entry.Seconds.ToString("F2", Invariant)),
-        new("transportHere", "Its transport here", r => r.Entry.Transport.Length > 0 ? r.Entry.Transport : "not run here", Numeric: false),
-        new("secondsHere", "Here, 1,000,000 records (s)", r => r.Here is null ? "–" : r.Here.Seconds.Mean.ToString("F3", Invariant)),
+        new("transportHere", "The suite's transport", r => r.Entry.Transport.Length > 0 ? r.Entry.Transport : "not run", Numeric: false),
+        new("secondsHere", "This run, 1,000,000 records (s)", r => r.Here is null ? "–" : r.Here.Seconds.Mean.ToString("F3", Invariant)),
     ];
 
     /// <summary>One batch size of a FindBatchSize sweep, and how it compares with the best.</summary>

@@ -48,10 +48,10 @@ public static class ReportHeadline
         // A cap is said as a cap: the transport ran, at the sizes up to it.
         foreach (var cap in notRun.Where(n => n.Cap is not null).GroupBy(n => n.Cap!.Value.MaxRecords))
             lines.Add(string.Create(Invariant,
-                $"Capped: {string.Join(", ", cap.Select(n => n.Cap!.Value.Transport).Distinct())} make one call per record and ran up to {cap.Key:N0} records, not at the larger counts (see \"Not run here\" to raise the cap)."));
+                $"Capped: {string.Join(", ", cap.Select(n => n.Cap!.Value.Transport).Distinct())} make one call per record and ran up to {cap.Key:N0} records, not at the larger counts (see \"Not run\" to raise the cap)."));
         var absent = notRun.Where(n => n.Cap is null).Select(n => n.Transport).Distinct().ToList();
         if (absent.Count > 0)
-            lines.Add($"Not run: {string.Join(", ", absent)} — see \"Not run here\" for why and how.");
+            lines.Add($"Not run: {string.Join(", ", absent)} — see \"Not run\" for why and how.");
         foreach (var fault in faults)
             lines.Add(string.Create(Invariant, $"Under {fault.Fault}, {fault.Transport} at {fault.Records:N0} records: {fault.Outcome}; rows lost {fault.RowsLost}, duplicated {fault.RowsDuplicated}."));
         return lines;

@@ -217,10 +217,10 @@ public static class ReportColumns
     [
         new("transport", "Method", n => n.Transport, Numeric: false),
         new("why", "Why", n => n.Reason, Numeric: false),
-        new("fix", "How to run it", n => n.Fix.Length > 0 ? $"`{n.Fix}`" : "cannot be run here", Numeric: false) { HtmlCell = n => n.Fix },
+        new("fix", "How to run it", n => n.Fix.Length > 0 ? $"`{n.Fix}`" : "not run by the suite", Numeric: false) { HtmlCell = n => n.Fix },
         new("seriesSeconds", "Series (2014), 1,000,000 records (s)", n => n.SeriesSeconds.Length > 0 ? n.SeriesSeconds : "–")
             { ShortHeader = "Series (2014), 1M records (s)", HtmlCell = n => n.SeriesSeconds },
-        new("roleHere", "Its role here", n => n.Replacement.Length > 0 ? n.Replacement : "–", Numeric: false) { HtmlCell = n => n.Replacement },
+        new("roleHere", "Its stand-in in the suite", n => n.Replacement.Length > 0 ? n.Replacement : "–", Numeric: false) { HtmlCell = n => n.Replacement },
     ];
 
     /// <summary>results.csv: every repetition, its key's fields first (failures and transports not run follow as rows of their own).</summary>
