@@ -118,6 +118,33 @@ public sealed partial class DocumentationTests
         Assert.IsGreaterThanOrEqualTo(4, shown, "the sample's global.json, project, library and transport are shown");
     }
 
+    /// <summary>
+    /// Wording that speaks of where the project was built (its machine, its registries, its sessions) rather than of the project:
+    /// none of it in any text a user reads — the README, the docs, the scripts, the targets, the packages' READMEs, the template,
+    /// and the report (its snapshots). The dated results notebook describes the machine each measurement ran on, by design.
+    /// </summary>
+    [TestMethod]
+    public void No_text_a_user_reads_speaks_of_where_the_project_was_built()
+    {
+        string[] wording = ["this VM", "the project's VM", "no one here", "closed network", "NuGet or npm", "package list", "grepped", "served here",
+            "cannot run here", "not run here", "run here (", "installed here", "built here", "this session", "these sessions", "the sandbox"];
+        var root = RepositoryPaths.Root;
+        var shipped = Pages().Where(p => Path.GetFileName(p) != "results.md")
+            .Concat(Directory.GetFiles(Path.Combine(root, "scripts"), "*", SearchOption.AllDirectories))
+            .Concat(Directory.GetFiles(Path.Combine(root, "targets"), "*", SearchOption.AllDirectories))
+            .Concat(Directory.GetFiles(Path.Combine(root, "tasks"), "README.md", SearchOption.AllDirectories))
+            .Concat(Directory.GetFiles(Path.Combine(root, "samples"), "*", SearchOption.AllDirectories).Where(f => !f.Contains("/bin/", StringComparison.Ordinal) && !f.Contains("/obj/", StringComparison.Ordinal) && !f.Contains("/artifacts/", StringComparison.Ordinal)))
+            .Concat(Directory.GetFiles(Path.Combine(root, "tests", "IntegrationTasks.Tests", "Snapshots")))
+            .Where(f => !f.Contains("/bin/", StringComparison.Ordinal) && !f.Contains("/obj/", StringComparison.Ordinal))
+            .ToList();
+        var found = shipped.SelectMany(file => File.ReadLines(file).Select((line, i) => (file, line, number: i + 1)))
+            .Where(l => wording.Any(w => l.line.Contains(w, StringComparison.OrdinalIgnoreCase)))
+            .Select(l => $"{Path.GetRelativePath(root, l.file)}:{l.number}: {l.line.Trim()}")
+            .ToList();
+        Assert.IsGreaterThan(40, shipped.Count, "the shipped text was found");
+        Assert.IsEmpty(found, string.Join("\n", found));
+    }
+
     [GeneratedRegex(@"<!-- sample: (?<path>[^ ]+) -->\n```\w*\n(?<code>.*?)\n```", RegexOptions.Singleline)]
     private static partial Regex SampleBlock();
 }
