@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README's front door from one real run: the main job's RunAll into artifacts/front-door/, then from its results
-# the README's findings and docs/report-top.json (date, commit, command), and its report.html opened in headless Chromium
-# (Debian's) at 1,280 × 800, saved as docs/report-top.png. Add the run's entry to docs/results.md by hand (date and commit as stamped).
+# the README's findings, docs/results.md's current results and docs/report-top.json (date, commit, command), and its
+# report.html opened in headless Chromium (Debian's) at 1,280 × 800, saved as docs/report-top.png. The run's dated entry in
+# the archive of docs/results.md is written by hand (date and commit as stamped).
 #   bash scripts/pictures.sh               the run, then the findings and the picture
 #   bash scripts/pictures.sh --no-run      the findings and the picture of the last such run
 set -euo pipefail

@@ -38,7 +38,7 @@ public sealed class ReferenceReportTests
         var markdown = ReportContent.Markdown(rows, new Dictionary<string, string>());
         var main = MarkdownTable.With(markdown, "Against the one above");
         Assert.AreEqual(("range query per batch", "2.000"), (main.Cell("FileTransferRequest", "Server reads"), main.Cell("FileTransferRequest", "Mean (s)")));
-        Assert.AreEqual("1.55", main.Cell("TcpClient2", "× PipelinedCopy"));
+        Assert.AreEqual("1.55", main.Cell("TcpClient2", "× PipelinedCopy (ratio of means)"));
         StringAssert.StartsWith(main.Cell("TcpClient2", "Transport overhead µs/record (±95% CI)"), "6.00 ±");
         var peer = MarkdownTable.With(markdown, "Peer").Row("Peer: SQLite ATTACH");
         Assert.AreEqual(("0.200", "0.000", "500,000", "8.50 (TcpClient2)", "5.50", "–"), (peer["Mean (s)"], peer["±95% CI (s)"], peer["Records/s"],

@@ -18,6 +18,7 @@ public static class ComparisonMarkdown
         new("p", "p", r => r.PValue.ToString("0.###", CultureInfo.InvariantCulture)),
         new("ratioBefore", "× PipelinedCopy before", r => ReportTable.Cell(r.RatioBefore, "F3")),
         new("ratioAfter", "× PipelinedCopy after", r => ReportTable.Cell(r.RatioAfter, "F3")),
+        new("ratioKind", "Ratio", r => r.RatioBefore is null || r.RatioAfter is null ? "–" : r.RatioKind, Numeric: false),
         new("ratioChangePercent", "Ratio change", r => r.RatioChangePercent is { } c ? SignedPercent(c) : "–"),
         new("ratioChangeP", "Ratio moved beyond its rounds' scatter", r => r.RatioChangePValue is { } p
             ? string.Create(CultureInfo.InvariantCulture, $"{(p < Welch.SignificanceLevel ? "yes" : "no")} (p={p:0.###})") : "–", Numeric: false),

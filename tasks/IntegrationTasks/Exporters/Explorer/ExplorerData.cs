@@ -23,7 +23,8 @@ public static class ExplorerData
         [property: JsonPropertyName("sd")] double StdDev,
         [property: JsonPropertyName("recordsPerSecond")] double RecordsPerSecond,
         [property: JsonPropertyName("mbPerSecond")] double? MegabytesPerSecond,
-        [property: JsonPropertyName("ratio")] double? Ratio,
+        [property: JsonPropertyName("pairedRatio")] double? PairedRatio,
+        [property: JsonPropertyName("ratioOfMeans")] double? RatioOfMeans,
         [property: JsonPropertyName("p50")] double? P50Ms,
         [property: JsonPropertyName("p90")] double? P90Ms,
         [property: JsonPropertyName("p99")] double? P99Ms,
@@ -41,7 +42,7 @@ public static class ExplorerData
                 fields[id] = text(key);
             return new Row(fields, s.Seconds.Count, Finite(s.Seconds.Mean), Finite(s.Seconds.StdDev), Finite(s.MeanRecordsPerSecond),
                 s.MeanBytesPerRecord is { } bytes ? s.MeanRecordsPerSecond * bytes / 1e6 : null,
-                s.Key.IsLimit ? null : s.PairedRatioToPipelined?.Mean ?? s.RatioToPipelined,
+                s.Key.IsLimit ? null : s.PairedRatioToPipelined?.Mean, s.Key.IsLimit ? null : s.RatioToPipelined,
                 s.BatchLatency?.P50Ms, s.BatchLatency?.P90Ms, s.BatchLatency?.P99Ms,
                 // A client inside the build's process has the build's peak: shown only where each had its own.
                 s.ClientOwnProcess && s.MaxClientPeakBytes > 0 ? s.MaxClientPeakBytes / 1048576.0 : null,

@@ -8,9 +8,15 @@ public sealed record ComparisonRow(string Transport, int Records, Summary Before
 
     private readonly RunKey? _key;
 
-    /// <summary>The ratio to PipelinedCopy in each file (the paired one when the runs were interleaved); null without the reference.</summary>
+    /// <summary>
+    /// The ratio to PipelinedCopy in each file, of one kind in both (<see cref="RatioKind"/>): the paired one when both files' runs
+    /// were interleaved, else the ratio of the means; null without the reference.
+    /// </summary>
     public double? RatioBefore { get; init; }
     public double? RatioAfter { get; init; }
+
+    /// <summary>Which ratio <see cref="RatioBefore"/> and <see cref="RatioAfter"/> are: "paired" or "of means".</summary>
+    public string RatioKind { get; init; } = Comparison.RatioOfMeans;
 
     /// <summary>How much the ratio to the reference moved: what a reader of both reports would see change.</summary>
     public double? RatioChangePercent => RatioBefore is > 0 && RatioAfter is { } after ? (after / RatioBefore.Value - 1) * 100 : null;
@@ -50,7 +56,9 @@ public static class Comparison
                 (now.Seconds.Mean / then.Seconds.Mean - 1) * 100, Welch.PValue(then.Seconds, now.Seconds))
             {
                 Key = now.RunKey ?? RunKey.Named(now.Key.Transport, now.Records),
-                RatioBefore = RatioToReference(then), RatioAfter = RatioToReference(now),
+                RatioBefore = Paired(then, now) ? then.PairedRatioToPipelined!.Mean : RatioOfMeansToReference(then),
+                RatioAfter = Paired(then, now) ? now.PairedRatioToPipelined!.Mean : RatioOfMeansToReference(now),
+                RatioKind = Paired(then, now) ? PairedRatio : RatioOfMeans,
                 PairedBefore = then.Key.IsLimit ? null : then.PairedRatioToPipelined,
                 PairedAfter = now.Key.IsLimit ? null : now.PairedRatioToPipelined,
             });
@@ -58,8 +66,14 @@ public static class Comparison
         return rows;
     }
 
-    private static double? RatioToReference(TransportSummary row) =>
-        row.Key.IsLimit ? null : row.PairedRatioToPipelined?.Mean ?? row.RatioToPipelined;
+    public const string PairedRatio = "paired";
+    public const string RatioOfMeans = "of means";
+
+    /// <summary>Both rows have a paired ratio: the two are compared by it (never one paired against one of means).</summary>
+    private static bool Paired(TransportSummary then, TransportSummary now) =>
+        !now.Key.IsLimit && then.PairedRatioToPipelined is not null && now.PairedRatioToPipelined is not null;
+
+    private static double? RatioOfMeansToReference(TransportSummary row) => row.Key.IsLimit ? null : row.RatioToPipelined;
 
     /// <summary>Environment entries that differ between the files (the date aside), which make a comparison doubtful.</summary>
     public static List<string> Differences(ResultsFile before, ResultsFile after) =>

@@ -29,8 +29,8 @@ public static class ReportHeadline
             var line = string.Create(Invariant, $"{records.Heading}{among}: fastest transport {fastest.Transport}, {fastest.Seconds.MeanWithInterval()} s");
             if (!fastest.Seconds.HasInterval)
                 line += " (too few runs to call it fastest)";
-            line += fastest.RatioToPipelined is { } pipelined
-                ? string.Create(Invariant, $", {pipelined:F2}× {fastest.Reference} (the same work with no transport)")
+            line += ReferenceRatio.Of(fastest) is { } ratio
+                ? string.Create(Invariant, $", {ratio.Figure()}× {ratio.Reference} ({ratio.Kind}; {ratio.Reference} is the same work with no transport)")
                 : "; PipelinedCopy was not in this run, so no transport's cost can be told apart from the database work (add it to -p:Transports)";
             var peer = size.FirstOrDefault(s => s.IsPeer);
             line += fastest.RatioToPeer is { } toPeer && peer is not null

@@ -114,7 +114,7 @@ public static class ReportColumns
         new("recordsPerSecond", "Records/s", r => r.Summary.MeanRecordsPerSecond.ToString("N0", Invariant)),
         new("payloadMBPerSecond", "Payload MB/s", r => Cell(r.Summary.PayloadMegabytesPerSecond, "F1")),
         new("ratioToDirectCopy", "× DirectCopy", r => Ratio(r.Summary.RatioToBaseline)),
-        new("ratioToPipelinedCopy", "× PipelinedCopy", r => Ratio(r.Summary.RatioToPipelined)),
+        new("ratioToPipelinedCopy", "× PipelinedCopy (ratio of means)", r => Ratio(r.Summary.RatioToPipelined)),
         new("pairedRatioToPipelinedCopy", "Paired × PipelinedCopy (±95% CI)", r => r.Summary.PairedRatioToPipelined is { } p
             ? p.HasInterval ? string.Create(Invariant, $"{p.Mean:F2} ±{p.Ci95:F2}") : string.Create(Invariant, $"{p.Mean:F2} (no interval)")
             : "–") { ShortHeader = "Paired × PipelinedCopy" },
