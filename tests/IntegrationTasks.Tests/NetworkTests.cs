@@ -365,8 +365,8 @@ public sealed class NetworkTests
             using var ended = new TempDirectory("it-servermachine-end-");
             using var build = HandStartedServer.StartIn(TwoHosts.Exec(hosts.ClientNamespace), "RunAll", ended, TestPorts.Free(),
                 $"-p:ServerMachine=root@{TwoHosts.ServerAddress}", $"-p:SshConfig={ssh.ConfigFile}", $"-p:RemoteFolder={remote}", "-p:Transports=TcpClient2",
-                "-p:RecordCounts=50000", "-p:Repetitions=20", "-p:Warmup=false", "-p:Peers=false");
-            await build.Screen.WaitForAsync("repetition 1 of 20", TimeSpan.FromSeconds(180));
+                "-p:RecordCounts=5000", "-p:Repetitions=100", "-p:Warmup=false", "-p:Peers=false");
+            await build.Screen.WaitForAsync("repetition 1 of 100", TimeSpan.FromSeconds(180));
             if (ending == "SIGTERM")
                 RepositoryPaths.Run("kill", ["-TERM", build.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
             else
