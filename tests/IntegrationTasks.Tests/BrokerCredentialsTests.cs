@@ -104,6 +104,11 @@ public sealed class BrokerCredentialsTests
         {
             // A node made with the suite's user has no guest at all, not even on loopback.
             await AssertRefusedAsync(file => new RabbitMQDurable { RabbitMQPort = node.Options.AmqpPort, CredentialsFile = file }, wrong);
+            // AMQP 1.0 through the plugin, on the same port: the same users, and no anonymous login.
+            await AssertRefusedAsync(file => new Amqp10Durable { RabbitMQPort = node.Options.AmqpPort, CredentialsFile = file }, wrong);
+            var amqp10 = await Amqp10Connections.ConnectAsync(BrokerOptions.For("127.0.0.1", node.Options.AmqpPort, good), "test", CancellationToken.None);
+            Assert.IsFalse(amqp10.IsClosed);
+            await Amqp10Connections.CloseQuietlyAsync(amqp10);
             await using var connection = await BrokerOptions.For("127.0.0.1", node.Options.AmqpPort, good).ConnectAsync("test", CancellationToken.None);
             Assert.IsTrue(connection.IsOpen);
             Assert.DoesNotContain(BrokerCredentials.Load(good)!.Password, File.ReadAllText(Path.Combine(folder, "rabbitmq", "definitions.json")), "only its hash");

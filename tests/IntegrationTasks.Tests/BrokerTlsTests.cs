@@ -82,17 +82,19 @@ public sealed class BrokerTlsTests
     public void RunAll_with_Tls_false_and_true_and_credentials_moves_every_queue_transports_rows_both_ways()
     {
         using var artifacts = new TempDirectory("it-broker-tls-runall-");
-        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=RabbitMQDurable+NatsJetStream+RedisStreams+PipelinedCopy",
-            "-p:Tls=false+true", "-p:BrokerCredentials=true", "-p:RecordCounts=2000", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
+        var (exitCode, output) = HostingTests.RunBuild("RunAll", artifacts, "-p:Transports=RabbitMQDurable+Amqp10Durable+NatsJetStream+RedisStreams+PipelinedCopy",
+            "-p:Tls=false+true", "-p:BrokerCredentials=true", "-p:RecordCounts=2000", "-p:Clients=2", "-p:Repetitions=2", "-p:Warmup=false", "-p:Peers=false");
         Assert.AreEqual(0, exitCode, output);
         var runs = MeasurementLog.Read(Path.Combine(artifacts, "results", "runs.jsonl"));
-        Assert.HasCount(16, runs, output);
-        Assert.IsTrue(runs.All(r => r.Verified), output);
+        Assert.HasCount(20, runs, output);
+        // Two clients a run, every row of the run verified.
+        Assert.IsTrue(runs.All(r => r is { Verified: true, Clients: 2 } && r.RowsMatched == r.Records), output);
         foreach (var tls in new[] { false, true })
-            CollectionAssert.AreEquivalent(new[] { "NatsJetStream", "PipelinedCopy", "RabbitMQDurable", "RedisStreams" },
+            CollectionAssert.AreEquivalent(new[] { "Amqp10Durable", "NatsJetStream", "PipelinedCopy", "RabbitMQDurable", "RedisStreams" },
                 runs.Where(r => r.Key.Tls == tls).Select(r => r.Transport).Distinct().ToArray(), $"tls {tls}");
         var costs = MarkdownTable.With(File.ReadAllText(Path.Combine(artifacts, "results", "results.md")), "Paired TLS × plaintext");
-        CollectionAssert.AreEquivalent(new[] { "NatsJetStream", "RabbitMQDurable", "RedisStreams" }, costs.Rows.Select(r => r[0]).ToArray());
+        CollectionAssert.AreEquivalent(new[] { "Amqp10Durable", "NatsJetStream", "RabbitMQDurable", "RedisStreams" }.Select(t => $"{t} (2 clients)").ToArray(),
+            costs.Rows.Select(r => r[0]).ToArray());
         // Each pass's servers used their own listener of the one broker (the ready lines name the ports); NATS's TLS clients require
         // TLS on its one port.
         foreach (var server in new[] { @"RedisStreamsServer is ready at redis://127\.0\.0\.1:(\d+)/", @"RabbitMQDurableServer is ready at amqp://127\.0\.0\.1:(\d+)/" })

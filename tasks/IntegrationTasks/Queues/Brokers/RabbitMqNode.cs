@@ -59,9 +59,11 @@ public sealed class RabbitMqNode : IDisposable
             throw new IntegrationException(ErrorCodes.BrokerUnavailable,
                 $"RabbitMQ is not installed ({options.Server} is missing). Install it with: {InstallCommand}");
         Common.OwnerOnlyFiles.CreateDirectory(options.Directory); // its data and configuration: the broker's owner's alone
-        await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[].", cancellationToken).ConfigureAwait(false);
+        // AMQP 1.0 (the Amqp10 transports) on the same listeners as 0-9-1: the plugin Debian's package bundles, and no anonymous
+        // login through it (its default would sign every unauthenticated AMQP 1.0 client in as guest).
+        await File.WriteAllTextAsync(Path.Combine(options.Directory, "enabled_plugins"), "[rabbitmq_amqp1_0].", cancellationToken).ConfigureAwait(false);
         var configuration = (options.Tls.Plaintext ? $"listeners.tcp.default = {options.BindAddress}:{options.AmqpPort}\n" : "listeners.tcp = none\n")
-            + "loopback_users.guest = true\n" + Listener(options);
+            + "loopback_users.guest = true\namqp1_0.default_user = none\n" + Listener(options);
         // Always the user this start needs: the node's database outlives the build, and a node once started with the suite's user
         // alone has no guest for a later start without credentials.
         var definitions = Path.Combine(options.Directory, "definitions.json");
