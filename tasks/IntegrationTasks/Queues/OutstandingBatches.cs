@@ -19,6 +19,23 @@ internal sealed class OutstandingBatches(IReadOnlyList<int> pending, int maxInFl
 
     public Task WaitToSendAsync(CancellationToken cancellationToken) => _inFlight.WaitAsync(cancellationToken);
 
+    /// <summary>
+    /// Each pending batch's request, written once it may be sent (at most MaxInFlight unanswered, then its turn on the schedule) and
+    /// handed to <paramref name="send"/> with its batch; the request's bytes are valid until <paramref name="send"/> returns.
+    /// </summary>
+    public async Task SendEachAsync(BatchPlan plan, CommittedBatches committed, Func<int, ReadOnlyMemory<byte>, Task> send, CancellationToken cancellationToken)
+    {
+        using var buffer = new PooledBufferStream();
+        foreach (var batch in pending)
+        {
+            await WaitToSendAsync(cancellationToken).ConfigureAwait(false);
+            buffer.Reset();
+            RecordXml.WriteRequest(buffer, plan.Ids(batch));
+            await committed.Latency.SendTurnAsync(batch, cancellationToken).ConfigureAwait(false);
+            await send(batch, buffer.WrittenMemory).ConfigureAwait(false);
+        }
+    }
+
     public string RequestId(int batch) => _requestIdPrefix + batch.ToString(CultureInfo.InvariantCulture);
 
     /// <summary>The batch a reply answers; null when it answers another run (to be acknowledged and left).</summary>

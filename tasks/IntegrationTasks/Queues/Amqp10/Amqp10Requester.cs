@@ -1,6 +1,5 @@
 using Amqp;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 
 namespace IntegrationTasks.Queues.Amqp10;
 
@@ -55,22 +54,14 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
                 await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(requests), ReceiveAsync(replies)).ConfigureAwait(false);
             });
 
-            async Task SendAsync(SenderLink requests)
-            {
-                using var buffer = new PooledBufferStream();
-                foreach (var batch in pending)
+            Task SendAsync(SenderLink requests) => outstanding.SendEachAsync(plan, committed, async (batch, request) =>
                 {
-                    await outstanding.WaitToSendAsync(token).ConfigureAwait(false);
-                    buffer.Reset();
-                    RecordXml.WriteRequest(buffer, plan.Ids(batch));
-                    await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
-                    var message = topology.Message(buffer.WrittenMemory, outstanding.RequestId(batch), null, replyAddress,
+                    var message = topology.Message(request, outstanding.RequestId(batch), null, replyAddress,
                         batch.ToString(System.Globalization.CultureInfo.InvariantCulture));
                     // Unsettled: returns once the broker has taken (and, for a durable message, stored) the request.
                     await requests.SendAsync(message).WaitAsync(token).ConfigureAwait(false);
-                    Interlocked.Add(ref sent, buffer.Length);
-                }
-            }
+                    Interlocked.Add(ref sent, request.Length);
+                }, token);
 
             async Task ReceiveAsync(ReceiverLink replies)
             {

@@ -1,6 +1,5 @@
 using System.Globalization;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 using NATS.Client.Core;
 using NATS.Client.JetStream;
 
@@ -48,18 +47,11 @@ public sealed class JetStreamClient(string url, int client, string runId)
         }).ConfigureAwait(false);
         return new TransferResult(sent, received);
 
-        async Task PublishAsync()
-        {
-            using var buffer = new PooledBufferStream();
-            foreach (var batch in pending)
+        Task PublishAsync() => outstanding.SendEachAsync(plan, committed, async (batch, request) =>
             {
-                await outstanding.WaitToSendAsync(token).ConfigureAwait(false);
-                buffer.Reset();
-                RecordXml.WriteRequest(buffer, plan.Ids(batch));
-                await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
                 var batchText = batch.ToString(CultureInfo.InvariantCulture);
                 var requestId = outstanding.RequestId(batch);
-                var ack = await js.PublishAsync<ReadOnlyMemory<byte>>(JetStreamTopology.RequestSubject, buffer.WrittenMemory,
+                var ack = await js.PublishAsync<ReadOnlyMemory<byte>>(JetStreamTopology.RequestSubject, request,
                     headers: new NatsHeaders
                     {
                         [JetStreamTopology.BatchHeader] = batchText, [JetStreamTopology.RequestIdHeader] = requestId,
@@ -69,9 +61,8 @@ public sealed class JetStreamClient(string url, int client, string runId)
                 // A duplicate is a request this run stored before a break: it is in the stream, which is what the publish is for.
                 if (ack.Error is { } error)
                     throw new IntegrationException(ErrorCodes.TransferFailed, $"JetStream did not store the request for batch {batch}: {error.Description} ({error.Code}).");
-                Interlocked.Add(ref sent, buffer.Length);
-            }
-        }
+                Interlocked.Add(ref sent, request.Length);
+            }, token);
 
         async Task ConsumeAsync(INatsJSConsumer replies)
         {

@@ -1,6 +1,5 @@
 using System.Globalization;
 using IntegrationTasks.Transfer;
-using IntegrationTasks.Wire;
 using StackExchange.Redis;
 
 namespace IntegrationTasks.Queues.Redis;
@@ -48,24 +47,16 @@ public sealed class RedisStreamClient(string endpoint, int client, string runId)
         }).ConfigureAwait(false);
         return new TransferResult(sent, received);
 
-        async Task PublishAsync()
-        {
-            using var buffer = new PooledBufferStream();
-            foreach (var batch in pending)
+        Task PublishAsync() => outstanding.SendEachAsync(plan, committed, async (batch, request) =>
             {
-                await outstanding.WaitToSendAsync(token).ConfigureAwait(false);
-                buffer.Reset();
-                RecordXml.WriteRequest(buffer, plan.Ids(batch));
-                await committed.Latency.SendTurnAsync(batch, token).ConfigureAwait(false);
                 var batchText = batch.ToString(CultureInfo.InvariantCulture);
                 await db.StreamAddAsync(RedisStreamTopology.RequestStream,
                 [
                     new(RedisStreamTopology.BatchField, batchText), new(RedisStreamTopology.RequestIdField, outstanding.RequestId(batch)),
-                    new(RedisStreamTopology.ReplyToField, replyStream), new(RedisStreamTopology.BodyField, buffer.WrittenMemory),
+                    new(RedisStreamTopology.ReplyToField, replyStream), new(RedisStreamTopology.BodyField, request),
                 ]).WaitAsync(token).ConfigureAwait(false);
-                Interlocked.Add(ref sent, buffer.Length);
-            }
-        }
+                Interlocked.Add(ref sent, request.Length);
+            }, token);
 
         async Task ConsumeAsync()
         {
