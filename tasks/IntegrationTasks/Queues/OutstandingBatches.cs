@@ -19,6 +19,9 @@ internal sealed class OutstandingBatches(IReadOnlyList<int> pending, int maxInFl
 
     public Task WaitToSendAsync(CancellationToken cancellationToken) => _inFlight.WaitAsync(cancellationToken);
 
+    /// <summary>Some request is sent and not yet answered.</summary>
+    public bool AnyInFlight => _inFlight.CurrentCount < maxInFlight;
+
     /// <summary>
     /// Each pending batch's request, written once it may be sent (at most MaxInFlight unanswered, then its turn on the schedule) and
     /// handed to <paramref name="send"/> with its batch; the request's bytes are valid until <paramref name="send"/> returns.

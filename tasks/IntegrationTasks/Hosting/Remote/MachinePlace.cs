@@ -174,11 +174,14 @@ public sealed record MachinePlace(string Destination, string? SshConfig, string?
     /// </summary>
     public async Task<int> StopBrokerAsync(string broker, CancellationToken cancellationToken)
     {
+        // Signalled only while the id is still a process of this run's broker: its working folder or its command line is in the run's folder.
         var pidFile = SshMachine.Quote(BrokerPidFile(broker));
-        var outcome = await Machine.RunAsync(["sh", "-c", $"p=$(cat {pidFile} 2>/dev/null); [ -n \"$p\" ] && [ -d /proc/$p ] || exit 3; kill -TERM $p && echo $p"],
+        var outcome = await Machine.RunAsync(["sh", "-c", $"p=$(cat {pidFile} 2>/dev/null); [ -n \"$p\" ] && [ -d /proc/$p ] || exit 3; "
+                + $"case \"$(readlink /proc/$p/cwd) $(tr '\\0' ' ' < /proc/$p/cmdline)\" in *{SshMachine.Quote(ArtifactsDir)}*) ;; *) exit 4;; esac; kill -TERM $p && echo $p"],
             TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
         return outcome.ExitCode == 0 && int.TryParse(outcome.Output.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) ? pid
-            : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"the {broker} broker could not be stopped on {Destination} (exit {outcome.ExitCode}): {outcome.Errors.Trim()}");
+            : throw new IntegrationException(ErrorCodes.ServerNotRunning, $"the {broker} broker could not be stopped on {Destination}: "
+                + (outcome.ExitCode switch { 3 => $"no live process id in {BrokerPidFile(broker)}", 4 => "the process id there is no longer this run's broker's", _ => $"exit {outcome.ExitCode}, {outcome.Errors.Trim()}" }));
     }
 
     /// <summary>

@@ -39,10 +39,12 @@ public sealed class RunOnServerMachine : MachinesTask
         var address = ServerAddress.Length > 0 ? ServerAddress : await AddressOfAsync(machine, cancellationToken).ConfigureAwait(false);
         var local = MachinePlace.Folder(Path.GetFullPath(ArtifactsDir));
         var connections = new List<SshMasterConnection>();
-        // Closed on the way out of a terminated build too, which may end before this task's own cleanup has run.
-        using var closeOnTermination = BuildTermination.StopOnTermination(() => Task.WhenAll(connections.Select(c => c.DisposeAsync().AsTask())));
         var places = new List<MachinePlace>();
         var placeFiles = new List<string>();
+        // One cleanup, whoever comes first: this task's end, or the way out of a terminated build (which waits for it, so that no
+        // ssh of it outlives the build).
+        var cleanup = new Lazy<Task>(() => CleanUpAsync(places, connections));
+        using var closeOnTermination = BuildTermination.StopOnTermination(() => cleanup.Value);
         try
         {
             for (var i = 0; i < placed.Count; i++)
@@ -102,13 +104,19 @@ public sealed class RunOnServerMachine : MachinesTask
         }
         finally
         {
-            foreach (var place in places)
-                await RemoveSecretsAsync(place).ConfigureAwait(false);
-            foreach (var connection in connections)
-                await connection.DisposeAsync().ConfigureAwait(false);
+            await cleanup.Value.ConfigureAwait(false);
             foreach (var file in placeFiles)
                 File.Delete(file);
         }
+    }
+
+    /// <summary>What was sent there removed, then every connection closed.</summary>
+    private async Task CleanUpAsync(IReadOnlyList<MachinePlace> places, IReadOnlyList<SshMasterConnection> connections)
+    {
+        foreach (var place in places.ToList())
+            await RemoveSecretsAsync(place).ConfigureAwait(false);
+        foreach (var connection in connections.ToList())
+            await connection.DisposeAsync().ConfigureAwait(false);
     }
 
     /// <summary>

@@ -15,8 +15,11 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
     public int MaxInFlight { get; init; } = SettingDefaults.MaxInFlight;
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
 
-    /// <summary>How long the client waits for the next answer before it calls the connection lost (a settled request's server died).</summary>
-    public TimeSpan ReplyTimeout { get; init; } = TimeSpan.FromSeconds(15);
+    /// <summary>
+    /// Settled only: how long the client waits for the next answer while requests are in flight before it calls them lost (their
+    /// server died holding them; the broker keeps nothing). Unsettled, the broker delivers them again: the client waits.
+    /// </summary>
+    public TimeSpan ReplyTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     public async Task<TransferResult> RunAsync(BatchPlan plan, BatchImporter importer, IReadOnlyList<int> pending, CommittedBatches committed,
         Action connected, CancellationToken cancellationToken)
@@ -58,8 +61,10 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
                 {
                     var message = topology.Message(request, outstanding.RequestId(batch), null, replyAddress,
                         batch.ToString(System.Globalization.CultureInfo.InvariantCulture));
-                    // Unsettled: returns once the broker has taken (and, for a durable message, stored) the request.
-                    await requests.SendAsync(message).WaitAsync(token).ConfigureAwait(false);
+                    // Unsettled: returns once the broker has taken (and, for a durable message, stored) the request. Ended by the
+                    // close a cancellation makes, or by the library's own timeout; off its frame-reading thread after.
+                    await requests.SendAsync(message).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
+                    token.ThrowIfCancellationRequested();
                     Interlocked.Add(ref sent, request.Length);
                 }, token);
 
@@ -67,11 +72,18 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
             {
                 while (true)
                 {
-                    var message = await replies.ReceiveAsync(ReplyTimeout).ConfigureAwait(false);
+                    // Off the library's frame-reading thread before the import, so that frames keep being read meanwhile.
+                    var message = await replies.ReceiveAsync(topology.Unsettled ? Timeout.InfiniteTimeSpan : ReplyTimeout)
+                        .ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
                     token.ThrowIfCancellationRequested();
+                    if (message is null && replies.IsClosed)
+                        throw new IntegrationException(ErrorCodes.ConnectionLost,
+                            $"The reply link on {replyAddress} closed{(replies.Error is { } error ? $": {error.Condition} {error.Description}" : "")}.");
+                    if (message is null && !outstanding.AnyInFlight)
+                        continue;
                     if (message is null)
                         throw new IntegrationException(ErrorCodes.ConnectionLost,
-                            $"No answer on {replyAddress} for {ReplyTimeout.TotalSeconds:N0} s: the requests in flight are lost (a server stopped holding them).");
+                            $"No answer on {replyAddress} for {ReplyTimeout.TotalSeconds:N0} s with requests in flight: they are lost (a server stopped holding them).");
                     if (outstanding.BatchOf(message.Properties?.CorrelationId ?? "") is not { } batch)
                     {
                         replies.Accept(message);

@@ -34,9 +34,15 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
             {
                 await stop.WhenCancelledAsync().ConfigureAwait(false);
                 await stopping.CancelAsync().ConfigureAwait(false);
-                await serving.ConfigureAwait(false);
-                await lookup.DisposeAsync().ConfigureAwait(false);
-                stopping.Dispose();
+                try
+                {
+                    await serving.ConfigureAwait(false);
+                }
+                finally
+                {
+                    await lookup.DisposeAsync().ConfigureAwait(false);
+                    stopping.Dispose();
+                }
             };
         }
         catch
@@ -55,13 +61,14 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
                 connection ??= await Amqp10Connections.ConnectAsync(broker, "IntegrationTasks AMQP 1.0 server", stopping).ConfigureAwait(false);
                 await ServeConnectionAsync(connection, lookup, stopping).ConfigureAwait(false);
             }
-            catch (Exception e) when (stopping.IsCancellationRequested && e is OperationCanceledException or IntegrationException or AmqpException or ObjectDisposedException)
+            catch (Exception e) when (stopping.IsCancellationRequested && e is OperationCanceledException or IntegrationException or AmqpException or ObjectDisposedException or TimeoutException)
             {
                 // Stopped: the close that ends the receive ends the session too.
             }
-            catch (Exception e) when (e is IntegrationException or AmqpException or ObjectDisposedException)
+            catch (Exception e) when (e is IntegrationException or AmqpException or ObjectDisposedException or TimeoutException)
             {
-                log.Warning(ErrorCodes.BrokerUnavailable, $"Serving {topology.RequestAddress} over AMQP 1.0: {e.Message}; connecting again.");
+                // A send the broker held back past its timeout (a memory alarm) ends the connection too: what was not accepted is delivered again.
+                log.Warning(e is IntegrationException coded ? coded.Code : ErrorCodes.ConnectionLost, $"Serving {topology.RequestAddress} over AMQP 1.0: {e.Message}; connecting again.");
                 try
                 {
                     await Task.Delay(TimeSpan.FromSeconds(1), stopping).ConfigureAwait(false);
@@ -92,10 +99,12 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
         {
             while (true)
             {
-                var message = await requests.ReceiveAsync().ConfigureAwait(false);
+                // No timeout: an idle server waits (the close that stops it ends the wait). Off the library's frame-reading thread
+                // before any work, so that frames keep being read while a batch is looked up.
+                var message = await requests.ReceiveAsync(Timeout.InfiniteTimeSpan).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
                 cancellation.Token.ThrowIfCancellationRequested();
                 if (message is null)
-                    throw new IntegrationException(ErrorCodes.ConnectionLost, $"The request link on {topology.RequestAddress} closed.");
+                    throw new IntegrationException(ErrorCodes.ConnectionLost, $"The request link on {topology.RequestAddress} closed{(requests.Error is { } error ? $": {error.Condition} {error.Description}" : "")}.");
                 await AnswerAsync(session, requests, replies, message, lookup, cancellation.Token).ConfigureAwait(false);
             }
         }).ConfigureAwait(false);
@@ -116,8 +125,18 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
             using var response = new PooledBufferStream();
             using (var request = MemoryStreams.ReadOnly(body))
                 await RecordService.AnswerAsync(lookup, request, response, stopping).ConfigureAwait(false);
-            await ReplyTo(session, replies, replyTo).SendAsync(topology.Message(response.WrittenMemory, null, requestId, null, message.Properties?.Subject))
-                .WaitAsync(stopping).ConfigureAwait(false);
+            try
+            {
+                // Ended by the close that stops the server, or by the library's own timeout.
+                await ReplyTo(session, replies, replyTo).SendAsync(topology.Message(response.WrittenMemory, null, requestId, null, message.Properties?.Subject))
+                    .ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
+            }
+            catch (AmqpException)
+            {
+                // A reply link the broker closed is not used again: the next answer to that queue attaches a new one.
+                replies.Remove(replyTo);
+                throw;
+            }
             requests.Accept(message);
             Interlocked.Increment(ref _answered);
         }
@@ -129,7 +148,7 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
                 var refusal = topology.Message(ReadOnlyMemory<byte>.Empty, null, requestId, null, message.Properties?.Subject);
                 refusal.ApplicationProperties = new ApplicationProperties();
                 refusal.ApplicationProperties[Amqp10Topology.ErrorProperty] = CodedError.Format(e);
-                await ReplyTo(session, replies, replyTo).SendAsync(refusal).WaitAsync(stopping).ConfigureAwait(false);
+                await ReplyTo(session, replies, replyTo).SendAsync(refusal).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
             }
             // Never delivered again: a request that cannot be answered once cannot be answered later.
             requests.Reject(message, new Error(new Amqp.Types.Symbol("amqp:internal-error")) { Description = e.Message });
