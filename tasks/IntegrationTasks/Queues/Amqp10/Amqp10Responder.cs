@@ -115,6 +115,9 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
     {
         var requestId = message.Properties?.MessageId;
         var replyTo = message.Properties?.ReplyTo;
+        // At most once: the request is the broker's no more as soon as it is taken.
+        if (!topology.Unsettled)
+            requests.Accept(message);
         try
         {
             if (string.IsNullOrEmpty(requestId) || string.IsNullOrEmpty(replyTo) || !replyTo.StartsWith("/queue/" + topology.ReplyQueuePrefix + ".", StringComparison.Ordinal))
@@ -137,7 +140,8 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
                 replies.Remove(replyTo);
                 throw;
             }
-            requests.Accept(message);
+            if (topology.Unsettled)
+                requests.Accept(message);
             Interlocked.Increment(ref _answered);
         }
         catch (IntegrationException e) when (e.Code != ErrorCodes.ConnectionLost)
@@ -151,7 +155,8 @@ internal sealed class Amqp10Responder(RecordSource source, BrokerOptions broker,
                 await ReplyTo(session, replies, replyTo).SendAsync(refusal).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
             }
             // Never delivered again: a request that cannot be answered once cannot be answered later.
-            requests.Reject(message, new Error(new Amqp.Types.Symbol("amqp:internal-error")) { Description = e.Message });
+            if (topology.Unsettled)
+                requests.Reject(message, new Error(new Amqp.Types.Symbol("amqp:internal-error")) { Description = e.Message });
         }
     }
 

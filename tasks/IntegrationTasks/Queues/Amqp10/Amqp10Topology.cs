@@ -6,8 +6,8 @@ namespace IntegrationTasks.Queues.Amqp10;
 /// <summary>
 /// The AMQP 1.0 transports' queues on RabbitMQ and how their links settle. Every address is a queue the plugin declares durable
 /// on attach (terminus durability 2: a non-durable target would be declared exclusive to the plugin's own channel), named apart
-/// from the AMQP 0-9-1 transports' queues (whose arguments differ). Settled: at most once — the broker forgets a message once it
-/// is sent. Unsettled: at least once — a request or answer is forgotten only when accepted, so one in the hands of a process that
+/// from the AMQP 0-9-1 transports' queues (whose arguments differ). Settled: at most once — requests and answers are sent
+/// pre-settled, and a request is accepted as it is taken, before its work. Unsettled: at least once — a request or answer is forgotten only when accepted, so one in the hands of a process that
 /// dies is delivered again; the client's duplicate-safe import makes it exactly once.
 /// </summary>
 internal sealed record Amqp10Topology(string RequestQueue, string ReplyQueuePrefix, bool Unsettled)
@@ -32,12 +32,17 @@ internal sealed record Amqp10Topology(string RequestQueue, string ReplyQueuePref
         SndSettleMode = Unsettled ? SenderSettleMode.Unsettled : SenderSettleMode.Settled, RcvSettleMode = ReceiverSettleMode.First,
     }, null);
 
+    /// <summary>
+    /// A receiver of unsettled deliveries in both modes: pre-settled ones threw the library's credit count out of step with the
+    /// broker's under load ("no credit to accept a new delivery", the connection closed). At most once, a receiver accepts a
+    /// delivery as it takes it, before any work.
+    /// </summary>
     public ReceiverLink Receiver(Session session, string name, string address, int credit)
     {
         var receiver = new ReceiverLink(session, name, new Attach
         {
             Source = new Source { Address = address, Durable = 2 }, Target = new Target(),
-            SndSettleMode = Unsettled ? SenderSettleMode.Unsettled : SenderSettleMode.Settled, RcvSettleMode = ReceiverSettleMode.First,
+            SndSettleMode = SenderSettleMode.Unsettled, RcvSettleMode = ReceiverSettleMode.First,
         }, null);
         // Credit is the flow control: the broker sends at most this many before the receiver has settled some (auto-restored as it does).
         receiver.SetCredit(credit, autoRestore: true);
