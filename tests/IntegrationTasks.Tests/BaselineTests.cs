@@ -21,6 +21,7 @@ public sealed class BaselineTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task Range_reads_return_what_per_record_reads_return(string provider)
     {
         await using var databases = await GeneratedAsync(provider);
@@ -48,6 +49,8 @@ public sealed class BaselineTests
     [DataRow("Sqlite", "Range")]
     [DataRow("PostgreSql", "PerRecord")]
     [DataRow("PostgreSql", "Range")]
+    [DataRow("MariaDb", "PerRecord")]
+    [DataRow("MariaDb", "Range")]
     public async Task DirectCopy_and_PipelinedCopy_copy_every_row_in_both_modes(string provider, string work)
     {
         await using var databases = await GeneratedAsync(provider);
@@ -70,6 +73,7 @@ public sealed class BaselineTests
     [TestMethod]
     [DataRow("Sqlite", "Peer: SQLite ATTACH")]
     [DataRow("PostgreSql", "Peer: PostgreSQL COPY")]
+    [DataRow("MariaDb", "Peer: MariaDB LOAD DATA")]
     public async Task The_peer_moves_every_row_with_the_databases_own_tools(string provider, string name)
     {
         await using var databases = await GeneratedAsync(provider);

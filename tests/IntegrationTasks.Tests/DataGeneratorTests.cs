@@ -7,6 +7,7 @@ public sealed class DataGeneratorTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task Generation_tops_up_and_never_redoes_rows(string provider)
     {
         await using var databases = await TestDatabases.CreateAsync(provider);
@@ -45,6 +46,7 @@ public sealed class DataGeneratorTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task Payloads_are_stored_exactly_and_another_payload_regenerates_the_table(string provider)
     {
         await using var databases = await TestDatabases.CreateAsync(provider);

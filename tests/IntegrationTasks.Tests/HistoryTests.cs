@@ -26,6 +26,14 @@ public sealed class HistoryTests
         await AssertRoundTripAsync(ResultsHistory.Open("PostgreSql", databases.Server.ConnectionString));
     }
 
+    [TestMethod]
+    [TestCategory("EndToEnd")]
+    public async Task On_MariaDB_a_RunAll_is_readable_run_by_run_before_its_report_and_compared_with_the_previous_one_like_it()
+    {
+        await using var databases = await TestDatabases.MariaDbAsync();
+        await AssertRoundTripAsync(ResultsHistory.Open("MariaDb", databases.Server.ConnectionString));
+    }
+
     private static async Task WithFolder(TempDirectory folder, Func<Task> test)
     {
         using (folder)

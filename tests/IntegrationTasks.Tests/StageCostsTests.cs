@@ -8,6 +8,7 @@ public sealed class StageCostsTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task Every_stage_is_measured_on_real_rows_and_reported(string provider)
     {
         await using var databases = await TransferChecks.WithRecordsAsync(provider, 1000);

@@ -73,7 +73,7 @@ public sealed class StarvationTests
         var engine = new FakeBuildEngine();
         var task = new ThreadPoolStarvationTask
         {
-            BuildEngine = engine, PgConnString = PostgresCluster.AdminConnectionString, HostAssembly = RunningHttpServer.HostAssembly,
+            BuildEngine = engine, PgConnString = DatabaseServer.Postgres.AdminConnectionString, HostAssembly = RunningHttpServer.HostAssembly,
             WorkDirectory = Path.Combine(results, "work"), ResultsDirectory = results, Port = TestPorts.Free(),
             Concurrency = 8, Requests = 24, RaisedMinThreads = 16,
         };
@@ -122,7 +122,7 @@ public sealed class StarvationTests
     public async Task The_lab_target_stops_the_PostgreSQL_cluster_it_started_and_leaves_one_it_found_running()
     {
         // The suite's cluster runs (the test command started it): the target uses it and leaves it running.
-        var connection = PostgresCluster.AdminConnectionString;
+        var connection = DatabaseServer.Postgres.AdminConnectionString;
         var (exitCode, output) = RunLab(new Dictionary<string, string?>());
         Assert.AreEqual(0, exitCode, output);
         await using (var dataSource = Npgsql.NpgsqlDataSource.Create(connection))

@@ -21,6 +21,7 @@ public sealed class TransferVerifierTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task An_exact_copy_passes(string provider)
     {
         await using var databases = await PreparedAsync(provider);
@@ -47,6 +48,7 @@ public sealed class TransferVerifierTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task An_idempotent_import_skips_only_rows_already_there_and_a_failing_batch_leaves_nothing(string provider)
     {
         await using var databases = await TransferChecks.WithRecordsAsync(provider, Records);
@@ -115,6 +117,7 @@ public sealed class TransferVerifierTests
     [TestMethod]
     [DataRow("Sqlite")]
     [DataRow("PostgreSql")]
+    [DataRow("MariaDb")]
     public async Task A_payload_is_compared_byte_for_byte(string provider)
     {
         await using var databases = await TestDatabases.CreateAsync(provider);

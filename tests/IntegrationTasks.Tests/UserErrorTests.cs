@@ -10,6 +10,9 @@ public sealed class UserErrorTests
     [DataRow("DirectCopy", "-p:ClientProvider=Mongo", "IT1002", "'Mongo' (from -p:ClientProvider)")]
     [DataRow("GenerateData", "-p:BatchSize=-5", "IT1001", "BatchSize", "(was -5)")]
     [DataRow("DirectCopy", "-p:Records=1500", "IT1001", "Records (1500)", "BatchSize (1000)", "1000 or 2000")]
+    // A provider with a private server of the suite's: the command that starts it and prints the connection string.
+    [DataRow("GenerateData", "-p:Provider=MariaDb", "IT1001", "provider MariaDb", "ServerConnString=$(bash ", "scripts/mariadb.sh start)")]
+    [DataRow("DirectCopy", "-p:ClientProvider=Postgres", "IT1001", "provider Postgres", "ClientConnString=$(bash ", "scripts/postgres.sh start)")]
     public void A_wrong_setting_is_named_as_the_user_typed_it(string target, string setting, string code, params string[] named)
     {
         // Before: an unknown provider was told to "set -p:ServerConnString"; a negative BatchSize named Records; Records not a

@@ -28,6 +28,7 @@ public sealed class Database
         {
             DatabaseProvider.Sqlite => new SqliteDialect(),
             DatabaseProvider.PostgreSql => new PostgresDialect(),
+            DatabaseProvider.MariaDb => new MariaDbDialect(),
             _ => new SqlServerDialect(),
         };
         try

@@ -1,6 +1,7 @@
 using System.Data;
 using System.Data.Common;
 using Microsoft.Data.Sqlite;
+using MySqlConnector;
 using Npgsql;
 
 namespace IntegrationTasks.Data;
@@ -16,6 +17,7 @@ public static class PeerCopies
     {
         (DatabaseProvider.Sqlite, DatabaseProvider.Sqlite) => "Peer: SQLite ATTACH",
         (DatabaseProvider.PostgreSql, DatabaseProvider.PostgreSql) => "Peer: PostgreSQL COPY",
+        (DatabaseProvider.MariaDb, DatabaseProvider.MariaDb) => "Peer: MariaDB LOAD DATA",
         _ => null,
     };
 
@@ -25,8 +27,9 @@ public static class PeerCopies
         {
             (DatabaseProvider.Sqlite, DatabaseProvider.Sqlite) => SqliteAttachAsync(server, client, firstId, lastId, cancellationToken),
             (DatabaseProvider.PostgreSql, DatabaseProvider.PostgreSql) => PostgresCopyPipeAsync(server, client, firstId, lastId, cancellationToken),
+            (DatabaseProvider.MariaDb, DatabaseProvider.MariaDb) => MariaDbBulkCopyAsync(server, client, firstId, lastId, cancellationToken),
             _ => throw new IntegrationException(ErrorCodes.InvalidParameter,
-                $"No peer copies {server.Provider} to {client.Provider}: the peers need the same provider on both sides, SQLite or PostgreSQL."),
+                $"No peer copies {server.Provider} to {client.Provider}: the peers need the same provider on both sides, SQLite, PostgreSQL or MariaDB."),
         };
 
     private static string Select(string schema) =>
@@ -108,6 +111,42 @@ public static class PeerCopies
         catch (Exception e) when (e is DbException or IOException)
         {
             throw new IntegrationException(ErrorCodes.DatabaseFailure, $"The PostgreSQL peer (COPY TO STDOUT → COPY FROM STDIN) failed and was rolled back: {e.Message}", e);
+        }
+    }
+
+    /// <summary>
+    /// MariaDB: the server's rows read by one prepared SELECT (binary protocol: doubles exact) and streamed into
+    /// <c>LOAD DATA LOCAL INFILE</c> on the client through MySqlBulkCopy, in one client transaction; memory holds a row at a time.
+    /// </summary>
+    private static async Task<long> MariaDbBulkCopyAsync(Database server, Database client, int firstId, int lastId, CancellationToken cancellationToken)
+    {
+        var loading = Database.Create(DatabaseProvider.MariaDb, MariaDbDialect.WithLocalInfile(client.ConnectionString));
+        await using var source = await server.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var target = (MySqlConnection)await loading.OpenAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await using var transaction = await target.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+            await using var select = source.CreateCommand();
+            select.CommandTimeout = 0;
+            select.CommandText = Select("");
+            SqlDialect.AddParameter(select, "@first", DbType.Int32).Value = firstId;
+            SqlDialect.AddParameter(select, "@last", DbType.Int32).Value = lastId;
+            await select.PrepareAsync(cancellationToken).ConfigureAwait(false);
+            await using var rows = await select.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            var bulkCopy = new MySqlBulkCopy(target, transaction) { DestinationTableName = RecordTable.Client.Name, BulkCopyTimeout = 0 };
+            var columns = RecordTable.Client.ColumnList.Split(", ");
+            for (var i = 0; i < columns.Length; i++)
+                bulkCopy.ColumnMappings.Add(new MySqlBulkCopyColumnMapping(i, columns[i]));
+            var result = await bulkCopy.WriteToServerAsync(rows, cancellationToken).ConfigureAwait(false);
+            if (result.Warnings.Count > 0)
+                throw new IntegrationException(ErrorCodes.DatabaseFailure,
+                    $"The MariaDB peer (LOAD DATA) was rolled back: the server changed a value on the way in ({result.Warnings[0].Message}).");
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+            return result.RowsInserted;
+        }
+        catch (Exception e) when (e is DbException or IOException)
+        {
+            throw new IntegrationException(ErrorCodes.DatabaseFailure, $"The MariaDB peer (SELECT → LOAD DATA LOCAL INFILE) failed and was rolled back: {e.Message}", e);
         }
     }
 }

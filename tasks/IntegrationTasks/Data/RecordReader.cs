@@ -24,6 +24,8 @@ public static class RecordReader
         DbDataReader reader;
         try
         {
+            if (database.Dialect.ReadsPrepared)
+                await command.PrepareAsync(cancellationToken).ConfigureAwait(false);
             reader = await command.ExecuteReaderAsync(CommandBehavior.SequentialAccess, cancellationToken).ConfigureAwait(false);
         }
         catch (DbException e)

@@ -11,6 +11,9 @@ internal abstract class SqlDialect
     /// <summary>Microsoft.Data.Sqlite runs its async methods synchronously; calling the sync ones saves the Task overhead.</summary>
     public virtual bool PrefersSynchronousCalls => false;
 
+    /// <summary>Whether a read of the records must be a prepared statement for its values to come back exactly (MariaDB's doubles).</summary>
+    public virtual bool ReadsPrepared => false;
+
     protected abstract string IdType { get; }
     protected abstract string StringType { get; }
     protected abstract string DoubleType { get; }

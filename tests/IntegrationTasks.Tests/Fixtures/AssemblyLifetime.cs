@@ -9,6 +9,7 @@ public static class AssemblyLifetime
         TestBroker.StopIfStarted();
         TestNats.StopIfStarted();
         TestRedis.StopIfStarted();
-        PostgresCluster.StopIfStarted();
+        DatabaseServer.Postgres.StopIfStarted();
+        DatabaseServer.MariaDb.StopIfStarted();
     }
 }

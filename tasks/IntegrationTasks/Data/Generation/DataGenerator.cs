@@ -84,6 +84,8 @@ public sealed class DataGenerator(Database database, IEventLog log)
         await using var connection = await database.OpenAsync(cancellationToken).ConfigureAwait(false);
         await using var command = connection.CreateCommand();
         command.CommandText = $"SELECT {table.ColumnList} FROM {table.Name} WHERE {table.IdColumn} = (SELECT MIN({table.IdColumn}) FROM {table.Name})";
+        if (database.Dialect.ReadsPrepared)
+            await command.PrepareAsync(cancellationToken).ConfigureAwait(false);
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? RecordMapping.Read(reader) : null;
     }

@@ -58,7 +58,7 @@ public static class MachineNoise
     public static double NoisyPercentOf(NoiseReading reading) => reading.Loop switch
     {
         DatabaseLoop => IsRoundTripLoop(reading) ? NoisyRoundTripPercent : NoisyDatabasePercent,
-        WriteLoop => reading.Provider == nameof(DatabaseProvider.PostgreSql) ? NoisyWritePostgresPercent : NoisyWritePercent,
+        WriteLoop => reading.Provider is nameof(DatabaseProvider.PostgreSql) or nameof(DatabaseProvider.MariaDb) ? NoisyWritePostgresPercent : NoisyWritePercent,
         Memory => NoisyMemoryPercent,
         _ => NoisyPercent,
     };
@@ -67,7 +67,8 @@ public static class MachineNoise
     public static double? DriftPercentOf(NoiseReading reading) =>
         IsRoundTripLoop(reading) ? null : reading.Loop == WriteLoop ? WriteDriftPercent : DriftPercent;
 
-    public static bool IsRoundTripLoop(NoiseReading reading) => reading.Loop == DatabaseLoop && reading.Provider == nameof(DatabaseProvider.PostgreSql);
+    public static bool IsRoundTripLoop(NoiseReading reading) =>
+        reading.Loop == DatabaseLoop && reading.Provider is nameof(DatabaseProvider.PostgreSql) or nameof(DatabaseProvider.MariaDb);
 
     /// <summary>
     /// How long each loop runs untimed first: the first chunks in a process are the JIT's (tiered compilation), not the machine's.

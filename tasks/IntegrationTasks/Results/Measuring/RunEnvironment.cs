@@ -74,7 +74,7 @@ public static class RunEnvironment
         command.CommandText = database.Provider switch
         {
             DatabaseProvider.Sqlite => "SELECT 'SQLite ' || sqlite_version()",
-            DatabaseProvider.PostgreSql => "SELECT version()",
+            DatabaseProvider.PostgreSql or DatabaseProvider.MariaDb => "SELECT version()", // MariaDB's names itself: 10.11.19-MariaDB-…
             _ => "SELECT @@VERSION",
         };
         return Convert.ToString(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false), CultureInfo.InvariantCulture) ?? "?";
