@@ -78,12 +78,12 @@ public sealed class MariaDbTests
     }
 
     [TestMethod]
-    public async Task Strict_mode_holds_whatever_the_servers_default_so_no_value_is_changed_on_the_way_in()
+    public async Task A_value_the_column_would_change_fails_its_batch_and_leaves_nothing_of_it()
     {
         await using var databases = await TestDatabases.MariaDbAsync();
         await databases.Client.EnsureSchemaAsync(CancellationToken.None);
         await using var writer = await RecordWriter.OpenAsync(databases.Client, RecordTable.Client, CancellationToken.None);
-        // A string over the column's 200 characters: outside strict mode the server would cut it and warn.
+        // A string over the column's 200 characters: LOAD DATA LOCAL would cut it and warn.
         var tooLong = SampleData.Create(1) with { StringField1 = new string('x', 201) };
         var e = await Assert.ThrowsExactlyAsync<IntegrationException>(() => writer.InsertBatchAsync([SampleData.Create(2), tooLong], CancellationToken.None));
         Assert.AreEqual(ErrorCodes.DatabaseFailure, e.Code);

@@ -11,7 +11,9 @@ namespace IntegrationTasks.Data;
 /// </summary>
 internal sealed class MariaDbDialect : SqlDialect
 {
-    public override DbConnection CreateConnection(string connectionString) => new MySqlConnection(connectionString);
+    /// <summary>Every connection may send a local stream as <c>LOAD DATA LOCAL INFILE</c>: what <see cref="MySqlBulkCopy"/> sends.</summary>
+    public override DbConnection CreateConnection(string connectionString) =>
+        new MySqlConnection(new MySqlConnectionStringBuilder(connectionString) { AllowLoadLocalInfile = true }.ConnectionString);
 
     protected override string IdType => "INT";
     protected override string StringType => "VARCHAR(200)";
@@ -42,13 +44,57 @@ internal sealed class MariaDbDialect : SqlDialect
             "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'", cancellationToken);
 
     /// <summary>
-    /// ON DUPLICATE KEY with an assignment that changes nothing: only the key's conflict is skipped. INSERT IGNORE would also turn a
-    /// NULL in a NOT NULL column into a warning and store an empty string in its place.
+    /// LOAD DATA LOCAL INFILE in the batch's transaction (MySqlBulkCopy streams the rows): MariaDB's fastest insert, as binary COPY
+    /// is PostgreSQL's, still all-or-nothing. With LOCAL the server turns a row it cannot take as given into a warning and goes
+    /// on, so any warning rolls the batch back — but, for an import that may see a batch twice (IGNORE), a repeated ID's.
     /// </summary>
-    protected override string InsertIgnoringExistingSql(RecordTable table, string values) =>
-        $"INSERT INTO {table.Name} ({table.ColumnList}) VALUES ({values}) ON DUPLICATE KEY UPDATE {table.IdColumn} = {table.IdColumn}";
+    public override async Task<TimeSpan> InsertBatchAsync(DbConnection connection, RecordTable table,
+        IReadOnlyList<ServiceRecord> records, bool ignoreExisting, CancellationToken cancellationToken)
+    {
+        var (transaction, begun) = await BeginTimedAsync(connection, cancellationToken).ConfigureAwait(false);
+        await using var _ = transaction;
+        var rows = new DataTable();
+        foreach (var (name, type) in Columns)
+            rows.Columns.Add(name, type);
+        foreach (var record in records)
+            rows.Rows.Add(record.Id, (object?)record.Desc ?? DBNull.Value, record.Value, record.CreationDate, (object?)record.StringField1 ?? DBNull.Value,
+                (object?)record.StringField2 ?? DBNull.Value, (object?)record.Payload ?? DBNull.Value, (object?)record.PayloadText ?? DBNull.Value);
+        var bulkCopy = BulkCopy((MySqlConnection)connection, (MySqlTransaction)transaction, table, ignoreExisting);
+        var result = await bulkCopy.WriteToServerAsync(rows, cancellationToken).ConfigureAwait(false);
+        ThrowOnChangedValues(result, ignoreExisting, $"a batch into {table.Name}");
+        // Not cancellable: a commit that has started finishes, so the caller always knows whether the batch is in (a resuming client relies on it).
+        await transaction.CommitAsync(CancellationToken.None).ConfigureAwait(false);
+        return begun;
+    }
 
-    /// <summary>The same connection string, allowed to send a local stream as LOAD DATA LOCAL INFILE (what MySqlBulkCopy sends).</summary>
-    public static string WithLocalInfile(string connectionString) =>
-        new MySqlConnectionStringBuilder(connectionString) { AllowLoadLocalInfile = true }.ConnectionString;
+    private static readonly (string Name, Type Type)[] Columns =
+    [
+        ("Id", typeof(int)), ("Desc", typeof(string)), ("Value", typeof(double)), ("CreationDate", typeof(DateTime)), ("StringField1", typeof(string)),
+        ("StringField2", typeof(string)), ("Payload", typeof(byte[])), ("PayloadText", typeof(string)),
+    ];
+
+    /// <summary>A bulk copy into <paramref name="table"/>'s columns in the order of <see cref="RecordTable.ColumnList"/>, in the transaction.</summary>
+    internal static MySqlBulkCopy BulkCopy(MySqlConnection connection, MySqlTransaction transaction, RecordTable table, bool ignoreExisting)
+    {
+        var bulkCopy = new MySqlBulkCopy(connection, transaction)
+        {
+            DestinationTableName = table.Name, BulkCopyTimeout = 0,
+            ConflictOption = ignoreExisting ? MySqlBulkLoaderConflictOption.Ignore : MySqlBulkLoaderConflictOption.None,
+        };
+        var columns = table.ColumnList.Split(", ");
+        for (var i = 0; i < columns.Length; i++)
+            bulkCopy.ColumnMappings.Add(new MySqlBulkCopyColumnMapping(i, columns[i]));
+        return bulkCopy;
+    }
+
+    /// <summary>
+    /// IT1003 for any warning of a LOAD DATA (a NULL made "", a value cut, a repeated key skipped): the transaction is rolled back by
+    /// the caller. A repeated ID is no warning to fail on where the import may see a batch twice.
+    /// </summary>
+    internal static void ThrowOnChangedValues(MySqlBulkCopyResult result, bool duplicatesSkipped, string what)
+    {
+        if (result.Warnings.FirstOrDefault(w => !(duplicatesSkipped && w.ErrorCode == MySqlErrorCode.DuplicateKeyEntry)) is { } warning)
+            throw new IntegrationException(ErrorCodes.DatabaseFailure,
+                $"MariaDB would have changed {what} on the way in, so it was rolled back: {warning.Message} ({(int)warning.ErrorCode}).");
+    }
 }

@@ -120,9 +120,8 @@ public static class PeerCopies
     /// </summary>
     private static async Task<long> MariaDbBulkCopyAsync(Database server, Database client, int firstId, int lastId, CancellationToken cancellationToken)
     {
-        var loading = Database.Create(DatabaseProvider.MariaDb, MariaDbDialect.WithLocalInfile(client.ConnectionString));
         await using var source = await server.OpenAsync(cancellationToken).ConfigureAwait(false);
-        await using var target = (MySqlConnection)await loading.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var target = (MySqlConnection)await client.OpenAsync(cancellationToken).ConfigureAwait(false);
         try
         {
             await using var transaction = await target.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
@@ -133,14 +132,9 @@ public static class PeerCopies
             SqlDialect.AddParameter(select, "@last", DbType.Int32).Value = lastId;
             await select.PrepareAsync(cancellationToken).ConfigureAwait(false);
             await using var rows = await select.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            var bulkCopy = new MySqlBulkCopy(target, transaction) { DestinationTableName = RecordTable.Client.Name, BulkCopyTimeout = 0 };
-            var columns = RecordTable.Client.ColumnList.Split(", ");
-            for (var i = 0; i < columns.Length; i++)
-                bulkCopy.ColumnMappings.Add(new MySqlBulkCopyColumnMapping(i, columns[i]));
-            var result = await bulkCopy.WriteToServerAsync(rows, cancellationToken).ConfigureAwait(false);
-            if (result.Warnings.Count > 0)
-                throw new IntegrationException(ErrorCodes.DatabaseFailure,
-                    $"The MariaDB peer (LOAD DATA) was rolled back: the server changed a value on the way in ({result.Warnings[0].Message}).");
+            var result = await MariaDbDialect.BulkCopy(target, transaction, RecordTable.Client, ignoreExisting: false).WriteToServerAsync(rows, cancellationToken)
+                .ConfigureAwait(false);
+            MariaDbDialect.ThrowOnChangedValues(result, duplicatesSkipped: false, "the peer's rows");
             await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
             return result.RowsInserted;
         }
