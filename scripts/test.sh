@@ -2,6 +2,7 @@
 # The README's test command: installs and starts what the tests need, runs them, prints "N passed, N failed".
 #   - the .NET SDK must be on PATH (it is on this project's machines);
 #   - PostgreSQL: installed from apt if missing, a private cluster started on 127.0.0.1 and stopped afterwards;
+#   - MariaDB: the same, a private server (scripts/mariadb.sh);
 #   - RabbitMQ: rabbitmq-server installed from apt if missing; the tests start and stop their own node;
 #   - NATS and Redis: nats-server and redis-server installed from apt if missing; the tests start and stop their own servers;
 #   - zeep, grpcio, protoc: installed from apt if missing, for the clients generated from the WSDL and records.proto;
@@ -69,12 +70,16 @@ need_package /usr/bin/chromium chromium
 
 # The tests start hundreds of short .NET processes (builds, servers, clients) on few cores; by default each begins re-compiling
 # its hot methods in the background a tenth of a second in, work a process of a few seconds never earns back. A later start
-# halves the suite's CPU time; what the tests check does not depend on it.
+# halves the suite's CPU time; what the tests check does not depend on it. The runtime reads the value as hexadecimal: 4,096 ms.
 export DOTNET_TC_CallCountingDelayMs=1000
 
 IT_PG_CONNSTRING=$(bash scripts/postgres.sh start) || { echo "scripts/test.sh: could not start PostgreSQL" >&2; exit 1; }
 export IT_PG_CONNSTRING
 trap 'bash scripts/postgres.sh stop' EXIT
+# MariaDB: installed from apt if missing, a private server on 127.0.0.1 started for the tests and stopped afterwards.
+IT_MARIADB_CONNSTRING=$(bash scripts/mariadb.sh start) || { echo "scripts/test.sh: could not start MariaDB" >&2; exit 1; }
+export IT_MARIADB_CONNSTRING
+trap 'bash scripts/postgres.sh stop; bash scripts/mariadb.sh stop' EXIT
 
 # Release: the child builds run the optimised tasks and hosts, as RunAll does.
 dotnet test tests/IntegrationTasks.Tests/IntegrationTasks.Tests.csproj -c Release -nologo \

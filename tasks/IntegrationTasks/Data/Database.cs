@@ -45,9 +45,12 @@ public sealed class Database
     }
 
     /// <summary>Opens a connection, creating a SQLite file's folder first and applying per-connection settings.</summary>
-    public async Task<DbConnection> OpenAsync(CancellationToken cancellationToken)
+    public Task<DbConnection> OpenAsync(CancellationToken cancellationToken) => OpenAsync(cancellationToken, forBatchInserts: false);
+
+    /// <param name="forBatchInserts">A connection that inserts batches (<see cref="SqlDialect.CreateWriterConnection"/>).</param>
+    public async Task<DbConnection> OpenAsync(CancellationToken cancellationToken, bool forBatchInserts)
     {
-        var connection = Dialect.CreateConnection(ConnectionString);
+        var connection = forBatchInserts ? Dialect.CreateWriterConnection(ConnectionString) : Dialect.CreateConnection(ConnectionString);
         try
         {
             await Dialect.PrepareTargetAsync(connection, cancellationToken).ConfigureAwait(false);
@@ -123,9 +126,10 @@ public sealed class Database
     /// <summary>The connection string without secrets, for messages.</summary>
     public string Describe() => Dialect.Describe(ConnectionString);
 
-    internal static async Task ExecuteAsync(DbConnection connection, string sql, CancellationToken cancellationToken)
+    internal static async Task ExecuteAsync(DbConnection connection, string sql, CancellationToken cancellationToken, DbTransaction? transaction = null)
     {
         await using var command = connection.CreateCommand();
+        command.Transaction = transaction;
         command.CommandText = sql;
         command.CommandTimeout = 0;
         await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);

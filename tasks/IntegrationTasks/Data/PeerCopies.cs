@@ -121,7 +121,7 @@ public static class PeerCopies
     private static async Task<long> MariaDbBulkCopyAsync(Database server, Database client, int firstId, int lastId, CancellationToken cancellationToken)
     {
         await using var source = await server.OpenAsync(cancellationToken).ConfigureAwait(false);
-        await using var target = (MySqlConnection)await client.OpenAsync(cancellationToken).ConfigureAwait(false);
+        await using var target = (MySqlConnection)await client.OpenAsync(cancellationToken, forBatchInserts: true).ConfigureAwait(false);
         try
         {
             await using var transaction = await target.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
@@ -132,9 +132,9 @@ public static class PeerCopies
             SqlDialect.AddParameter(select, "@last", DbType.Int32).Value = lastId;
             await select.PrepareAsync(cancellationToken).ConfigureAwait(false);
             await using var rows = await select.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            var result = await MariaDbDialect.BulkCopy(target, transaction, RecordTable.Client, ignoreExisting: false).WriteToServerAsync(rows, cancellationToken)
+            var result = await MariaDbDialect.BulkCopy(target, transaction, RecordTable.Client).WriteToServerAsync(rows, cancellationToken)
                 .ConfigureAwait(false);
-            MariaDbDialect.ThrowOnChangedValues(result, duplicatesSkipped: false, "the peer's rows");
+            MariaDbDialect.ThrowOnChangedValues(result, sent: null, "the peer's rows");
             await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
             return result.RowsInserted;
         }

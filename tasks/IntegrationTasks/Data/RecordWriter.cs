@@ -26,7 +26,7 @@ public sealed class RecordWriter : IAsyncDisposable
     public static async Task<RecordWriter> OpenAsync(Database database, RecordTable table, CancellationToken cancellationToken,
         bool ignoreExisting = false)
     {
-        var connection = await database.OpenAsync(cancellationToken).ConfigureAwait(false);
+        var connection = await database.OpenAsync(cancellationToken, forBatchInserts: true).ConfigureAwait(false);
         return new RecordWriter(database, connection, table, ignoreExisting);
     }
 

@@ -8,6 +8,9 @@ internal abstract class SqlDialect
 {
     public abstract DbConnection CreateConnection(string connectionString);
 
+    /// <summary>A connection that inserts batches (a client's writer, a peer's target): on MariaDB one that may send LOAD DATA LOCAL.</summary>
+    public virtual DbConnection CreateWriterConnection(string connectionString) => CreateConnection(connectionString);
+
     /// <summary>Microsoft.Data.Sqlite runs its async methods synchronously; calling the sync ones saves the Task overhead.</summary>
     public virtual bool PrefersSynchronousCalls => false;
 
