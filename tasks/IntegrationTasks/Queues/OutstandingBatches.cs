@@ -14,6 +14,7 @@ internal sealed class OutstandingBatches(IReadOnlyList<int> pending, int maxInFl
     : IDisposable
 {
     private readonly HashSet<int> _outstanding = [.. pending];
+    private readonly HashSet<int> _sent = [];
     private readonly SemaphoreSlim _inFlight = new(maxInFlight);
     private readonly string _requestIdPrefix = $"{runId}.{client.ToString(CultureInfo.InvariantCulture)}.";
 
@@ -36,7 +37,24 @@ internal sealed class OutstandingBatches(IReadOnlyList<int> pending, int maxInFl
             RecordXml.WriteRequest(buffer, plan.Ids(batch));
             await committed.Latency.SendTurnAsync(batch, cancellationToken).ConfigureAwait(false);
             await send(batch, buffer.WrittenMemory).ConfigureAwait(false);
+            lock (_outstanding)
+                _sent.Add(batch);
         }
+    }
+
+    /// <summary>The batches sent and not yet answered, in batch order.</summary>
+    public List<int> Unanswered()
+    {
+        lock (_outstanding)
+            return [.. _sent.Where(_outstanding.Contains).Order()];
+    }
+
+    /// <summary>A batch's request again (an at-least-once client asking once more after a silence), handed to <paramref name="send"/>.</summary>
+    public async Task SendAgainAsync(BatchPlan plan, int batch, Func<int, ReadOnlyMemory<byte>, Task> send)
+    {
+        using var buffer = new PooledBufferStream();
+        RecordXml.WriteRequest(buffer, plan.Ids(batch));
+        await send(batch, buffer.WrittenMemory).ConfigureAwait(false);
     }
 
     public string RequestId(int batch) => _requestIdPrefix + batch.ToString(CultureInfo.InvariantCulture);

@@ -16,8 +16,10 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
     public int MaxMessageBytes { get; init; } = SettingDefaults.MaxFrameBytes;
 
     /// <summary>
-    /// Settled only: how long the client waits for the next answer while requests are in flight before it calls them lost (their
-    /// server died holding them; the broker keeps nothing). Unsettled, the broker delivers them again: the client waits.
+    /// Settled: how long the client waits for the next answer while requests are in flight before it calls them lost (their server
+    /// died holding them; the broker keeps nothing). Unsettled, the broker delivers them again and the client waits; after each such
+    /// silence it also sends the unanswered requests again (at least once: a second answer is acknowledged and left), so that an
+    /// answer lost on its way — never seen by this link — does not hold the run until its timeout.
     /// </summary>
     public TimeSpan ReplyTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
@@ -54,33 +56,40 @@ internal sealed class Amqp10Requester(BrokerOptions broker, Amqp10Topology topol
                 var replies = topology.Receiver(session, $"replies-{runId}-{client}", replyAddress, MaxInFlight * 2);
                 connected();
                 importer.MarkSetupDone();
-                await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(requests), ReceiveAsync(replies)).ConfigureAwait(false);
+                await TaskGroup.WhenAllOrFirstFailure(cancellation, SendAsync(requests), ReceiveAsync(replies, requests)).ConfigureAwait(false);
             });
 
-            Task SendAsync(SenderLink requests) => outstanding.SendEachAsync(plan, committed, async (batch, request) =>
-                {
-                    var message = topology.Message(request, outstanding.RequestId(batch), null, replyAddress,
-                        batch.ToString(System.Globalization.CultureInfo.InvariantCulture));
-                    // Unsettled: returns once the broker has taken (and, for a durable message, stored) the request. Ended by the
-                    // close a cancellation makes, or by the library's own timeout; off its frame-reading thread after.
-                    await requests.SendAsync(message).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
-                    token.ThrowIfCancellationRequested();
-                    Interlocked.Add(ref sent, request.Length);
-                }, token);
+            Task SendAsync(SenderLink requests) => outstanding.SendEachAsync(plan, committed, (batch, request) => SendOneAsync(requests, batch, request), token);
 
-            async Task ReceiveAsync(ReceiverLink replies)
+            async Task SendOneAsync(SenderLink requests, int batch, ReadOnlyMemory<byte> request)
+            {
+                var message = topology.Message(request, outstanding.RequestId(batch), null, replyAddress,
+                    batch.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                // Unsettled: returns once the broker has taken (and, for a durable message, stored) the request. Ended by the
+                // close a cancellation makes, or by the library's own timeout; off its frame-reading thread after.
+                await requests.SendAsync(message).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
+                token.ThrowIfCancellationRequested();
+                Interlocked.Add(ref sent, request.Length);
+            }
+
+            async Task ReceiveAsync(ReceiverLink replies, SenderLink requests)
             {
                 while (true)
                 {
                     // Off the library's frame-reading thread before the import, so that frames keep being read meanwhile.
-                    var message = await replies.ReceiveAsync(topology.Unsettled ? Timeout.InfiniteTimeSpan : ReplyTimeout)
-                        .ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
+                    var message = await replies.ReceiveAsync(ReplyTimeout).ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
                     token.ThrowIfCancellationRequested();
                     if (message is null && replies.IsClosed)
                         throw new IntegrationException(ErrorCodes.ConnectionLost,
                             $"The reply link on {replyAddress} closed{(replies.Error is { } error ? $": {error.Condition} {error.Description}" : "")}.");
                     if (message is null && !outstanding.AnyInFlight)
                         continue;
+                    if (message is null && topology.Unsettled)
+                    {
+                        foreach (var unanswered in outstanding.Unanswered())
+                            await outstanding.SendAgainAsync(plan, unanswered, (b, request) => SendOneAsync(requests, b, request)).ConfigureAwait(false);
+                        continue;
+                    }
                     if (message is null)
                         throw new IntegrationException(ErrorCodes.ConnectionLost,
                             $"No answer on {replyAddress} for {ReplyTimeout.TotalSeconds:N0} s with requests in flight: they are lost (a server stopped holding them).");
