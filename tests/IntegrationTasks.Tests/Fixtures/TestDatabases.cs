@@ -1,3 +1,4 @@
+using System.Data.Common;
 using MySqlConnector;
 using Npgsql;
 
@@ -43,69 +44,57 @@ internal sealed class TestDatabases : IAsyncDisposable
     }
 
     /// <summary>Two fresh databases (server and client) in the test cluster.</summary>
-    public static async Task<TestDatabases> PostgresAsync()
+    public static Task<TestDatabases> PostgresAsync()
     {
         var admin = DatabaseServer.Postgres.AdminConnectionString;
-        var suffix = Guid.NewGuid().ToString("N")[..12];
-        string[] names = [$"it_server_{suffix}", $"it_client_{suffix}"];
-        await using (var connection = new NpgsqlConnection(admin))
-        {
-            await connection.OpenAsync();
-            foreach (var name in names)
-            {
-                await using var command = new NpgsqlCommand($"CREATE DATABASE {name}", connection);
-                await command.ExecuteNonQueryAsync();
-            }
-        }
-        string For(string name) => new NpgsqlConnectionStringBuilder(admin) { Database = name }.ConnectionString;
-        return new TestDatabases(
-            Database.Create(DatabaseProvider.PostgreSql, For(names[0])),
-            Database.Create(DatabaseProvider.PostgreSql, For(names[1])),
-            "PostgreSql",
-            async () =>
+        return OnServerAsync(DatabaseProvider.PostgreSql, () => new NpgsqlConnection(admin),
+            name => new NpgsqlConnectionStringBuilder(admin) { Database = name }.ConnectionString,
+            name => $"CREATE DATABASE {name}", name => $"DROP DATABASE IF EXISTS {name} WITH (FORCE)",
+            () =>
             {
                 NpgsqlConnection.ClearAllPools();
-                await using var connection = new NpgsqlConnection(admin);
-                await connection.OpenAsync();
-                foreach (var name in names)
-                {
-                    await using var command = new NpgsqlCommand($"DROP DATABASE IF EXISTS {name} WITH (FORCE)", connection);
-                    await command.ExecuteNonQueryAsync();
-                }
+                return Task.CompletedTask;
             });
     }
 
     /// <summary>Two fresh databases (server and client) on the test server, utf8mb4 throughout.</summary>
-    public static async Task<TestDatabases> MariaDbAsync()
+    public static Task<TestDatabases> MariaDbAsync()
     {
         var admin = DatabaseServer.MariaDb.AdminConnectionString;
+        return OnServerAsync(DatabaseProvider.MariaDb, () => new MySqlConnection(admin),
+            name => new MySqlConnectionStringBuilder(admin) { Database = name }.ConnectionString,
+            name => $"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", name => $"DROP DATABASE IF EXISTS {name}",
+            async () => await MySqlConnection.ClearAllPoolsAsync());
+    }
+
+    /// <summary>Two databases made on a server through its administrator's connection, and dropped again when disposed.</summary>
+    private static async Task<TestDatabases> OnServerAsync(DatabaseProvider provider, Func<DbConnection> connectAdmin,
+        Func<string, string> connectionStringFor, Func<string, string> createSql, Func<string, string> dropSql, Func<Task> clearPools)
+    {
         var suffix = Guid.NewGuid().ToString("N")[..12];
         string[] names = [$"it_server_{suffix}", $"it_client_{suffix}"];
-        await using (var connection = new MySqlConnection(admin))
-        {
-            await connection.OpenAsync();
-            foreach (var name in names)
+        await ExecuteEachAsync(names.Select(createSql));
+        return new TestDatabases(
+            Database.Create(provider, connectionStringFor(names[0])),
+            Database.Create(provider, connectionStringFor(names[1])),
+            provider.ToString(),
+            async () =>
             {
-                await using var command = new MySqlCommand($"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", connection);
+                await clearPools();
+                await ExecuteEachAsync(names.Select(dropSql));
+            });
+
+        async Task ExecuteEachAsync(IEnumerable<string> statements)
+        {
+            await using var connection = connectAdmin();
+            await connection.OpenAsync();
+            foreach (var sql in statements)
+            {
+                await using var command = connection.CreateCommand();
+                command.CommandText = sql;
                 await command.ExecuteNonQueryAsync();
             }
         }
-        string For(string name) => new MySqlConnectionStringBuilder(admin) { Database = name }.ConnectionString;
-        return new TestDatabases(
-            Database.Create(DatabaseProvider.MariaDb, For(names[0])),
-            Database.Create(DatabaseProvider.MariaDb, For(names[1])),
-            "MariaDb",
-            async () =>
-            {
-                await MySqlConnection.ClearAllPoolsAsync();
-                await using var connection = new MySqlConnection(admin);
-                await connection.OpenAsync();
-                foreach (var name in names)
-                {
-                    await using var command = new MySqlCommand($"DROP DATABASE IF EXISTS {name}", connection);
-                    await command.ExecuteNonQueryAsync();
-                }
-            });
     }
 
     public ValueTask DisposeAsync() => new(_cleanup());
